@@ -1,0 +1,5 @@
+export * from './config.js';
+export * from './errors.js';
+export * from './ids.js';
+export * from './logger.js';
+export * from './secrets.js';

@@ -1,0 +1,55 @@
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { createDb } from './client.js';
+import { migrations } from './migrations/index.js';
+
+/** Creates the database named in the URL when it does not exist yet (first start on a laptop). */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!name) return;
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) {
+      await client
+        .query(`create database "${name.replace(/"/g, '""')}"`)
+        .catch((error: unknown) => {
+          // Another process created it between our check and create.
+          if ((error as { code?: string }).code !== '42P04') throw error;
+        });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export interface MigrateResult {
+  applied: string[];
+}
+
+/** Applies every pending migration in order; throws (after logging which) if one fails. */
+export async function migrateToLatest(databaseUrl: string): Promise<MigrateResult> {
+  await ensureDatabase(databaseUrl);
+  const db = createDb(databaseUrl, { max: 1 });
+  try {
+    const migrator = new Migrator({
+      db,
+      provider: { getMigrations: () => Promise.resolve(migrations) },
+    });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new Error(
+        `Migration ${failed} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
+        { cause: error },
+      );
+    }
+    return { applied: (results ?? []).map((r) => r.migrationName) };
+  } finally {
+    await db.destroy();
+  }
+}

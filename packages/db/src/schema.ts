@@ -1,0 +1,158 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Timestamps come back as Date and may be written as Date or ISO string. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Json<T> = ColumnType<T, string | T, string | T>;
+/** A JSON column with a database default: optional on insert. */
+type JsonWithDefault<T> = ColumnType<T, string | T | undefined, string | T>;
+
+export type Role = 'owner' | 'admin' | 'member' | 'guest';
+export type RoomKind = 'channel' | 'dm' | 'conversation';
+export type AuthorKind = 'member' | 'webhook' | 'agent' | 'system';
+export type MessageKind = 'text' | 'progress' | 'proposal';
+export type FeedbackStatus = 'new' | 'triaged';
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  created_at: CreatedAt;
+}
+
+export interface WorkspaceSettings {
+  [key: string]: unknown;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  slug: string;
+  name: string;
+  public_key: string;
+  settings: JsonWithDefault<WorkspaceSettings>;
+  created_at: CreatedAt;
+}
+
+export interface MembersTable {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  role: Role;
+  joined_at: Generated<Timestamp>;
+  left_at: Timestamp | null;
+}
+
+export interface RoomsTable {
+  id: string;
+  workspace_id: string;
+  kind: RoomKind;
+  name: string;
+  created_by: string | null;
+  created_at: CreatedAt;
+}
+
+export interface RoomMembersTable {
+  room_id: string;
+  member_id: string;
+  joined_at: Generated<Timestamp>;
+  left_at: Timestamp | null;
+}
+
+export interface MessagesTable {
+  id: string;
+  room_id: string;
+  workspace_id: string;
+  author_kind: AuthorKind;
+  author_member_id: string | null;
+  author_ref: string | null;
+  display_name: string;
+  body: string;
+  kind: Generated<MessageKind>;
+  metadata: JsonWithDefault<Record<string, unknown>>;
+  created_at: CreatedAt;
+}
+
+export interface FeedbackTable {
+  id: string;
+  workspace_id: string;
+  room_id: string;
+  status: Generated<FeedbackStatus>;
+  title: string | null;
+  note: string;
+  reporter_label: string | null;
+  reporter_role: string | null;
+  reporter_email: string | null;
+  page_url: string | null;
+  page_path: string | null;
+  controller_action: string | null;
+  viewport_width: number | null;
+  viewport_height: number | null;
+  partials: JsonWithDefault<string[]>;
+  element_selector: string | null;
+  element_tag: string | null;
+  element_text: string | null;
+  element_outer_html: string | null;
+  created_at: CreatedAt;
+  updated_at: Generated<Timestamp>;
+}
+
+export type TokenScope = 'platform:dispatch' | 'tenant:write' | 'tenant:read';
+
+export interface ApiTokensTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  scopes: TokenScope[];
+  token_hash: string;
+  prefix: string;
+  created_by: string | null;
+  created_at: CreatedAt;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface VisitorsTable {
+  id: string;
+  workspace_id: string;
+  token: string;
+  name: string | null;
+  email: string | null;
+  created_at: CreatedAt;
+  last_seen_at: Generated<Timestamp>;
+}
+
+export interface OutboxTable {
+  seq: Generated<string>;
+  id: string;
+  type: string;
+  payload: Json<unknown>;
+  created_at: CreatedAt;
+  sent_at: Timestamp | null;
+}
+
+export interface Database {
+  users: UsersTable;
+  workspaces: WorkspacesTable;
+  members: MembersTable;
+  rooms: RoomsTable;
+  room_members: RoomMembersTable;
+  messages: MessagesTable;
+  feedback: FeedbackTable;
+  api_tokens: ApiTokensTable;
+  visitors: VisitorsTable;
+  outbox: OutboxTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type Workspace = Selectable<WorkspacesTable>;
+export type Member = Selectable<MembersTable>;
+export type Room = Selectable<RoomsTable>;
+export type Message = Selectable<MessagesTable>;
+export type NewMessage = Insertable<MessagesTable>;
+export type Feedback = Selectable<FeedbackTable>;
+export type NewFeedback = Insertable<FeedbackTable>;
+export type FeedbackUpdate = Updateable<FeedbackTable>;
+export type ApiToken = Selectable<ApiTokensTable>;
+export type Visitor = Selectable<VisitorsTable>;
+export type OutboxRow = Selectable<OutboxTable>;

@@ -1,0 +1,5 @@
+export * from './app.js';
+export * from './context.js';
+export * from './factories.js';
+export * from './receiver.js';
+export * from './stores.js';
