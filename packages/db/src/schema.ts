@@ -3,6 +3,8 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 /** Timestamps come back as Date and may be written as Date or ISO string. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+/** A timestamp with a database default (optional on insert). */
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Json<T> = ColumnType<T, string | T, string | T>;
 /** A JSON column with a database default: optional on insert. */
 type JsonWithDefault<T> = ColumnType<T, string | T | undefined, string | T>;
@@ -39,7 +41,7 @@ export interface MembersTable {
   workspace_id: string;
   user_id: string;
   role: Role;
-  joined_at: Generated<Timestamp>;
+  joined_at: DefaultTimestamp;
   left_at: Timestamp | null;
 }
 
@@ -55,7 +57,7 @@ export interface RoomsTable {
 export interface RoomMembersTable {
   room_id: string;
   member_id: string;
-  joined_at: Generated<Timestamp>;
+  joined_at: DefaultTimestamp;
   left_at: Timestamp | null;
 }
 
@@ -68,7 +70,7 @@ export interface MessagesTable {
   author_ref: string | null;
   display_name: string;
   body: string;
-  kind: Generated<MessageKind>;
+  kind: ColumnType<MessageKind, MessageKind | undefined, MessageKind>;
   metadata: JsonWithDefault<Record<string, unknown>>;
   created_at: CreatedAt;
 }
@@ -77,7 +79,7 @@ export interface FeedbackTable {
   id: string;
   workspace_id: string;
   room_id: string;
-  status: Generated<FeedbackStatus>;
+  status: ColumnType<FeedbackStatus, FeedbackStatus | undefined, FeedbackStatus>;
   title: string | null;
   note: string;
   reporter_label: string | null;
@@ -94,7 +96,7 @@ export interface FeedbackTable {
   element_text: string | null;
   element_outer_html: string | null;
   created_at: CreatedAt;
-  updated_at: Generated<Timestamp>;
+  updated_at: DefaultTimestamp;
 }
 
 export type TokenScope = 'platform:dispatch' | 'tenant:write' | 'tenant:read';
@@ -119,7 +121,7 @@ export interface VisitorsTable {
   name: string | null;
   email: string | null;
   created_at: CreatedAt;
-  last_seen_at: Generated<Timestamp>;
+  last_seen_at: DefaultTimestamp;
 }
 
 export interface OutboxTable {

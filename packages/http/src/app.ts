@@ -1,0 +1,54 @@
+import express, { type Express, type Request, type Response } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { AppError, Logger } from '@ferry/core';
+import { errorHandler, notFoundHandler } from './errors.js';
+import type { Metrics } from './metrics.js';
+import { requestId } from './request-id.js';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  metrics: Metrics;
+  trustProxy?: boolean;
+}
+
+/**
+ * The express app every service starts from: request ids, request logs, metrics. Mount routers
+ * with `app.use(...)`, then call `finishApp(app, ...)` to add the 404 and error handlers last.
+ */
+export function createHttpApp({ logger, metrics, trustProxy = false }: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy);
+  app.use(requestId);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (_req, res) => (res as unknown as { locals: { requestId: string } }).locals.requestId,
+      // Paths can hold credentials (webhook keys): log the route, not the raw URL's secret part.
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: redactPath(req.url),
+        }),
+      },
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
+    }),
+  );
+  app.use(metrics.middleware);
+  return app;
+}
+
+/** Paths whose segments are secrets. */
+export function redactPath(url: string): string {
+  return url.replace(/^\/wh\/in\/[^/?#]+/, '/wh/in/[redacted]');
+}
+
+export function finishApp(
+  app: Express,
+  options: { logger: Logger; renderHtml?: (req: Request, res: Response, error: AppError) => void },
+): Express {
+  app.use(notFoundHandler);
+  app.use(errorHandler(options));
+  return app;
+}

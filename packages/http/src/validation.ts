@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+import { AppError } from '@ferry/core';
+
+/** Field path -> first problem, for 422 bodies and inline form errors. */
+export function fieldErrors(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.join('.') : '_';
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}
+
+/**
+ * Parse untrusted input with a zod schema; on failure throw a 422 AppError that names each field.
+ * The message mentions the first problem so a person reading only the message can still act.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what = 'request'): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const fields = fieldErrors(result.error);
+  const [first] = Object.entries(fields);
+  const detail = first ? ` ${first[0] === '_' ? '' : `${first[0]}: `}${first[1]}` : '';
+  throw new AppError('validation_failed', `The ${what} is not valid.${detail}`, { fields });
+}

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type Express, type Router } from 'express';
+import { createHttpApp, createMetrics, finishApp, healthRouter } from '@ferry/http';
+import type { WebDeps } from './deps.js';
+import { renderErrorPage } from './error-page.js';
+import { createRealtime, type Realtime } from './realtime.js';
+import { apiRoutes, pageRoutes } from './routes.js';
+import { sessionMiddleware } from './session.js';
+
+const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'public');
+
+export interface WebApp {
+  app: Express;
+  realtime: Realtime;
+}
+
+/**
+ * The web service's parts, for mounting on a shared app (`pnpm start`) or its own: `api` is
+ * /api/v1 (tokens), `pages` everything else (sessions).
+ */
+export function webParts(deps: WebDeps): { api: Router; pages: Router; realtime: Realtime } {
+  const session = sessionMiddleware(deps);
+  const pages = express.Router();
+  pages.use('/assets', express.static(PUBLIC_DIR, { maxAge: '1h', index: false }));
+  pages.use(session);
+  pages.use(pageRoutes(deps));
+  return { api: apiRoutes(deps), pages, realtime: createRealtime(deps, session) };
+}
+
+/** The web service alone: health, API, pages, and HTML/JSON errors. */
+export function createWebApp(deps: WebDeps, extraRouters: { path: string; router: Router }[] = []): WebApp {
+  const metrics = createMetrics('web');
+  const app = createHttpApp({ logger: deps.logger, metrics, trustProxy: deps.config.TRUST_PROXY });
+  app.use(healthRouter({ db: deps.db, redis: deps.redis, metrics }));
+  for (const { path: mountPath, router } of extraRouters) app.use(mountPath, router);
+  const parts = webParts(deps);
+  app.use('/api/v1', parts.api);
+  app.use(parts.pages);
+  finishApp(app, { logger: deps.logger, renderHtml: renderErrorPage });
+  return { app, realtime: parts.realtime };
+}

@@ -1,0 +1,31 @@
+import type { Role } from '@ferry/db';
+
+/**
+ * What each role may do, in one place. A capability names the lowest role that holds it;
+ * roles above inherit it. Routes ask `can(role, 'x')`, never compare roles themselves.
+ */
+const RANK: Record<Role, number> = { guest: 0, member: 1, admin: 2, owner: 3 };
+
+export const CAPABILITIES = {
+  /** See the channel list and join any channel. Guests see only rooms they were added to. */
+  'rooms.browse': 'member',
+  'rooms.create': 'member',
+  'feedback.read': 'member',
+  'errors.read': 'member',
+  'members.manage': 'admin',
+  'tokens.manage': 'admin',
+  'webhooks.manage': 'admin',
+  'settings.manage': 'admin',
+} as const satisfies Record<string, Role>;
+
+export type Capability = keyof typeof CAPABILITIES;
+
+export function can(role: Role, capability: Capability): boolean {
+  return RANK[role] >= RANK[CAPABILITIES[capability]];
+}
+
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
+
+export function outranks(a: Role, b: Role): boolean {
+  return RANK[a] > RANK[b];
+}

@@ -1,0 +1,2 @@
+export * from './app.js';
+export type { WebDeps } from './deps.js';

@@ -1,0 +1,24 @@
+import http from 'node:http';
+import { loadConfig, type Config } from '@ferry/core';
+import { migrateToLatest } from '@ferry/db';
+import { exitOnConfigError, listen, onShutdown, openRuntime } from '@ferry/http';
+import { createWebApp } from './app.js';
+
+// The web service on its own: pages, /api/v1 (except dispatch), socket.io for pages.
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  exitOnConfigError(error);
+}
+if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
+const runtime = openRuntime(config, 'web');
+const { app, realtime } = createWebApp(runtime);
+const server = http.createServer(app);
+realtime.attach(server);
+await listen(server, config.PORT, runtime.logger);
+onShutdown(runtime.logger, async () => {
+  await realtime.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await runtime.close();
+});

@@ -1,0 +1,106 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AppError } from '@ferry/core';
+import type { Member, User, Workspace } from '@ferry/db';
+import { can, type Capability } from './capabilities.js';
+import type { WebDeps } from './deps.js';
+import { findUser } from './domain/users.js';
+import { findMembership } from './domain/workspaces.js';
+import { workspaceBase, type PageContext } from './views/layout.js';
+import type { SafeHtml } from './views/html.js';
+
+/** What a page handler can rely on after the middleware below ran. */
+export interface Locals {
+  user?: User;
+  workspace?: Workspace;
+  member?: Member;
+}
+
+export function locals(res: Response): Locals {
+  return res.locals as Locals;
+}
+
+/** Loads the signed-in user from the session on every request (a deleted user is signed out). */
+export function loadUser({ db }: Pick<WebDeps, 'db'>): RequestHandler {
+  return async (req, res, next) => {
+    const userId = req.session.userId;
+    if (userId) {
+      const user = await findUser(db, userId);
+      if (user) locals(res).user = user;
+      else delete req.session.userId;
+    }
+    next();
+  };
+}
+
+export function requireUser(req: Request, res: Response, next: NextFunction): void {
+  if (locals(res).user) {
+    next();
+    return;
+  }
+  if (req.method === 'GET') res.redirect(`/login?next=${encodeURIComponent(req.originalUrl)}`);
+  else next(new AppError('unauthorized', 'Sign in to continue.'));
+}
+
+/**
+ * For /w/:workspaceId/:slug/...: the user must hold an active seat, checked against the database on
+ * every request so a removed member loses access at once. Unknown and foreign workspaces are both
+ * 404, so ids of other workspaces reveal nothing. A wrong slug redirects to the right one.
+ */
+export function loadWorkspace({ db }: Pick<WebDeps, 'db'>): RequestHandler {
+  return async (req, res, next) => {
+    const user = locals(res).user;
+    if (!user) {
+      requireUser(req, res, next);
+      return;
+    }
+    const { workspaceId, slug } = req.params as { workspaceId: string; slug: string };
+    const membership = await findMembership(db, user.id, workspaceId);
+    if (!membership) throw new AppError('not_found', 'No such workspace, or you are not a member of it.');
+    if (slug !== membership.workspace.slug && req.method === 'GET') {
+      const rest = req.originalUrl.split('/').slice(4).join('/');
+      res.redirect(`${workspaceBase(membership.workspace)}${rest ? `/${rest}` : ''}`);
+      return;
+    }
+    locals(res).workspace = membership.workspace;
+    locals(res).member = membership.member;
+    next();
+  };
+}
+
+export function requireCapability(capability: Capability): RequestHandler {
+  return (_req, res, next) => {
+    const member = locals(res).member;
+    if (!member || !can(member.role, capability)) {
+      throw new AppError('forbidden', 'Your role in this workspace does not allow this.');
+    }
+    next();
+  };
+}
+
+/** The workspace and seat set by loadWorkspace; throws if a route forgot to mount it. */
+export function seat(res: Response): { workspace: Workspace; member: Member; user: User } {
+  const { workspace, member, user } = locals(res);
+  if (!workspace || !member || !user) throw new Error('loadWorkspace middleware missing');
+  return { workspace, member, user };
+}
+
+export function pageContext(req: Request, res: Response): PageContext {
+  const { user, workspace, member } = locals(res);
+  const flash = req.session?.flash;
+  if (flash) delete req.session.flash;
+  return {
+    csrfToken: req.csrfToken?.() ?? '',
+    user: user ? { id: user.id, name: user.name, email: user.email } : undefined,
+    workspace,
+    role: member?.role,
+    flash,
+  };
+}
+
+export function flash(req: Request, kind: 'ok' | 'error', text: string): void {
+  req.session.flash = [...(req.session.flash ?? []), { kind, text }];
+}
+
+export function send(res: Response, page: SafeHtml, status = 200): void {
+  res.status(status).type('html').send(page.value);
+}

@@ -1,0 +1,149 @@
+import type { Role, Workspace } from '@ferry/db';
+import { can, type Capability } from '../capabilities.js';
+import { html, type SafeHtml } from './html.js';
+
+export interface PageContext {
+  csrfToken: string;
+  user?: { id: string; name: string; email: string } | undefined;
+  workspace?: Pick<Workspace, 'id' | 'slug' | 'name'> | undefined;
+  role?: Role | undefined;
+  flash?: { kind: 'ok' | 'error'; text: string }[] | undefined;
+}
+
+export interface PageOptions {
+  title: string;
+  /** Which nav entry is current. */
+  section?: string;
+  body: SafeHtml;
+  scripts?: string[];
+}
+
+export function workspaceBase(workspace: Pick<Workspace, 'id' | 'slug'>): string {
+  return `/w/${workspace.id}/${workspace.slug}`;
+}
+
+interface NavEntry {
+  key: string;
+  label: string;
+  path: string;
+  capability?: Capability;
+}
+
+const NAV: NavEntry[] = [
+  { key: 'dashboard', label: 'Dashboard', path: '' },
+  { key: 'rooms', label: 'Rooms', path: '/rooms' },
+  { key: 'feedback', label: 'Feedback', path: '/feedback', capability: 'feedback.read' },
+  { key: 'members', label: 'Members', path: '/members' },
+  { key: 'tokens', label: 'API tokens', path: '/settings/tokens', capability: 'tokens.manage' },
+];
+
+/** Extra nav entries later features register (Errors, Webhooks...), keeping this file stable. */
+export const extraNav: NavEntry[] = [];
+
+function nav(ctx: PageContext, section: string | undefined): SafeHtml {
+  if (!ctx.workspace || !ctx.role) return html``;
+  const base = workspaceBase(ctx.workspace);
+  const role = ctx.role;
+  const entries = [...NAV, ...extraNav].filter((e) => !e.capability || can(role, e.capability));
+  return html`<nav class="sidebar" aria-label="Workspace">
+    <a class="ws-name" href="/workspaces" title="Switch workspace">${ctx.workspace.name}<span class="switch">⇅</span></a>
+    <ul>
+      ${entries.map(
+        (e) =>
+          html`<li><a href="${base}${e.path}" ${e.key === section ? html`aria-current="page"` : ''}>${e.label}</a></li>`,
+      )}
+    </ul>
+  </nav>`;
+}
+
+export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
+  const title = ctx.workspace ? `${options.title} · ${ctx.workspace.name} · Ferry` : `${options.title} · Ferry`;
+  return html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="csrf-token" content="${ctx.csrfToken}" />
+    <title>${title}</title>
+    <link rel="stylesheet" href="/assets/app.css" />
+  </head>
+  <body class="${ctx.workspace ? 'with-sidebar' : 'plain'}">
+    <header class="topbar">
+      <a class="brand" href="/">⛴ Ferry</a>
+      ${ctx.user
+        ? html`<div class="account">
+            <span class="who" title="${ctx.user.email}">${ctx.user.name}</span>
+            <form method="post" action="/logout" class="inline">
+              <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
+              <button type="submit" class="link">Sign out</button>
+            </form>
+          </div>`
+        : html`<div class="account"><a href="/login">Sign in</a> <a class="button small" href="/signup">Sign up</a></div>`}
+    </header>
+    <div class="frame">
+      ${nav(ctx, options.section)}
+      <main id="main">
+        ${(ctx.flash ?? []).map((f) => html`<div class="flash ${f.kind}" role="status">${f.text}</div>`)}
+        ${options.body}
+      </main>
+    </div>
+    ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
+  </body>
+</html>`;
+}
+
+/** A labelled input with its inline error. */
+export function field(options: {
+  label: string;
+  name: string;
+  type?: string;
+  value?: string | undefined;
+  error?: string | undefined;
+  required?: boolean;
+  maxlength?: number;
+  autocomplete?: string;
+  hint?: string;
+}): SafeHtml {
+  const id = `f-${options.name}`;
+  return html`<div class="field ${options.error ? 'has-error' : ''}">
+    <label for="${id}">${options.label}</label>
+    <input id="${id}" name="${options.name}" type="${options.type ?? 'text'}" value="${options.value ?? ''}"
+      ${options.required ? html`required` : ''} ${options.maxlength ? html`maxlength="${options.maxlength}"` : ''}
+      ${options.autocomplete ? html`autocomplete="${options.autocomplete}"` : ''}
+      ${options.error ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''} />
+    ${options.hint ? html`<p class="hint">${options.hint}</p>` : ''}
+    ${options.error ? html`<p class="error" id="${id}-error">${options.error}</p>` : ''}
+  </div>`;
+}
+
+export function csrfField(ctx: PageContext): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${ctx.csrfToken}" />`;
+}
+
+export function emptyState(title: string, body: SafeHtml | string): SafeHtml {
+  return html`<div class="empty"><h2>${title}</h2><p>${body}</p></div>`;
+}
+
+/** "3 minutes ago" with the exact time on hover. */
+export function timeAgo(date: Date | string | null | undefined): SafeHtml {
+  if (!date) return html`<span class="muted">never</span>`;
+  const d = new Date(date);
+  const seconds = Math.round((Date.now() - d.getTime()) / 1000);
+  const units: [number, string][] = [
+    [60, 'second'],
+    [60, 'minute'],
+    [24, 'hour'],
+    [30, 'day'],
+    [12, 'month'],
+    [Number.POSITIVE_INFINITY, 'year'],
+  ];
+  let value = Math.max(0, seconds);
+  let label = 'second';
+  for (const [size, unit] of units) {
+    label = unit;
+    if (value < size) break;
+    value = Math.floor(value / size);
+  }
+  const text = seconds < 5 ? 'just now' : `${value} ${label}${value === 1 ? '' : 's'} ago`;
+  return html`<time datetime="${d.toISOString()}" title="${d.toUTCString()}">${text}</time>`;
+}
