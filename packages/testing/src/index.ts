@@ -3,3 +3,4 @@ export * from './context.js';
 export * from './factories.js';
 export * from './receiver.js';
 export * from './stores.js';
+export * from './browser.js';

@@ -29,7 +29,10 @@ export function webParts(deps: WebDeps): { api: Router; pages: Router; realtime:
 }
 
 /** The web service alone: health, API, pages, and HTML/JSON errors. */
-export function createWebApp(deps: WebDeps, extraRouters: { path: string; router: Router }[] = []): WebApp {
+export function createWebApp(
+  deps: WebDeps,
+  extraRouters: { path: string; router: Router }[] = [],
+): WebApp {
   const metrics = createMetrics('web');
   const app = createHttpApp({ logger: deps.logger, metrics, trustProxy: deps.config.TRUST_PROXY });
   app.use(healthRouter({ db: deps.db, redis: deps.redis, metrics }));

@@ -55,7 +55,8 @@ export function loadWorkspace({ db }: Pick<WebDeps, 'db'>): RequestHandler {
     }
     const { workspaceId, slug } = req.params as { workspaceId: string; slug: string };
     const membership = await findMembership(db, user.id, workspaceId);
-    if (!membership) throw new AppError('not_found', 'No such workspace, or you are not a member of it.');
+    if (!membership)
+      throw new AppError('not_found', 'No such workspace, or you are not a member of it.');
     if (slug !== membership.workspace.slug && req.method === 'GET') {
       const rest = req.originalUrl.split('/').slice(4).join('/');
       res.redirect(`${workspaceBase(membership.workspace)}${rest ? `/${rest}` : ''}`);

@@ -25,7 +25,10 @@ export class RedisSessionStore extends session.Store {
     return expires ? Math.max(1, Math.ceil((expires - Date.now()) / 1000)) : this.ttlSeconds;
   }
 
-  override get(sid: string, cb: (err: unknown, session?: session.SessionData | null) => void): void {
+  override get(
+    sid: string,
+    cb: (err: unknown, session?: session.SessionData | null) => void,
+  ): void {
     this.redis.get(this.key(sid)).then(
       (value) => cb(null, value ? (JSON.parse(value) as session.SessionData) : null),
       (err: unknown) => cb(err),

@@ -14,7 +14,10 @@ declare module 'express-session' {
 export const SESSION_COOKIE = 'ferry.sid';
 
 /** Server-side sessions in Redis; the cookie holds only a signed id (HttpOnly, SameSite=Lax). */
-export function sessionMiddleware({ config, redis }: Pick<WebDeps, 'config' | 'redis'>): RequestHandler {
+export function sessionMiddleware({
+  config,
+  redis,
+}: Pick<WebDeps, 'config' | 'redis'>): RequestHandler {
   return session({
     name: SESSION_COOKIE,
     secret: config.APP_SECRET,

@@ -49,8 +49,15 @@ export function findUser(db: Db, id: string): Promise<User | undefined> {
 let decoyHash: Promise<string> | undefined;
 
 /** The user for these credentials, or undefined. Takes the same time either way. */
-export async function authenticate(db: Db, email: string, password: string): Promise<User | undefined> {
+export async function authenticate(
+  db: Db,
+  email: string,
+  password: string,
+): Promise<User | undefined> {
   const user = await findUserByEmail(db, email);
-  const ok = await verifyPassword(password, user?.password_hash ?? (await (decoyHash ??= hashPassword('decoy-password'))));
+  const ok = await verifyPassword(
+    password,
+    user?.password_hash ?? (await (decoyHash ??= hashPassword('decoy-password'))),
+  );
   return user && ok ? user : undefined;
 }

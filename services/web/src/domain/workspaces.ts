@@ -30,7 +30,11 @@ export interface WorkspaceWithOwner {
 }
 
 /** A workspace, its owner's seat and a #general room the owner has joined, in one transaction. */
-export async function createWorkspace(db: Db, user: Pick<User, 'id'>, name: string): Promise<WorkspaceWithOwner> {
+export async function createWorkspace(
+  db: Db,
+  user: Pick<User, 'id'>,
+  name: string,
+): Promise<WorkspaceWithOwner> {
   return db.transaction().execute(async (trx) => {
     const workspace = await trx
       .insertInto('workspaces')
@@ -39,15 +43,30 @@ export async function createWorkspace(db: Db, user: Pick<User, 'id'>, name: stri
       .executeTakeFirstOrThrow();
     const owner = await trx
       .insertInto('members')
-      .values({ id: newId('member'), workspace_id: workspace.id, user_id: user.id, role: 'owner', left_at: null })
+      .values({
+        id: newId('member'),
+        workspace_id: workspace.id,
+        user_id: user.id,
+        role: 'owner',
+        left_at: null,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     const room = await trx
       .insertInto('rooms')
-      .values({ id: newId('room'), workspace_id: workspace.id, kind: 'channel', name: 'general', created_by: owner.id })
+      .values({
+        id: newId('room'),
+        workspace_id: workspace.id,
+        kind: 'channel',
+        name: 'general',
+        created_by: owner.id,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await trx.insertInto('room_members').values({ room_id: room.id, member_id: owner.id, left_at: null }).execute();
+    await trx
+      .insertInto('room_members')
+      .values({ room_id: room.id, member_id: owner.id, left_at: null })
+      .execute();
     return { workspace, owner, generalRoomId: room.id };
   });
 }
@@ -58,7 +77,11 @@ export interface Membership {
 }
 
 /** The user's active seat in a workspace, or undefined (unknown id, never joined, or left). */
-export async function findMembership(db: Db, userId: string, workspaceId: string): Promise<Membership | undefined> {
+export async function findMembership(
+  db: Db,
+  userId: string,
+  workspaceId: string,
+): Promise<Membership | undefined> {
   if (!isId(workspaceId, 'workspace')) return undefined;
   const row = await db
     .selectFrom('members')
@@ -118,22 +141,39 @@ export const addMemberSchema = z.object({
 });
 
 /** Adds an existing account to the workspace (or re-seats one who left). */
-export async function addMember(db: Db, workspaceId: string, email: string, role: Role): Promise<Member> {
+export async function addMember(
+  db: Db,
+  workspaceId: string,
+  email: string,
+  role: Role,
+): Promise<Member> {
   const user = await db
     .selectFrom('users')
     .select('id')
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .executeTakeFirst();
   if (!user) {
-    throw new AppError('validation_failed', 'No account uses this email. Ask them to sign up first.', {
-      fields: { email: 'No account uses this email yet.' },
-    });
+    throw new AppError(
+      'validation_failed',
+      'No account uses this email. Ask them to sign up first.',
+      {
+        fields: { email: 'No account uses this email yet.' },
+      },
+    );
   }
   return db
     .insertInto('members')
-    .values({ id: newId('member'), workspace_id: workspaceId, user_id: user.id, role, left_at: null })
+    .values({
+      id: newId('member'),
+      workspace_id: workspaceId,
+      user_id: user.id,
+      role,
+      left_at: null,
+    })
     .onConflict((oc) =>
-      oc.columns(['workspace_id', 'user_id']).doUpdateSet({ role, left_at: null, joined_at: new Date() }),
+      oc
+        .columns(['workspace_id', 'user_id'])
+        .doUpdateSet({ role, left_at: null, joined_at: new Date() }),
     )
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -13,7 +13,13 @@ function safeNext(value: unknown): string | undefined {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : undefined;
 }
 
-function loginPage(req: Request, res: Response, values: { email?: string; next?: string }, errors: Record<string, string> = {}, status = 200): void {
+function loginPage(
+  req: Request,
+  res: Response,
+  values: { email?: string; next?: string },
+  errors: Record<string, string> = {},
+  status = 200,
+): void {
   const ctx = pageContext(req, res);
   send(
     res,
@@ -36,7 +42,13 @@ function loginPage(req: Request, res: Response, values: { email?: string; next?:
   );
 }
 
-function signupPage(req: Request, res: Response, values: { name?: string; email?: string }, errors: Record<string, string> = {}, status = 200): void {
+function signupPage(
+  req: Request,
+  res: Response,
+  values: { name?: string; email?: string },
+  errors: Record<string, string> = {},
+  status = 200,
+): void {
   const ctx = pageContext(req, res);
   send(
     res,
@@ -67,7 +79,11 @@ function startSession(req: Request, userId: string): Promise<void> {
         return;
       }
       req.session.userId = userId;
-      req.session.save((saveErr) => (saveErr ? reject(saveErr instanceof Error ? saveErr : new Error(String(saveErr))) : resolve()));
+      req.session.save((saveErr) =>
+        saveErr
+          ? reject(saveErr instanceof Error ? saveErr : new Error(String(saveErr)))
+          : resolve(),
+      );
     });
   });
 }
@@ -99,12 +115,24 @@ export function authRoutes({ db }: WebDeps): Router {
     const next = safeNext(body.next);
     const parsed = signInSchema.safeParse(body);
     if (!parsed.success) {
-      loginPage(req, res, { email: typeof body.email === 'string' ? body.email : '', next }, fieldErrors(parsed.error), 422);
+      loginPage(
+        req,
+        res,
+        { email: typeof body.email === 'string' ? body.email : '', next },
+        fieldErrors(parsed.error),
+        422,
+      );
       return;
     }
     const user = await authenticate(db, parsed.data.email, parsed.data.password);
     if (!user) {
-      loginPage(req, res, { email: parsed.data.email, next }, { _: 'That email and password do not match an account.' }, 401);
+      loginPage(
+        req,
+        res,
+        { email: parsed.data.email, next },
+        { _: 'That email and password do not match an account.' },
+        401,
+      );
       return;
     }
     await startSession(req, user.id);
@@ -117,7 +145,10 @@ export function authRoutes({ db }: WebDeps): Router {
 
   router.post('/signup', async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const values = { name: typeof body.name === 'string' ? body.name : '', email: typeof body.email === 'string' ? body.email : '' };
+    const values = {
+      name: typeof body.name === 'string' ? body.name : '',
+      email: typeof body.email === 'string' ? body.email : '',
+    };
     const parsed = signUpSchema.safeParse(body);
     if (!parsed.success) {
       signupPage(req, res, values, fieldErrors(parsed.error), 422);

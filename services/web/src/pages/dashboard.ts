@@ -47,13 +47,18 @@ export function dashboardRoutes({ db }: WebDeps): Router {
               <p>You are in <strong>${rooms.n}</strong> room${rooms.n === '1' ? '' : 's'}.</p>
               <a href="${base}/rooms">Open rooms →</a>
             </section>
-            ${can(member.role, 'feedback.read')
-              ? html`<section class="card" aria-labelledby="feedback-card">
-                  <h2 id="feedback-card">Feedback</h2>
-                  <p><strong>${feedback.n}</strong> new ticket${feedback.n === '1' ? '' : 's'} waiting for triage.</p>
-                  <a href="${base}/feedback">Open the inbox →</a>
-                </section>`
-              : ''}
+            ${
+              can(member.role, 'feedback.read')
+                ? html`<section class="card" aria-labelledby="feedback-card">
+                    <h2 id="feedback-card">Feedback</h2>
+                    <p>
+                      <strong>${feedback.n}</strong> new ticket${feedback.n === '1' ? '' : 's'}
+                      waiting for triage.
+                    </p>
+                    <a href="${base}/feedback">Open the inbox →</a>
+                  </section>`
+                : ''
+            }
             ${extra}
           </div>`,
       }),

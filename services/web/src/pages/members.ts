@@ -11,7 +11,13 @@ import { csrfField, field, layout, timeAgo, workspaceBase } from '../views/layou
 export function memberRoutes({ db }: WebDeps): Router {
   const router = Router({ mergeParams: true });
 
-  async function page(req: Request, res: Response, values: { email?: string; role?: string } = {}, errors: Record<string, string> = {}, status = 200): Promise<void> {
+  async function page(
+    req: Request,
+    res: Response,
+    values: { email?: string; role?: string } = {},
+    errors: Record<string, string> = {},
+    status = 200,
+  ): Promise<void> {
     const { workspace, member } = seat(res);
     const base = workspaceBase(workspace);
     const members = await listMembers(db, workspace.id);
@@ -24,38 +30,63 @@ export function memberRoutes({ db }: WebDeps): Router {
         section: 'members',
         body: html`<h1>Members</h1>
           <table>
-            <thead><tr><th>Name</th><th>Email</th><th>Role</th><th>Joined</th><th></th></tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Email</th>
+                <th>Role</th>
+                <th>Joined</th>
+                <th></th>
+              </tr>
+            </thead>
             <tbody>
               ${members.map(
-                (m) => html`<tr>
-                  <td>${m.name}${m.id === member.id ? html` <span class="badge">you</span>` : ''}</td>
-                  <td>${m.email}</td>
-                  <td><span class="badge">${m.role}</span></td>
-                  <td>${timeAgo(m.joined_at)}</td>
-                  <td>${manage || m.id === member.id
-                    ? html`<form method="post" action="${base}/members/${m.id}/remove" class="inline">${csrfField(ctx)}<button class="danger small" type="submit">${m.id === member.id ? 'Leave' : 'Remove'}</button></form>`
-                    : ''}</td>
-                </tr>`,
+                (m) =>
+                  html`<tr>
+                    <td>
+                      ${m.name}${m.id === member.id ? html` <span class="badge">you</span>` : ''}
+                    </td>
+                    <td>${m.email}</td>
+                    <td><span class="badge">${m.role}</span></td>
+                    <td>${timeAgo(m.joined_at)}</td>
+                    <td>
+                      ${
+                        manage || m.id === member.id
+                          ? html`<form
+                              method="post"
+                              action="${base}/members/${m.id}/remove"
+                              class="inline"
+                            >
+                              ${csrfField(ctx)}<button class="danger small" type="submit">
+                                ${m.id === member.id ? 'Leave' : 'Remove'}
+                              </button>
+                            </form>`
+                          : ''
+                      }
+                    </td>
+                  </tr>`,
               )}
             </tbody>
           </table>
-          ${manage
-            ? html`<section class="card" style="margin-top:1.5rem">
-                <h2>Add a member</h2>
-                <form method="post" action="${base}/members" novalidate>
-                  ${csrfField(ctx)}
-                  ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true })}
-                  <div class="field ${errors.role ? 'has-error' : ''}">
-                    <label for="f-role">Role</label>
-                    <select id="f-role" name="role">
-                      ${ROLES.filter((r) => r !== 'owner').map((r) => html`<option value="${r}" ${r === (values.role ?? 'member') ? html`selected` : ''}>${r}</option>`)}
-                    </select>
-                    ${errors.role ? html`<p class="error">${errors.role}</p>` : ''}
-                  </div>
-                  <button type="submit">Add member</button>
-                </form>
-              </section>`
-            : ''}`,
+          ${
+            manage
+              ? html`<section class="card" style="margin-top:1.5rem">
+                  <h2>Add a member</h2>
+                  <form method="post" action="${base}/members" novalidate>
+                    ${csrfField(ctx)}
+                    ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true })}
+                    <div class="field ${errors.role ? 'has-error' : ''}">
+                      <label for="f-role">Role</label>
+                      <select id="f-role" name="role">
+                        ${ROLES.filter((r) => r !== 'owner').map((r) => html`<option value="${r}" ${r === (values.role ?? 'member') ? html`selected` : ''}>${r}</option>`)}
+                      </select>
+                      ${errors.role ? html`<p class="error">${errors.role}</p>` : ''}
+                    </div>
+                    <button type="submit">Add member</button>
+                  </form>
+                </section>`
+              : ''
+          }`,
       }),
       status,
     );
@@ -65,14 +96,18 @@ export function memberRoutes({ db }: WebDeps): Router {
 
   router.post('/', requireCapability('members.manage'), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const values = { email: typeof body.email === 'string' ? body.email : '', role: typeof body.role === 'string' ? body.role : '' };
+    const values = {
+      email: typeof body.email === 'string' ? body.email : '',
+      role: typeof body.role === 'string' ? body.role : '',
+    };
     const parsed = addMemberSchema.safeParse(body);
     if (!parsed.success) return page(req, res, values, fieldErrors(parsed.error), 422);
     const { workspace } = seat(res);
     try {
       await addMember(db, workspace.id, parsed.data.email, parsed.data.role);
     } catch (error) {
-      if (error instanceof AppError && error.options.fields) return page(req, res, values, error.options.fields, error.status);
+      if (error instanceof AppError && error.options.fields)
+        return page(req, res, values, error.options.fields, error.status);
       throw error;
     }
     flash(req, 'ok', `${parsed.data.email} was added as ${parsed.data.role}.`);

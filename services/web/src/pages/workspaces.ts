@@ -1,12 +1,22 @@
 import { Router, type Request, type Response } from 'express';
 import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
-import { createWorkspace, createWorkspaceSchema, listWorkspacesForUser } from '../domain/workspaces.js';
+import {
+  createWorkspace,
+  createWorkspaceSchema,
+  listWorkspacesForUser,
+} from '../domain/workspaces.js';
 import { locals, pageContext, requireUser, send } from '../request-context.js';
 import { html } from '../views/html.js';
 import { csrfField, emptyState, field, layout, workspaceBase } from '../views/layout.js';
 
-function newWorkspacePage(req: Request, res: Response, values: { name?: string }, errors: Record<string, string> = {}, status = 200): void {
+function newWorkspacePage(
+  req: Request,
+  res: Response,
+  values: { name?: string },
+  errors: Record<string, string> = {},
+  status = 200,
+): void {
   const ctx = pageContext(req, res);
   send(
     res,
@@ -38,12 +48,35 @@ export function workspaceRoutes({ db }: WebDeps): Router {
       res,
       layout(ctx, {
         title: 'Your workspaces',
-        body: html`<div class="page-head"><h1>Your workspaces</h1><a class="button" href="/workspaces/new">New workspace</a></div>
-          ${workspaces.length
-            ? html`<table><thead><tr><th>Workspace</th><th>Your role</th></tr></thead><tbody>
-                ${workspaces.map((w) => html`<tr><td><a href="${workspaceBase(w)}">${w.name}</a></td><td><span class="badge">${w.role}</span></td></tr>`)}
-              </tbody></table>`
-            : emptyState('No workspaces yet', html`<a href="/workspaces/new">Create your first workspace</a> or ask a colleague to add you.`)}`,
+        body: html`<div class="page-head">
+            <h1>Your workspaces</h1>
+            <a class="button" href="/workspaces/new">New workspace</a>
+          </div>
+          ${
+            workspaces.length
+              ? html`<table>
+                  <thead>
+                    <tr>
+                      <th>Workspace</th>
+                      <th>Your role</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${workspaces.map(
+                      (w) =>
+                        html`<tr>
+                          <td><a href="${workspaceBase(w)}">${w.name}</a></td>
+                          <td><span class="badge">${w.role}</span></td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>`
+              : emptyState(
+                  'No workspaces yet',
+                  html`<a href="/workspaces/new">Create your first workspace</a> or ask a colleague
+                    to add you.`,
+                )
+          }`,
       }),
     );
   });
@@ -56,7 +89,13 @@ export function workspaceRoutes({ db }: WebDeps): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const parsed = createWorkspaceSchema.safeParse(body);
     if (!parsed.success) {
-      newWorkspacePage(req, res, { name: typeof body.name === 'string' ? body.name : '' }, fieldErrors(parsed.error), 422);
+      newWorkspacePage(
+        req,
+        res,
+        { name: typeof body.name === 'string' ? body.name : '' },
+        fieldErrors(parsed.error),
+        422,
+      );
       return;
     }
     const { workspace } = await createWorkspace(db, locals(res).user!, parsed.data.name);

@@ -46,50 +46,62 @@ function nav(ctx: PageContext, section: string | undefined): SafeHtml {
   const role = ctx.role;
   const entries = [...NAV, ...extraNav].filter((e) => !e.capability || can(role, e.capability));
   return html`<nav class="sidebar" aria-label="Workspace">
-    <a class="ws-name" href="/workspaces" title="Switch workspace">${ctx.workspace.name}<span class="switch">⇅</span></a>
+    <a class="ws-name" href="/workspaces" title="Switch workspace"
+      >${ctx.workspace.name}<span class="switch">⇅</span></a
+    >
     <ul>
       ${entries.map(
         (e) =>
-          html`<li><a href="${base}${e.path}" ${e.key === section ? html`aria-current="page"` : ''}>${e.label}</a></li>`,
+          html`<li>
+            <a href="${base}${e.path}" ${e.key === section ? html`aria-current="page"` : ''}
+              >${e.label}</a
+            >
+          </li>`,
       )}
     </ul>
   </nav>`;
 }
 
 export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
-  const title = ctx.workspace ? `${options.title} · ${ctx.workspace.name} · Ferry` : `${options.title} · Ferry`;
+  const title = ctx.workspace
+    ? `${options.title} · ${ctx.workspace.name} · Ferry`
+    : `${options.title} · Ferry`;
   return html`<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="csrf-token" content="${ctx.csrfToken}" />
-    <title>${title}</title>
-    <link rel="stylesheet" href="/assets/app.css" />
-  </head>
-  <body class="${ctx.workspace ? 'with-sidebar' : 'plain'}">
-    <header class="topbar">
-      <a class="brand" href="/">⛴ Ferry</a>
-      ${ctx.user
-        ? html`<div class="account">
-            <span class="who" title="${ctx.user.email}">${ctx.user.name}</span>
-            <form method="post" action="/logout" class="inline">
-              <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
-              <button type="submit" class="link">Sign out</button>
-            </form>
-          </div>`
-        : html`<div class="account"><a href="/login">Sign in</a> <a class="button small" href="/signup">Sign up</a></div>`}
-    </header>
-    <div class="frame">
-      ${nav(ctx, options.section)}
-      <main id="main">
-        ${(ctx.flash ?? []).map((f) => html`<div class="flash ${f.kind}" role="status">${f.text}</div>`)}
-        ${options.body}
-      </main>
-    </div>
-    ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
-  </body>
-</html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="csrf-token" content="${ctx.csrfToken}" />
+        <title>${title}</title>
+        <link rel="stylesheet" href="/assets/app.css" />
+      </head>
+      <body class="${ctx.workspace ? 'with-sidebar' : 'plain'}">
+        <header class="topbar">
+          <a class="brand" href="/">⛴ Ferry</a>
+          ${
+            ctx.user
+              ? html`<div class="account">
+                  <span class="who" title="${ctx.user.email}">${ctx.user.name}</span>
+                  <form method="post" action="/logout" class="inline">
+                    <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
+                    <button type="submit" class="link">Sign out</button>
+                  </form>
+                </div>`
+              : html`<div class="account">
+                  <a href="/login">Sign in</a> <a class="button small" href="/signup">Sign up</a>
+                </div>`
+          }
+        </header>
+        <div class="frame">
+          ${nav(ctx, options.section)}
+          <main id="main">
+            ${(ctx.flash ?? []).map((f) => html`<div class="flash ${f.kind}" role="status">${f.text}</div>`)}
+            ${options.body}
+          </main>
+        </div>
+        ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
+      </body>
+    </html>`;
 }
 
 /** A labelled input with its inline error. */
@@ -107,10 +119,16 @@ export function field(options: {
   const id = `f-${options.name}`;
   return html`<div class="field ${options.error ? 'has-error' : ''}">
     <label for="${id}">${options.label}</label>
-    <input id="${id}" name="${options.name}" type="${options.type ?? 'text'}" value="${options.value ?? ''}"
-      ${options.required ? html`required` : ''} ${options.maxlength ? html`maxlength="${options.maxlength}"` : ''}
+    <input
+      id="${id}"
+      name="${options.name}"
+      type="${options.type ?? 'text'}"
+      value="${options.value ?? ''}"
+      ${options.required ? html`required` : ''}
+      ${options.maxlength ? html`maxlength="${options.maxlength}"` : ''}
       ${options.autocomplete ? html`autocomplete="${options.autocomplete}"` : ''}
-      ${options.error ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''} />
+      ${options.error ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}
+    />
     ${options.hint ? html`<p class="hint">${options.hint}</p>` : ''}
     ${options.error ? html`<p class="error" id="${id}-error">${options.error}</p>` : ''}
   </div>`;
@@ -121,7 +139,10 @@ export function csrfField(ctx: PageContext): SafeHtml {
 }
 
 export function emptyState(title: string, body: SafeHtml | string): SafeHtml {
-  return html`<div class="empty"><h2>${title}</h2><p>${body}</p></div>`;
+  return html`<div class="empty">
+    <h2>${title}</h2>
+    <p>${body}</p>
+  </div>`;
 }
 
 /** "3 minutes ago" with the exact time on hover. */

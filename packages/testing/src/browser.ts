@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+
+export interface TestBrowser {
+  browser: Browser;
+  /** A fresh, isolated browser context (own cookies) per simulated person. */
+  newContext(): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/**
+ * Debian's Chromium driven by playwright-core (never a downloaded browser). CHROMIUM_PATH overrides
+ * the binary (CI on Ubuntu uses Google Chrome). Flags keep it off the network and quiet.
+ */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'ferry-chromium-'));
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-quic',
+      '--no-first-run',
+      `--user-data-dir=${userDataDir}`,
+    ],
+  });
+  return {
+    browser,
+    newContext: () => browser.newContext(),
+    close: async () => {
+      await browser.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}

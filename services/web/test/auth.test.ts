@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createMember, createWorkspace } from '@ferry/testing';
+import { FormClient, startWeb, type WebHarness } from './harness.js';
+
+describe('sign up, sign in, workspaces', () => {
+  let web: WebHarness;
+  beforeAll(async () => {
+    web = await startWeb();
+  });
+  afterAll(async () => {
+    await web.close();
+  });
+
+  it('signs up, creates a workspace and lands on its dashboard', async () => {
+    const client = new FormClient(web.url);
+    const signup = await client.post(
+      '/signup',
+      { name: 'Ada', email: 'ada@example.test', password: 'long enough pw' },
+      { csrfFrom: '/signup' },
+    );
+    expect(signup.status).toBe(302);
+    expect(signup.location).toBe('/workspaces/new');
+    const created = await client.post(
+      '/workspaces',
+      { name: 'Acme Support' },
+      { csrfFrom: '/workspaces/new' },
+    );
+    expect(created.status).toBe(302);
+    expect(created.location).toMatch(/^\/w\/wsp_[0-9a-z]{26}\/acme-support$/);
+    const dashboard = await client.get(created.location!);
+    expect(dashboard.status).toBe(200);
+    expect(dashboard.text).toContain('Acme Support');
+  });
+
+  it('answers bad sign-up input with inline errors, never a 500', async () => {
+    const client = new FormClient(web.url);
+    const bad = await client.post(
+      '/signup',
+      { name: '', email: 'not-an-email', password: 'short' },
+      { csrfFrom: '/signup' },
+    );
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('Enter your name.');
+    expect(bad.text).toContain('Enter a valid email address.');
+    expect(bad.text).toContain('Use at least 8 characters.');
+    const long = await client.post(
+      '/signup',
+      { name: 'x'.repeat(500), email: 'a@b.test', password: 'y'.repeat(300) },
+      { csrfFrom: '/signup' },
+    );
+    expect(long.status).toBe(422);
+    expect(long.text).toContain('At most 120 characters.');
+    const duplicate = await client.post(
+      '/signup',
+      { name: 'Ada', email: 'ADA@example.test', password: 'long enough pw' },
+      { csrfFrom: '/signup' },
+    );
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.text).toContain('already exists');
+  });
+
+  it('rejects a form without a valid CSRF token', async () => {
+    const client = new FormClient(web.url);
+    const res = await client.post('/login', { email: 'a@b.test', password: 'x', _csrf: 'forged' });
+    expect(res.status).toBe(403);
+    const json = await fetch(`${web.url}/login`, {
+      method: 'POST',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: '{"email":"a"}',
+    });
+    expect(json.status).toBe(403);
+    expect(await json.json()).toEqual({
+      error: { code: 'csrf_failed', message: expect.any(String) as string },
+    });
+  });
+
+  it('refuses wrong passwords without saying which part was wrong', async () => {
+    const client = new FormClient(web.url);
+    const res = await client.post('/login', {
+      email: 'ada@example.test',
+      password: 'wrong password',
+    });
+    expect(res.status).toBe(401);
+    expect(res.text).toContain('do not match an account');
+  });
+
+  it('hides other workspaces: foreign and unknown ids are both 404', async () => {
+    const workspace = await createWorkspace(web.ctx.db);
+    const stranger = await createMember(web.ctx.db, await createWorkspace(web.ctx.db));
+    const client = new FormClient(web.url);
+    await client.signIn(stranger.user.email, stranger.user.password);
+    expect((await client.get(`/w/${workspace.id}/${workspace.slug}`)).status).toBe(404);
+    expect((await client.get('/w/wsp_00000000000000000000000000/x')).status).toBe(404);
+    expect((await client.get('/w/../../etc/passwd')).status).toBe(404);
+  });
+
+  it('signs out and then asks to sign in again', async () => {
+    const member = await createMember(web.ctx.db, await createWorkspace(web.ctx.db));
+    const client = new FormClient(web.url);
+    await client.signIn(member.user.email, member.user.password);
+    const out = await client.post('/logout', {}, { csrfFrom: '/workspaces' });
+    expect(out.status).toBe(302);
+    const after = await client.get('/workspaces');
+    expect(after.status).toBe(302);
+    expect(after.location).toMatch(/^\/login/);
+  });
+});
