@@ -23,7 +23,8 @@ export function createHttpApp({ logger, metrics, trustProxy = false }: HttpAppOp
   app.use(
     pinoHttp({
       logger,
-      genReqId: (_req, res) => (res as unknown as { locals: { requestId: string } }).locals.requestId,
+      genReqId: (_req, res) =>
+        (res as unknown as { locals: { requestId: string } }).locals.requestId,
       // Paths can hold credentials (webhook keys): log the route, not the raw URL's secret part.
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({

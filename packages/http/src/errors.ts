@@ -49,9 +49,13 @@ export function errorHandler({ logger, renderHtml }: ErrorHandlerOptions): Error
     }
     const appError = toAppError(error);
     if (appError.status >= 500) {
-      logger.error({ err: error, requestId: res.locals.requestId as string, path: req.path }, 'request failed');
+      logger.error(
+        { err: error, requestId: res.locals.requestId as string, path: req.path },
+        'request failed',
+      );
     }
-    for (const [name, value] of Object.entries(appError.options.headers ?? {})) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(appError.options.headers ?? {}))
+      res.setHeader(name, value);
     res.status(appError.status);
     if (renderHtml && wantsHtml(req)) renderHtml(req, res, appError);
     else res.json(appError.toJSON());

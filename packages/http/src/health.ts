@@ -3,7 +3,11 @@ import type { Redis } from 'ioredis';
 import { pingDb, type Db } from '@ferry/db';
 import type { Metrics } from './metrics.js';
 
-async function check(name: string, fn: () => Promise<unknown>, timeoutMs = 2000): Promise<[string, string]> {
+async function check(
+  name: string,
+  fn: () => Promise<unknown>,
+  timeoutMs = 2000,
+): Promise<[string, string]> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -21,7 +25,15 @@ async function check(name: string, fn: () => Promise<unknown>, timeoutMs = 2000)
 }
 
 /** /healthz: the process is up. /readyz: Postgres and Redis answer. /metrics: Prometheus. */
-export function healthRouter({ db, redis, metrics }: { db: Db; redis: Redis; metrics: Metrics }): Router {
+export function healthRouter({
+  db,
+  redis,
+  metrics,
+}: {
+  db: Db;
+  redis: Redis;
+  metrics: Metrics;
+}): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

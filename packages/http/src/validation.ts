@@ -15,7 +15,11 @@ export function fieldErrors(error: z.ZodError): Record<string, string> {
  * Parse untrusted input with a zod schema; on failure throw a 422 AppError that names each field.
  * The message mentions the first problem so a person reading only the message can still act.
  */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what = 'request'): z.infer<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what = 'request',
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const fields = fieldErrors(result.error);

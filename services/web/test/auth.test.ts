@@ -70,7 +70,7 @@ describe('sign up, sign in, workspaces', () => {
     });
     expect(json.status).toBe(403);
     expect(await json.json()).toEqual({
-      error: { code: 'csrf_failed', message: expect.any(String) as string },
+      error: { code: 'csrf_failed', message: expect.any(String) as unknown as string },
     });
   });
 
