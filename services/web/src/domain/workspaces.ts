@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, isId, newId } from '@ferry/core';
 import type { Db, Member, Role, User, Workspace } from '@ferry/db';
 import { z } from 'zod';
+import { outranks } from '../capabilities.js';
 
 export const createWorkspaceSchema = z.object({
   name: z.string().trim().min(1, 'Give the workspace a name.').max(80, 'At most 80 characters.'),
@@ -179,8 +180,16 @@ export async function addMember(
     .executeTakeFirstOrThrow();
 }
 
-/** A member leaves (or is removed): the seat ends now, and with it every room seat's access. */
-export async function removeMember(db: Db, workspaceId: string, memberId: string): Promise<void> {
+/**
+ * A member leaves (or is removed): the seat ends now, and with it every room seat's access.
+ * Removing someone else needs a higher role than theirs (owners may remove owners).
+ */
+export async function removeMember(
+  db: Db,
+  workspaceId: string,
+  memberId: string,
+  actor: Pick<Member, 'id' | 'role'>,
+): Promise<void> {
   if (!isId(memberId, 'member')) throw new AppError('not_found', 'No such member.');
   const owners = await db
     .selectFrom('members')
@@ -198,6 +207,9 @@ export async function removeMember(db: Db, workspaceId: string, memberId: string
     .where('left_at', 'is', null)
     .executeTakeFirst();
   if (!target) throw new AppError('not_found', 'No such member.');
+  if (actor.id !== memberId && actor.role !== 'owner' && !outranks(actor.role, target.role)) {
+    throw new AppError('forbidden', `Only an owner can remove an ${target.role}.`);
+  }
   if (target.role === 'owner' && Number(owners.n) === 0) {
     throw new AppError('conflict', 'A workspace needs an owner. Make someone else owner first.');
   }

@@ -121,7 +121,7 @@ export function memberRoutes({ db }: WebDeps): Router {
     if (!self && !can(member.role, 'members.manage')) {
       throw new AppError('forbidden', 'Only admins can remove other members.');
     }
-    await removeMember(db, workspace.id, memberId);
+    await removeMember(db, workspace.id, memberId, member);
     if (self) {
       flash(req, 'ok', `You left ${workspace.name}.`);
       res.redirect('/workspaces');
