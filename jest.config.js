@@ -4,6 +4,8 @@
  * so files run in parallel.
  * @type {import('jest').Config}
  */
+const ESM_ONLY = '(htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities)';
+
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -15,7 +17,14 @@ export default {
         module: { type: 'es6' },
       },
     ],
+    // sanitize-html (CommonJS) requires htmlparser2 and its family, which ship ESM only. Node
+    // loads them natively (require(esm)); Jest cannot before Node 24.9, so compile them to CJS.
+    [`/node_modules/\\.pnpm/${ESM_ONLY}@[^/]+/.+\\.js$`]: [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
+  transformIgnorePatterns: [`^(?!.*/node_modules/\\.pnpm/${ESM_ONLY}@).*/node_modules/`],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/{packages,services,bench}/*/test/**/*.test.ts'],
   globalSetup: '<rootDir>/jest.global-setup.mjs',

@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 export interface TestBrowser {
@@ -12,10 +9,10 @@ export interface TestBrowser {
 
 /**
  * Debian's Chromium driven by playwright-core (never a downloaded browser). CHROMIUM_PATH overrides
- * the binary (CI on Ubuntu uses Google Chrome). Flags keep it off the network and quiet.
+ * the binary (CI on Ubuntu uses Google Chrome). Flags keep it off the network and quiet. Playwright
+ * itself gives every launch a fresh, empty profile directory (it refuses a --user-data-dir flag).
  */
 export async function launchBrowser(): Promise<TestBrowser> {
-  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'ferry-chromium-'));
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
@@ -28,7 +25,6 @@ export async function launchBrowser(): Promise<TestBrowser> {
       '--disable-sync',
       '--disable-quic',
       '--no-first-run',
-      `--user-data-dir=${userDataDir}`,
     ],
   });
   return {
@@ -36,7 +32,6 @@ export async function launchBrowser(): Promise<TestBrowser> {
     newContext: () => browser.newContext(),
     close: async () => {
       await browser.close();
-      rmSync(userDataDir, { recursive: true, force: true });
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   listen,
   openRuntime,
 } from '@ferry/http';
+import { runOutboxRelay } from '@ferry/queues';
 import { renderErrorPage, webParts } from '@ferry/web';
 
 export interface RunningFerry {
@@ -36,10 +37,12 @@ export async function startAll(config: Config): Promise<RunningFerry> {
   const server = http.createServer(app);
   web.realtime.attach(server);
   await listen(server, config.PORT, runtime.logger);
+  const relay = runOutboxRelay(runtime);
 
   return {
     server,
     stop: async () => {
+      await relay.stop();
       await web.realtime.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,19 +1,29 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadConfig } from '@ferry/core';
-import { createTestContext, type TestContext } from '@ferry/testing';
+import { Queue } from 'bullmq';
+import { createDb } from '@ferry/db';
+import {
+  createApiToken,
+  createTestContext,
+  createWorkspace,
+  type TestContext,
+} from '@ferry/testing';
 import { startAll, type RunningFerry } from '../src/server.js';
 
 describe('pnpm start (every service in one process)', () => {
   let ctx: TestContext;
+  // A database that does not exist yet: startAll must create and migrate it before serving.
+  const freshUrl = (): string => {
+    const fresh = new URL(ctx.config.DATABASE_URL);
+    fresh.pathname = `/${fresh.pathname.slice(1)}_fresh`;
+    return fresh.toString();
+  };
   let ferry: RunningFerry;
   let url: string;
   beforeAll(async () => {
     ctx = await createTestContext();
-    // A brand-new database: startAll must migrate it before serving.
-    const fresh = new URL(ctx.config.DATABASE_URL);
-    fresh.pathname = `/${fresh.pathname.slice(1)}_fresh`;
-    ferry = await startAll(loadConfig({ ...ctx.env, DATABASE_URL: fresh.toString(), PORT: '0' }));
+    ferry = await startAll(loadConfig({ ...ctx.env, DATABASE_URL: freshUrl(), PORT: '0' }));
     url = `http://127.0.0.1:${(ferry.server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
@@ -39,7 +49,50 @@ describe('pnpm start (every service in one process)', () => {
     expect(await login.text()).toContain('Sign in');
     const api = await fetch(`${url}/api/v1/feedback/fbk_x`);
     expect(api.status).toBe(401);
+    const unknownApi = await fetch(`${url}/api/v1/nothing-here`, { method: 'POST' });
+    expect(unknownApi.status).toBe(404);
+    expect(await unknownApi.json()).toMatchObject({ error: { code: 'not_found' } });
     const metrics = await fetch(`${url}/metrics`);
     expect(await metrics.text()).toContain('http_request_duration_seconds');
+  });
+
+  it('relays outbox events to their queues: filed feedback reaches the agent-work queue', async () => {
+    const db = createDb(freshUrl());
+    try {
+      const workspace = await createWorkspace(db);
+      const token = await createApiToken(db, workspace, { scopes: ['tenant:write'] });
+      const filed = await fetch(`${url}/api/v1/feedback`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.raw}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ note: 'The export button is greyed out' }),
+      });
+      expect(filed.status).toBe(201);
+      const { id } = (await filed.json()) as { id: string };
+      const event = await db
+        .selectFrom('outbox')
+        .select('id')
+        .where('type', '=', 'feedback_filed')
+        .executeTakeFirstOrThrow();
+      const queue = new Queue('agent-work', {
+        connection: ctx.redis,
+        prefix: ctx.config.REDIS_PREFIX,
+      });
+      try {
+        let job;
+        for (let i = 0; i < 50 && !job; i++) {
+          job = await queue.getJob(event.id);
+          if (!job) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(job?.data).toMatchObject({
+          eventId: event.id,
+          feedbackId: id,
+          workspaceId: workspace.id,
+        });
+      } finally {
+        await queue.close();
+      }
+    } finally {
+      await db.destroy();
+    }
   });
 });

@@ -1,8 +1,13 @@
 import express, { Router } from 'express';
+import { notFoundHandler } from '@ferry/http';
+import { feedbackApi } from './api/feedback.js';
 import type { WebDeps } from './deps.js';
 import { authRoutes } from './pages/auth.js';
 import { dashboardRoutes } from './pages/dashboard.js';
+import { feedbackRoutes } from './pages/feedback.js';
 import { memberRoutes } from './pages/members.js';
+import { roomRoutes } from './pages/rooms.js';
+import { tokenRoutes } from './pages/tokens.js';
 import { workspaceRoutes } from './pages/workspaces.js';
 import { loadUser, loadWorkspace } from './request-context.js';
 import { csrf } from './session.js';
@@ -10,7 +15,7 @@ import { csrf } from './session.js';
 /** Pages: signed-in, session-backed, CSRF-checked. Mounted after the session middleware. */
 export function pageRoutes(deps: WebDeps): Router {
   const router = Router();
-  router.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 200 }));
+  router.use(express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 200 }));
   router.use(express.json({ limit: '100kb' }));
   router.use(csrf.csrfSynchronisedProtection);
   router.use(loadUser(deps));
@@ -20,14 +25,21 @@ export function pageRoutes(deps: WebDeps): Router {
   const workspace = Router({ mergeParams: true });
   workspace.use(loadWorkspace(deps));
   workspace.use('/members', memberRoutes(deps));
+  workspace.use('/rooms', roomRoutes(deps));
+  workspace.use('/settings/tokens', tokenRoutes(deps));
+  workspace.use('/feedback', feedbackRoutes(deps));
   workspace.use('/', dashboardRoutes(deps));
   router.use('/w/:workspaceId/:slug', workspace);
   return router;
 }
 
 /** REST API under /api/v1: bearer tokens, JSON only, no session, no CSRF. */
-export function apiRoutes(_deps: WebDeps): Router {
+export function apiRoutes(deps: WebDeps): Router {
   const router = Router();
   router.use(express.json({ limit: '256kb' }));
+  router.use('/feedback', feedbackApi(deps));
+  // Unknown API paths answer a JSON 404 here rather than falling into the pages (and their CSRF
+  // check). In `pnpm start`, other services' /api/v1 routers are mounted before this one.
+  router.use(notFoundHandler);
   return router;
 }

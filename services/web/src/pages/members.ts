@@ -116,7 +116,7 @@ export function memberRoutes({ db }: WebDeps): Router {
 
   router.post('/:memberId/remove', async (req, res) => {
     const { workspace, member } = seat(res);
-    const { memberId } = req.params as { memberId: string };
+    const { memberId } = req.params;
     const self = memberId === member.id;
     if (!self && !can(member.role, 'members.manage')) {
       throw new AppError('forbidden', 'Only admins can remove other members.');

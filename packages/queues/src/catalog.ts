@@ -1,0 +1,184 @@
+import type { JobsOptions } from 'bullmq';
+import { z } from 'zod';
+import { isId, type IdKind } from '@ferry/core';
+
+/**
+ * THE queue catalog: every BullMQ queue we own is declared here, once. Producers and workers take
+ * a queue by name and get its payload type from the schema, so a payload can't drift between the
+ * two. Adding a queue is one entry below; give it a handler in the service that owns it.
+ *
+ * Payload schemas describe plain JSON without transforms: the producer stores what the schema
+ * parsed and the worker parses it again when it reads the job, so output must parse as input.
+ * Unknown keys are stripped rather than rejected, which lets a newer producer add a field before
+ * every worker knows it (rolling deploys).
+ */
+export interface QueueDefinition<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  /** BullMQ job name; the queue name when absent. */
+  jobName?: string;
+  /** Defaults for every job added to the queue (a caller can still pass a jobId or delay). */
+  jobOptions: Required<
+    Pick<JobsOptions, 'attempts' | 'backoff' | 'removeOnComplete' | 'removeOnFail'>
+  >;
+  /** Jobs one worker process runs at once, unless the service overrides it. */
+  concurrency?: number;
+  /** An attempt running longer fails (and is retried); the handler's AbortSignal fires. */
+  timeoutMs?: number;
+}
+
+const defineQueue = <S extends z.ZodType>(definition: QueueDefinition<S>): QueueDefinition<S> =>
+  definition;
+
+/** An id of our shape (`msg_...`); of one kind when the kind is known to @ferry/core. */
+export const idSchema = (kind?: IdKind) =>
+  z.string().refine((value) => isId(value, kind), {
+    message: kind ? `expected a ${kind} id` : 'expected an id',
+  });
+
+export const queueCatalog = {
+  /** One job per accepted POST /ingest/errors request; the worker writes reports in batches. */
+  'error-ingest': defineQueue({
+    // Reports stay loose here; the ingest service owns their exact shape.
+    schema: z.object({
+      workspaceId: idSchema('workspace'),
+      reports: z.array(z.record(z.string(), z.unknown())),
+    }),
+    jobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+    concurrency: 4,
+    timeoutMs: 30_000,
+  }),
+  /** message_created fan-out: the worker finds the room's enabled hooks and owes each a delivery. */
+  'webhook-delivery': defineQueue({
+    schema: z.object({
+      eventId: idSchema('outbox'),
+      messageId: idSchema('message'),
+      roomId: idSchema('room'),
+      workspaceId: idSchema('workspace'),
+    }),
+    jobOptions: {
+      attempts: 10,
+      backoff: { type: 'exponential', delay: 2_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 10_000,
+    },
+    concurrency: 8,
+    timeoutMs: 30_000,
+  }),
+  /** feedback_filed -> a row in the local agent's durable work log. */
+  'agent-work': defineQueue({
+    schema: z.object({
+      eventId: idSchema('outbox'),
+      feedbackId: idSchema('feedback'),
+      workspaceId: idSchema('workspace'),
+    }),
+    jobOptions: {
+      attempts: 10,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 10_000,
+    },
+    concurrency: 4,
+    timeoutMs: 30_000,
+  }),
+  /** A wake request to an offline agent's Wake URL. */
+  'agent-wake': defineQueue({
+    schema: z.object({ agentId: idSchema(), workspaceId: idSchema('workspace') }),
+    jobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 5_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+    concurrency: 4,
+    timeoutMs: 15_000,
+  }),
+  /** The hosted-agent flow for one dispatch row (issue, agent task, polling). */
+  dispatch: defineQueue({
+    schema: z.object({ dispatchId: idSchema() }),
+    jobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 5_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+    concurrency: 2,
+    timeoutMs: 60_000,
+  }),
+};
+
+export type QueueName = keyof typeof queueCatalog;
+/** What a worker's handler receives (parsed). */
+export type JobPayload<Q extends QueueName> = z.output<(typeof queueCatalog)[Q]['schema']>;
+/** What a producer passes (before parsing). */
+export type JobInput<Q extends QueueName> = z.input<(typeof queueCatalog)[Q]['schema']>;
+
+export const queueNames = Object.keys(queueCatalog) as QueueName[];
+
+export function isQueueName(value: string): value is QueueName {
+  return Object.hasOwn(queueCatalog, value);
+}
+
+export function jobNameOf(queue: QueueName): string {
+  const definition: QueueDefinition = queueCatalog[queue];
+  return definition.jobName ?? queue;
+}
+
+export interface AddOptions {
+  /** Dedupes: BullMQ ignores an add whose id is already a job in that queue (until it is removed). */
+  jobId?: string;
+  delay?: number;
+}
+
+/** One job of a bulk add, typed by its queue. */
+export type BulkJob<Q extends QueueName = QueueName> = {
+  [K in Q]: { queue: K; payload: JobInput<K>; opts?: AddOptions };
+}[Q];
+
+export type ParseResult<T> = { success: true; data: T } | { success: false; error: z.ZodError };
+
+/** Validates `data` against a queue's schema; the one place a parsed payload gets its queue's type. */
+export function safeParseJob<Q extends QueueName>(
+  queue: Q,
+  data: unknown,
+): ParseResult<JobPayload<Q>> {
+  // Indexing the catalog with a generic Q widens the schema to the union of all schemas; the
+  // schema used is Q's own, so its output is JobPayload<Q>.
+  return queueCatalog[queue].schema.safeParse(data) as ParseResult<JobPayload<Q>>;
+}
+
+/** `path: message; path: message`, short enough for an error message or a log line. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.join('.') || '(payload)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/** A payload that does not match its catalog schema, thrown before anything reaches Redis. */
+export class InvalidPayloadError extends Error {
+  constructor(
+    readonly target: string,
+    readonly issues: z.ZodError['issues'],
+    detail: string,
+  ) {
+    super(`Invalid payload for ${target}: ${detail}`);
+    this.name = 'InvalidPayloadError';
+  }
+}
+
+/**
+ * BullMQ builds Redis keys from job ids: it rejects ids with ':' (key separator) and integer-looking
+ * ids (they would collide with its own counter). We check first so the error says what to do.
+ */
+export function assertJobId(jobId: string): void {
+  if (jobId.includes(':') || `${Number.parseInt(jobId, 10)}` === jobId || jobId === '') {
+    throw new Error(
+      `Invalid job id "${jobId}": BullMQ job ids must be non-empty, not an integer, and must not ` +
+        `contain ':' (use '-' or '_' as a separator).`,
+    );
+  }
+}

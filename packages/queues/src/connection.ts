@@ -1,0 +1,39 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '@ferry/core';
+
+/**
+ * - `worker`: for Workers (BullMQ duplicates it for its blocking connection). Commands wait out a
+ *   Redis restart instead of failing (`maxRetriesPerRequest: null`, which BullMQ requires for
+ *   blocking connections), and no ready check, per BullMQ's connection advice.
+ * - `producer`: for Queues that add jobs from a request or the outbox relay. Fails fast while Redis
+ *   is down (`enableOfflineQueue: false`, BullMQ's "failing fast when Redis is down") so an HTTP
+ *   handler can answer 503 and the relay can roll back and retry, instead of hanging.
+ *
+ * Give workers and producers separate connections. Whoever creates a connection closes it:
+ * producers and workers built on it never do.
+ */
+export type RedisRole = 'worker' | 'producer';
+
+export interface RedisConnectionOptions {
+  role?: RedisRole;
+  /** Connection errors go here (ioredis reconnects by itself). */
+  logger?: Logger;
+  /** Shown in CLIENT LIST, e.g. the service name. */
+  name?: string;
+}
+
+/** An ioredis client for BullMQ. The URL's `/N` selects database N (`redis://host:6379/2`). */
+export function createRedisConnection(url: string, options: RedisConnectionOptions = {}): Redis {
+  const role = options.role ?? 'worker';
+  const redis = new Redis(url, {
+    ...(role === 'worker'
+      ? { maxRetriesPerRequest: null, enableReadyCheck: false }
+      : { maxRetriesPerRequest: 1, enableOfflineQueue: false }),
+    ...(options.name ? { connectionName: options.name } : {}),
+  });
+  // Without a listener ioredis prints every reconnect error to stderr.
+  redis.on('error', (err: Error) => {
+    options.logger?.warn({ err: err.message, role }, 'redis connection error');
+  });
+  return redis;
+}

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import type { AuthorKind } from '@ferry/db';
+import {
+  describeIssues,
+  idSchema,
+  InvalidPayloadError,
+  safeParseJob,
+  type BulkJob,
+  type JobInput,
+  type QueueName,
+} from './catalog.js';
+
+/**
+ * THE event catalog: domain events written to the outbox in the transaction that caused them
+ * (see outbox.ts), each with its payload schema and the queues the relay hands it to. A route
+ * turns the event into that queue's job; returning null means "no job for this one". Adding an
+ * event is one entry below; adding a consumer is one route.
+ */
+type Routes<P> = {
+  readonly [Q in QueueName]?: (payload: P, eventId: string) => JobInput<Q> | null;
+};
+
+export interface EventDefinition<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  relayTo: Routes<z.output<S>>;
+}
+
+const defineEvent = <S extends z.ZodType>(definition: EventDefinition<S>): EventDefinition<S> =>
+  definition;
+
+const authorKinds = ['member', 'webhook', 'agent', 'system'] as const satisfies AuthorKind[];
+
+export const eventCatalog = {
+  message_created: defineEvent({
+    schema: z.object({
+      messageId: idSchema('message'),
+      roomId: idSchema('room'),
+      workspaceId: idSchema('workspace'),
+      authorKind: z.enum(authorKinds),
+    }),
+    relayTo: {
+      // Every message is relayed; the delivery worker applies the loop guard (no delivery for
+      // messages that came in through a webhook) where it reads the message anyway.
+      'webhook-delivery': ({ messageId, roomId, workspaceId }, eventId) => ({
+        eventId,
+        messageId,
+        roomId,
+        workspaceId,
+      }),
+    },
+  }),
+  feedback_filed: defineEvent({
+    schema: z.object({ feedbackId: idSchema('feedback'), workspaceId: idSchema('workspace') }),
+    relayTo: {
+      'agent-work': ({ feedbackId, workspaceId }, eventId) => ({
+        eventId,
+        feedbackId,
+        workspaceId,
+      }),
+    },
+  }),
+};
+
+export type EventType = keyof typeof eventCatalog;
+export type EventPayload<E extends EventType> = z.output<(typeof eventCatalog)[E]['schema']>;
+export type EventInput<E extends EventType> = z.input<(typeof eventCatalog)[E]['schema']>;
+
+export const eventTypes = Object.keys(eventCatalog) as EventType[];
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(eventCatalog, value);
+}
+
+/** Validates an event payload; throws InvalidPayloadError naming the event and each problem. */
+export function parseEvent<E extends EventType>(type: E, payload: unknown): EventPayload<E> {
+  const result = eventCatalog[type].schema.safeParse(payload);
+  if (!result.success) {
+    throw new InvalidPayloadError(
+      `event "${type}"`,
+      result.error.issues,
+      describeIssues(result.error),
+    );
+  }
+  // E's own schema parsed it; indexing with a generic E only widened the static type.
+  return result.data as EventPayload<E>;
+}
+
+/** A catalog entry with its types erased, for code that handles any event (the relay). */
+interface ErasedEventDefinition {
+  schema: z.ZodType;
+  relayTo: Partial<Record<QueueName, (payload: unknown, eventId: string) => unknown>>;
+}
+
+/**
+ * The jobs one outbox row becomes: one per route, each with jobId = the event id, each payload
+ * already validated against its queue's schema. Throws InvalidPayloadError when the event's
+ * payload or a route's output is invalid, so the caller can set the row aside instead of enqueuing
+ * part of it.
+ */
+export function jobsForEvent(type: EventType, payload: unknown, eventId: string): BulkJob[] {
+  // Sound: each route is only called with its own event schema's output, and what it returns is
+  // validated against the target queue's schema below.
+  const definition = eventCatalog[type] as unknown as ErasedEventDefinition;
+  const event = parseEvent(type, payload);
+  const jobs: BulkJob[] = [];
+  for (const [queue, route] of Object.entries(definition.relayTo) as [
+    QueueName,
+    (payload: unknown, eventId: string) => unknown,
+  ][]) {
+    const mapped = route(event, eventId);
+    if (mapped === null) continue;
+    const parsed = safeParseJob(queue, mapped);
+    if (!parsed.success) {
+      throw new InvalidPayloadError(
+        `queue "${queue}" (routed from event "${type}")`,
+        parsed.error.issues,
+        describeIssues(parsed.error),
+      );
+    }
+    jobs.push({ queue, payload: parsed.data, opts: { jobId: eventId } } as BulkJob);
+  }
+  return jobs;
+}

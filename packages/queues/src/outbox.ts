@@ -1,0 +1,272 @@
+import { sql, type Kysely } from 'kysely';
+import { newId, type Logger } from '@ferry/core';
+import type { Database, Db } from '@ferry/db';
+import { InvalidPayloadError, type BulkJob } from './catalog.js';
+import {
+  eventTypes,
+  isEventType,
+  jobsForEvent,
+  parseEvent,
+  type EventInput,
+  type EventType,
+} from './events.js';
+import type { Producer } from './producer.js';
+
+/**
+ * Transactional outbox. A domain event is a row written in the same transaction as the change that
+ * caused it, so it exists exactly when the change does. The relay moves rows to BullMQ and marks
+ * them sent; Postgres is its only state, so it survives restarts and several can run at once.
+ *
+ * Guarantee: at-least-once. Jobs are added before the rows are marked, in the transaction that
+ * holds their row locks; a crash between the two leaves the rows unsent and they are relayed
+ * again. The re-add reuses jobId = event id, which BullMQ ignores while that job still exists
+ * (waiting, active, or kept after completion), so in practice a crash causes no duplicate; once a
+ * finished job has been removed a re-add does create a second one, so consumers dedupe on eventId.
+ */
+
+/**
+ * Writes one event in the caller's transaction (or as its own statement when given the plain db).
+ * Validates the payload against the event catalog first; returns the event id.
+ */
+export async function writeEvent<E extends EventType>(
+  db: Kysely<Database>,
+  type: E,
+  payload: EventInput<E>,
+): Promise<string> {
+  const event = parseEvent(type, payload);
+  const id = newId('outbox');
+  await db
+    .insertInto('outbox')
+    .values({ id, type, payload: JSON.stringify(event) })
+    .execute();
+  return id;
+}
+
+export interface OutboxRelayOptions {
+  db: Db;
+  producer: Producer;
+  logger: Logger;
+  /** Wait between polls when the outbox is empty. */
+  pollMs?: number;
+  /** Rows per transaction. */
+  batchSize?: number;
+  /** Longest wait between attempts while Postgres or Redis is failing. */
+  maxBackoffMs?: number;
+  /** A batch whose jobs are not in Redis by then is rolled back and retried (Redis hung). */
+  enqueueTimeoutMs?: number;
+  /** How often to prune old sent rows and report rows of unknown types. */
+  maintenanceEveryMs?: number;
+  /** Sent rows older than this are deleted. */
+  retentionDays?: number;
+}
+
+export interface OutboxRelay {
+  /** Starts the loop (startOutboxRelay does this for you). */
+  start(): void;
+  /** Stops after the current batch commits or rolls back. */
+  stop(): Promise<void>;
+  /** Relays one batch now; resolves with the number of rows it settled. */
+  drainOnce(): Promise<number>;
+  /** Deletes old sent rows and logs unsent rows of unknown types; returns rows deleted. */
+  maintain(): Promise<number>;
+}
+
+interface OutboxBatchRow {
+  seq: string;
+  id: string;
+  type: string;
+  payload: unknown;
+}
+
+/**
+ * Test-only fault injection for the kill test: with NODE_ENV=test and
+ * FERRY_OUTBOX_CRASH_AFTER_ENQUEUE=N, the process SIGKILLs itself after the Nth batch's jobs are in
+ * Redis and before its rows are marked sent: the exact window the outbox has to survive.
+ */
+function crashHook(): () => Promise<void> {
+  const after = Number(process.env.FERRY_OUTBOX_CRASH_AFTER_ENQUEUE ?? 0);
+  if (process.env.NODE_ENV !== 'test' || !(after > 0)) return () => Promise.resolve();
+  let batches = 0;
+  return async () => {
+    if (++batches < after) return;
+    process.kill(process.pid, 'SIGKILL');
+    await new Promise(() => undefined); // nothing else runs while the signal lands
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const { db, producer, logger } = options;
+  const pollMs = options.pollMs ?? 200;
+  const batchSize = options.batchSize ?? 500;
+  const maxBackoffMs = options.maxBackoffMs ?? 10_000;
+  const enqueueTimeoutMs = options.enqueueTimeoutMs ?? 10_000;
+  const maintenanceEveryMs = options.maintenanceEveryMs ?? 60_000;
+  const retentionDays = options.retentionDays ?? 7;
+  const afterEnqueue = crashHook();
+
+  async function drainOnce(): Promise<number> {
+    return db.transaction().execute(async (trx) => {
+      // Only types this build knows: a row of a newer type (written by a newer deploy) is left for
+      // a relay that knows it instead of being dropped or blocking the head of the outbox.
+      const rows: OutboxBatchRow[] = await trx
+        .selectFrom('outbox')
+        .select(['seq', 'id', 'type', 'payload'])
+        .where('sent_at', 'is', null)
+        .where('type', 'in', eventTypes)
+        .orderBy('seq')
+        .limit(batchSize)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      if (rows.length === 0) return 0;
+
+      const jobs: BulkJob[] = [];
+      for (const row of rows) {
+        if (!isEventType(row.type)) continue; // the query already excluded these
+        try {
+          jobs.push(...jobsForEvent(row.type, row.payload, row.id));
+        } catch (error) {
+          if (!(error instanceof InvalidPayloadError)) throw error;
+          // A known type whose payload fails its schema can't succeed on any retry by this build.
+          // It is marked sent with nothing enqueued (so it never blocks the outbox) and logged at
+          // error level with its id: fix the data or the schema, then set sent_at = null to relay
+          // it again. It is pruned with other sent rows after `retentionDays`.
+          logger.error(
+            { eventId: row.id, seq: row.seq, type: row.type, problem: error.message },
+            'outbox event set aside: invalid payload, nothing enqueued',
+          );
+        }
+      }
+      if (jobs.length) {
+        // A hung Redis must not hold these row locks forever. An add that lands after we gave up
+        // only creates jobs the retry adds anyway, under the same job ids.
+        await withTimeout(producer.addBulk(jobs), enqueueTimeoutMs, 'adding outbox jobs');
+      }
+      await afterEnqueue();
+      await trx
+        .updateTable('outbox')
+        .set({ sent_at: sql<Date>`now()` })
+        .where(
+          'seq',
+          'in',
+          rows.map((row) => row.seq),
+        )
+        .execute();
+      return rows.length;
+    });
+  }
+
+  async function maintain(): Promise<number> {
+    // Walk the oldest sent rows by primary key (cheap, no index on sent_at needed) and delete those
+    // past retention; a few rounds per call keeps each statement short.
+    let deleted = 0;
+    for (let round = 0; round < 10; round++) {
+      const result = await db
+        .deleteFrom('outbox')
+        .where('seq', 'in', (eb) =>
+          eb
+            .selectFrom('outbox')
+            .select('seq')
+            .where('sent_at', 'is not', null)
+            .orderBy('seq')
+            .limit(1_000),
+        )
+        .where('sent_at', '<', sql<Date>`now() - make_interval(days => ${retentionDays})`)
+        .executeTakeFirst();
+      const count = Number(result.numDeletedRows);
+      deleted += count;
+      if (count < 1_000) break;
+    }
+    const unknown = await db
+      .selectFrom('outbox')
+      .select(['type', (eb) => eb.fn.countAll<string>().as('count')])
+      .where('sent_at', 'is', null)
+      .where('type', 'not in', eventTypes)
+      .groupBy('type')
+      .execute();
+    for (const { type, count } of unknown) {
+      logger.warn(
+        { type, count: Number(count) },
+        'unsent outbox events of a type this build does not know (written by a newer version?)',
+      );
+    }
+    return deleted;
+  }
+
+  let running: Promise<void> | undefined;
+  let stopping = false;
+  let wakeUp: (() => void) | undefined;
+
+  const pause = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  async function loop(): Promise<void> {
+    let failures = 0;
+    let nextMaintenance = 0;
+    while (!stopping) {
+      let settled = 0;
+      try {
+        settled = await drainOnce();
+        if (failures) logger.info({ failures }, 'outbox relay recovered');
+        failures = 0;
+      } catch (err) {
+        failures++;
+        // Exponential with jitter so several relays don't hammer a recovering store in step.
+        const delay = Math.min(maxBackoffMs, pollMs * 2 ** failures) * (0.5 + Math.random() / 2);
+        logger.error({ err, failures, retryInMs: Math.round(delay) }, 'outbox relay failed');
+        await pause(delay);
+        continue;
+      }
+      if (Date.now() >= nextMaintenance) {
+        nextMaintenance = Date.now() + maintenanceEveryMs;
+        try {
+          const deleted = await maintain();
+          if (deleted) logger.debug({ deleted }, 'pruned sent outbox events');
+        } catch (err) {
+          logger.warn({ err }, 'outbox maintenance failed');
+        }
+      }
+      // A full batch means more are probably waiting: go again at once.
+      if (settled < batchSize && !stopping) await pause(pollMs);
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      stopping = false;
+      running = loop();
+    },
+    async stop() {
+      stopping = true;
+      wakeUp?.();
+      await running;
+      running = undefined;
+    },
+    drainOnce,
+    maintain,
+  };
+}
+
+/** createOutboxRelay + start. */
+export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const relay = createOutboxRelay(options);
+  relay.start();
+  return relay;
+}

@@ -1,0 +1,202 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Redis } from 'ioredis';
+import { newId } from '@ferry/core';
+import { createTestContext, type TestContext } from '@ferry/testing';
+import {
+  createProducer,
+  createRedisConnection,
+  parseEvent,
+  startOutboxRelay,
+  writeEvent,
+  type EventType,
+  type Producer,
+  type QueueName,
+} from '../src/index.js';
+import { waitUntil } from './support/wait.js';
+
+/**
+ * The issue's requirement: kill the outbox relay mid-way and show every event reaches its queue
+ * once or more, never zero. The relay runs in real child processes that get SIGKILLed: once at a
+ * deterministic point (jobs in Redis, rows not yet marked sent) and once at an arbitrary point
+ * while events are still being written.
+ */
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const relayScript = fileURLToPath(new URL('./support/relay-process.ts', import.meta.url));
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+interface RelayProcess {
+  child: ChildProcess;
+  /** Loaded and waiting for `go()`; SIGTERM stops it cleanly from here on. */
+  ready: Promise<void>;
+  go(): void;
+  exited: Promise<Exit>;
+}
+
+function spawnRelay(env: Record<string, string>): RelayProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', relayScript], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const ready = new Promise<void>((resolve) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('ready')) resolve();
+    });
+  });
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, ready, go: () => child.stdin?.write('go\n'), exited };
+}
+
+const target: Record<EventType, QueueName> = {
+  message_created: 'webhook-delivery',
+  feedback_filed: 'agent-work',
+};
+
+describe('outbox relay killed mid-way', () => {
+  let ctx: TestContext;
+  let connection: Redis;
+  let producer: Producer;
+  const children: RelayProcess[] = [];
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    producer = createProducer({ connection, prefix: ctx.config.REDIS_PREFIX, logger: ctx.logger });
+  });
+
+  afterAll(async () => {
+    for (const { child } of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map((relay) => relay.exited));
+    await producer.close();
+    await connection.quit();
+    await ctx.close();
+  });
+
+  function event(i: number, workspaceId: string) {
+    return i % 2 === 0
+      ? {
+          type: 'message_created' as const,
+          payload: parseEvent('message_created', {
+            messageId: newId('message'),
+            roomId: newId('room'),
+            workspaceId,
+            authorKind: 'member',
+          }),
+        }
+      : {
+          type: 'feedback_filed' as const,
+          payload: parseEvent('feedback_filed', { feedbackId: newId('feedback'), workspaceId }),
+        };
+  }
+
+  /** The backlog, in one multi-row insert: the same rows writeEvent makes, just faster. */
+  async function insertBacklog(count: number): Promise<void> {
+    const workspaceId = newId('workspace');
+    const values = Array.from({ length: count }, (_, i) => {
+      const { type, payload } = event(i, workspaceId);
+      return { id: newId('outbox'), type, payload: JSON.stringify(payload) };
+    });
+    await ctx.db.insertInto('outbox').values(values).execute();
+  }
+
+  /** Events written through writeEvent while relays run, `perTransaction` per transaction. */
+  async function writeEvents(count: number, perTransaction: number): Promise<void> {
+    const workspaceId = newId('workspace');
+    for (let done = 0; done < count; done += perTransaction) {
+      await ctx.db.transaction().execute(async (trx) => {
+        for (let i = done; i < Math.min(count, done + perTransaction); i++) {
+          const { type, payload } = event(i, workspaceId);
+          await writeEvent(trx, type, payload);
+        }
+      });
+    }
+  }
+
+  const rows = () =>
+    ctx.db.selectFrom('outbox').select(['seq', 'id', 'type', 'sent_at']).orderBy('seq').execute();
+  const sentCount = async () =>
+    Number(
+      (
+        await ctx.db
+          .selectFrom('outbox')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('sent_at', 'is not', null)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  /** Every job id in a queue (the relay's jobs wait: no worker runs here). */
+  const jobIds = async (queue: QueueName): Promise<string[]> =>
+    (await producer.queue(queue).getJobs(['waiting'], 0, -1)).map((job) => job.id!);
+
+  it('delivers every event to its queue at least once, never zero, across crashes', async () => {
+    const BATCH = 100;
+    // Start-up of a relay process is the slow part: pay it for both at once.
+    const crashing = spawnRelay({
+      ...ctx.env,
+      RELAY_BATCH_SIZE: String(BATCH),
+      FERRY_OUTBOX_CRASH_AFTER_ENQUEUE: '3',
+    });
+    const killed = spawnRelay({ ...ctx.env, RELAY_BATCH_SIZE: '25' });
+    children.push(crashing, killed);
+    await insertBacklog(2000);
+    await Promise.all(children.map((relay) => relay.ready));
+
+    // 1. Deterministic crash: the relay dies after its 3rd batch is in Redis, before marking it.
+    crashing.go();
+    expect(await crashing.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const sentFlags = (await rows()).map((row) => row.sent_at !== null);
+    // Exactly the first two batches were committed: a prefix, no gap...
+    expect(sentFlags.slice(0, 2 * BATCH).every(Boolean)).toBe(true);
+    expect(sentFlags.slice(2 * BATCH).some(Boolean)).toBe(false);
+    // ...and the third batch reached Redis although its rows still say unsent.
+    const enqueued =
+      (await jobIds('webhook-delivery')).length + (await jobIds('agent-work')).length;
+    expect(enqueued).toBe(3 * BATCH);
+
+    // 2. A fresh relay resumes at the first unsent row while more events are being written;
+    //    kill it at an arbitrary point mid-way.
+    killed.go();
+    const writing = writeEvents(500, 10);
+    await waitUntil(async () => (await sentCount()) >= 1000, 'the second relay to make progress');
+    killed.child.kill('SIGKILL');
+    expect((await killed.exited).signal).toBe('SIGKILL');
+
+    // 3. Two relays at once finish the work; SKIP LOCKED gives each row to one of them.
+    const relays = [1, 2].map(() =>
+      startOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, pollMs: 10, batchSize: 50 }),
+    );
+    await writing;
+    await waitUntil(async () => (await sentCount()) === 2500, 'every event to be relayed');
+    await Promise.all(relays.map((relay) => relay.stop()));
+
+    // Every event has its job, found by jobId = event id; no row is left unsent.
+    const all = await rows();
+    expect(all).toHaveLength(2500);
+    expect(all.filter((row) => row.sent_at === null)).toEqual([]);
+    for (const queue of ['webhook-delivery', 'agent-work'] as const) {
+      const ids = await jobIds(queue);
+      const present = new Set(ids);
+      const expected = all
+        .filter((row) => target[row.type as EventType] === queue)
+        .map((row) => row.id);
+      expect(expected.filter((id) => !present.has(id))).toEqual([]); // never zero
+      // Once or more per event; here exactly once, since BullMQ ignores a re-add of a job id.
+      expect(ids.length).toBe(expected.length);
+      expect(present.size).toBe(ids.length);
+    }
+    const sample = all[1]!;
+    expect((await producer.queue('agent-work').getJob(sample.id))?.data).toMatchObject({
+      eventId: sample.id,
+    });
+  }, 60_000);
+});

@@ -1,0 +1,193 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { sql } from 'kysely';
+import type { Redis } from 'ioredis';
+import { newId } from '@ferry/core';
+import { createOutboxEvent, createTestContext, type TestContext } from '@ferry/testing';
+import {
+  createOutboxRelay,
+  createProducer,
+  createRedisConnection,
+  InvalidPayloadError,
+  startOutboxRelay,
+  writeEvent,
+  type OutboxRelay,
+  type Producer,
+} from '../src/index.js';
+import { waitUntil } from './support/wait.js';
+
+const message = () => ({
+  messageId: newId('message'),
+  roomId: newId('room'),
+  workspaceId: newId('workspace'),
+  authorKind: 'member' as const,
+});
+
+describe('outbox', () => {
+  let ctx: TestContext;
+  let connection: Redis;
+  let producer: Producer;
+  let relay: OutboxRelay;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    producer = createProducer({ connection, prefix: ctx.config.REDIS_PREFIX, logger: ctx.logger });
+    relay = createOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, batchSize: 50 });
+  });
+
+  afterEach(async () => {
+    await ctx.db.deleteFrom('outbox').execute();
+    for (const name of ['webhook-delivery', 'agent-work'] as const) {
+      await producer.queue(name).obliterate({ force: true });
+    }
+  });
+
+  afterAll(async () => {
+    await producer.close();
+    await connection.quit();
+    await ctx.close();
+  });
+
+  const unsent = async () =>
+    (await ctx.db.selectFrom('outbox').select('id').where('sent_at', 'is', null).execute()).map(
+      (row) => row.id,
+    );
+
+  it('enqueues nothing for an event whose transaction rolled back', async () => {
+    let eventId = '';
+    await expect(
+      ctx.db.transaction().execute(async (trx) => {
+        eventId = await writeEvent(trx, 'message_created', message());
+        throw new Error('the message insert failed');
+      }),
+    ).rejects.toThrow('the message insert failed');
+    expect(eventId).toMatch(/^evt_/);
+    expect(await relay.drainOnce()).toBe(0);
+    expect(await producer.queue('webhook-delivery').getJob(eventId)).toBeUndefined();
+    expect(await producer.queue('webhook-delivery').count()).toBe(0);
+  });
+
+  it('enqueues exactly one job per target queue, with jobId = event id, for a committed event', async () => {
+    const sent = message();
+    const { messageEvent, feedbackEvent } = await ctx.db.transaction().execute(async (trx) => ({
+      messageEvent: await writeEvent(trx, 'message_created', sent),
+      feedbackEvent: await writeEvent(trx, 'feedback_filed', {
+        feedbackId: newId('feedback'),
+        workspaceId: sent.workspaceId,
+      }),
+    }));
+    expect(await relay.drainOnce()).toBe(2);
+    expect(await relay.drainOnce()).toBe(0);
+    expect(await unsent()).toEqual([]);
+
+    const delivery = await producer.queue('webhook-delivery').getJob(messageEvent);
+    expect(delivery?.name).toBe('webhook-delivery');
+    expect(delivery?.data).toEqual({
+      eventId: messageEvent,
+      messageId: sent.messageId,
+      roomId: sent.roomId,
+      workspaceId: sent.workspaceId,
+    });
+    expect(await producer.queue('agent-work').getJob(feedbackEvent)).toBeDefined();
+    expect(await producer.queue('webhook-delivery').count()).toBe(1);
+    expect(await producer.queue('agent-work').count()).toBe(1);
+
+    // Relayed again (as after a crash before the mark): BullMQ keeps the one job.
+    await ctx.db.updateTable('outbox').set({ sent_at: null }).execute();
+    expect(await relay.drainOnce()).toBe(2);
+    expect(await producer.queue('webhook-delivery').count()).toBe(1);
+    expect(await producer.queue('agent-work').count()).toBe(1);
+  });
+
+  it('refuses to write an invalid event', async () => {
+    await expect(
+      writeEvent(ctx.db, 'feedback_filed', {
+        feedbackId: 'fbk_nope',
+        workspaceId: newId('workspace'),
+      }),
+    ).rejects.toThrow(InvalidPayloadError);
+    expect(await ctx.db.selectFrom('outbox').select('id').execute()).toEqual([]);
+  });
+
+  it('sets aside a known event with an invalid payload without blocking the rest', async () => {
+    const bad = await createOutboxEvent(ctx.db, {
+      type: 'message_created',
+      payload: { messageId: 42 },
+    });
+    const good = await writeEvent(ctx.db, 'message_created', message());
+    expect(await relay.drainOnce()).toBe(2);
+    expect(await unsent()).toEqual([]);
+    expect(await producer.queue('webhook-delivery').getJob(bad.id)).toBeUndefined();
+    expect(await producer.queue('webhook-delivery').getJob(good)).toBeDefined();
+  });
+
+  it('leaves events of an unknown type unsent, for a relay that knows them, without blocking', async () => {
+    const small = createOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, batchSize: 2 });
+    const future = [];
+    for (let i = 0; i < 3; i++)
+      future.push((await createOutboxEvent(ctx.db, { type: 'future' })).id);
+    const good = await writeEvent(ctx.db, 'message_created', message());
+    expect(await small.drainOnce()).toBe(1);
+    expect(await producer.queue('webhook-delivery').getJob(good)).toBeDefined();
+    expect((await unsent()).sort()).toEqual(future.sort());
+  });
+
+  it('prunes rows sent more than seven days ago, and only those', async () => {
+    const old = await createOutboxEvent(ctx.db, { type: 'message_created', sent: true });
+    const recent = await createOutboxEvent(ctx.db, { type: 'message_created', sent: true });
+    const waiting = await createOutboxEvent(ctx.db, { type: 'future' });
+    await ctx.db
+      .updateTable('outbox')
+      .set({ sent_at: sql<Date>`now() - interval '8 days'` })
+      .where('id', '=', old.id)
+      .execute();
+    expect(await relay.maintain()).toBe(1);
+    const left = await ctx.db.selectFrom('outbox').select('id').orderBy('seq').execute();
+    expect(left.map((row) => row.id)).toEqual([recent.id, waiting.id]);
+  });
+
+  it('rolls back and retries when Redis does not answer, losing nothing', async () => {
+    // A "Redis" that accepts connections and never answers: adds hang until the relay gives up.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const hung = createRedisConnection(`redis://127.0.0.1:${port}/0`, { role: 'producer' });
+    const stuck = createProducer({ connection: hung, prefix: ctx.config.REDIS_PREFIX });
+    const eventId = await writeEvent(ctx.db, 'message_created', message());
+    try {
+      const failing = createOutboxRelay({
+        db: ctx.db,
+        producer: stuck,
+        logger: ctx.logger,
+        enqueueTimeoutMs: 100,
+      });
+      await expect(failing.drainOnce()).rejects.toThrow(/timed out after 100 ms/);
+      expect(await unsent()).toEqual([eventId]);
+    } finally {
+      hung.disconnect();
+      await stuck.close().catch(() => undefined);
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+    expect(await relay.drainOnce()).toBe(1);
+    expect(await producer.queue('webhook-delivery').getJob(eventId)).toBeDefined();
+  });
+
+  it('runs as a loop that picks up new events and stops cleanly', async () => {
+    const running = startOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, pollMs: 10 });
+    try {
+      const eventId = await ctx.db
+        .transaction()
+        .execute((trx) => writeEvent(trx, 'message_created', message()));
+      await waitUntil(
+        async () => (await producer.queue('webhook-delivery').getJob(eventId)) !== undefined,
+        'the loop to relay the event',
+      );
+      await waitUntil(async () => (await unsent()).length === 0, 'the row to be marked sent');
+    } finally {
+      await running.stop();
+    }
+  });
+});

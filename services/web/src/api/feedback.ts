@@ -1,0 +1,83 @@
+import { Router, type RequestHandler } from 'express';
+import { AppError } from '@ferry/core';
+import { parseInput } from '@ferry/http';
+import { z } from 'zod';
+import type { WebDeps } from '../deps.js';
+import {
+  FEEDBACK_PAGE_SIZE,
+  feedbackJson,
+  fileFeedback,
+  fileFeedbackSchema,
+  findFeedback,
+  listFeedback,
+  ticketJson,
+} from '../domain/feedback.js';
+import { apiAuth, requireToken } from './auth.js';
+
+/**
+ * express.json() leaves a body it does not recognise as JSON unparsed (`req.body` undefined) and
+ * reads an empty one as `{}`; neither is JSON the caller sent, so both are told to send JSON.
+ */
+const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const empty = req.get('content-length') === '0';
+  if (!req.is('application/json') || req.body === undefined || empty) {
+    throw new AppError(
+      'invalid_json',
+      'Send a JSON body with the header "Content-Type: application/json".',
+    );
+  }
+  next();
+};
+
+const listQuerySchema = z.object({
+  page: z.coerce
+    .number('Must be a page number.')
+    .int('Must be a page number.')
+    .min(1, 'Must be a page number from 1.')
+    .max(10_000, 'Must be at most 10,000.')
+    .default(1),
+  status: z.enum(['new', 'triaged'], 'Must be "new" or "triaged".').optional(),
+});
+
+/**
+ * /api/v1/feedback: file a ticket (`tenant:write`), read one or a page of them (`tenant:read`,
+ * which `tenant:write` implies). Everything is scoped to the token's workspace; a ticket of
+ * another workspace is "not found", exactly like one that never existed.
+ * `POST /:id/dispatch` belongs to the dispatch service and is not answered here.
+ */
+export function feedbackApi(deps: WebDeps): Router {
+  const { db } = deps;
+  const router = Router();
+
+  router.post('/', requireToken(deps, 'tenant:write'), requireJsonBody, async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const input = parseInput(fileFeedbackSchema, req.body, 'feedback');
+    const feedback = await fileFeedback(db, workspace.id, input);
+    res
+      .status(201)
+      .location(`/api/v1/feedback/${feedback.id}`)
+      .json(await ticketJson(db, feedback));
+  });
+
+  router.get('/', requireToken(deps, 'tenant:read'), async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const query = parseInput(listQuerySchema, req.query, 'query');
+    const page = await listFeedback(db, workspace.id, query);
+    // The list stays one query: dispatches are only on the single-ticket read.
+    res.json({
+      feedback: page.items.map(feedbackJson),
+      page: page.page,
+      per_page: FEEDBACK_PAGE_SIZE,
+      has_more: page.hasMore,
+    });
+  });
+
+  router.get('/:id', requireToken(deps, 'tenant:read'), async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const feedback = await findFeedback(db, workspace.id, req.params.id as string);
+    if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
+    res.json(await ticketJson(db, feedback));
+  });
+
+  return router;
+}

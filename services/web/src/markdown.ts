@@ -1,0 +1,138 @@
+import { Marked } from 'marked';
+import sanitizeHtml from 'sanitize-html';
+import { escapeHtml, raw, type SafeHtml } from './views/html.js';
+
+/**
+ * Message bodies are stored as the author typed them and rendered here at read time, so a fix to
+ * the renderer or the sanitizer applies to every message ever posted.
+ *
+ * Two layers: marked's renderer drops raw HTML and unsafe links as it writes, then sanitize-html
+ * keeps only an allowlist of tags, attributes and URL schemes. The second layer is the one that
+ * guarantees safety; the first keeps the output readable (link text instead of an empty <a>).
+ */
+
+/** Lower-cased `@handles` that resolve to a workspace member (see mentionHandles). */
+export type MentionHandles = ReadonlySet<string>;
+
+/**
+ * The handles a member answers to: their first name and their whole name without spaces, lower
+ * case ("Ada Lovelace" -> ada, adalovelace). Kept deliberately simple; two Adas share `@ada`.
+ */
+export function mentionHandles(names: Iterable<string>): MentionHandles {
+  const handles = new Set<string>();
+  for (const name of names) {
+    const trimmed = name.trim().toLowerCase();
+    const first = trimmed.split(/\s+/)[0];
+    if (first) handles.add(first);
+    const joined = trimmed.replace(/\s+/g, '');
+    if (joined) handles.add(joined);
+  }
+  return handles;
+}
+
+const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
+
+function safeUrl(href: string): boolean {
+  // Browsers ignore control characters and spaces inside a scheme ("java\tscript:").
+  const compact = [...href].filter((c) => c.charCodeAt(0) > 0x20).join('');
+  return SAFE_URL.test(compact);
+}
+
+const marked = new Marked({
+  gfm: true,
+  // Chat, not documents: a single newline is a line break.
+  breaks: true,
+  renderer: {
+    // Raw HTML in a message is dropped, never passed through (the sanitizer would strip it too).
+    html: () => '',
+    link(token) {
+      const text = this.parser.parseInline(token.tokens);
+      if (!safeUrl(token.href)) return text;
+      const title = token.title ? ` title="${escapeHtml(token.title)}"` : '';
+      return `<a href="${escapeHtml(token.href)}"${title}>${text}</a>`;
+    },
+    // No inline images (tracking pixels, layout breakage): a link to the image instead.
+    image(token) {
+      const label = escapeHtml(token.text || token.href);
+      if (!safeUrl(token.href)) return label;
+      return `<a href="${escapeHtml(token.href)}">${label}</a>`;
+    },
+  },
+});
+
+// A mention starts after a non-word character (so `bob@example` is not one) and ends on a letter,
+// digit or underscore (so `@ada.` highlights `@ada`).
+const MENTION = /(^|[^\p{L}\p{N}_])@([\p{L}\p{N}](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?)/gu;
+
+/** Tags whose text is never scanned for mentions: code, and links (their text is the link). */
+const NO_MENTIONS = new Set(['code', 'pre', 'a']);
+
+function sanitizeOptions(handles: MentionHandles): sanitizeHtml.IOptions {
+  return {
+    allowedTags: [
+      'p',
+      'br',
+      'strong',
+      'em',
+      'del',
+      's',
+      'code',
+      'pre',
+      'blockquote',
+      'ul',
+      'ol',
+      'li',
+      'a',
+      'h1',
+      'h2',
+      'h3',
+      'h4',
+      'h5',
+      'h6',
+      'hr',
+      'table',
+      'thead',
+      'tbody',
+      'tr',
+      'th',
+      'td',
+      'span',
+    ],
+    allowedAttributes: {
+      a: ['href', 'title', 'rel', 'target'],
+      code: ['class'],
+      span: ['class'],
+      ol: ['start'],
+      th: ['align'],
+      td: ['align'],
+    },
+    allowedClasses: { code: [/^language-[\w-]+$/], span: ['mention'] },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedSchemesAppliedToAttributes: ['href'],
+    allowProtocolRelative: false,
+    // script, style, textarea...: dropped with their content, never shown as text.
+    disallowedTagsMode: 'discard',
+    transformTags: {
+      a: (tagName, attribs) => ({
+        tagName,
+        attribs: { ...attribs, rel: 'noopener noreferrer nofollow', target: '_blank' },
+      }),
+    },
+    // `text` arrives already escaped; only `@handle` (letters, digits, _.-) is wrapped, so no
+    // markup from the author can get in through here.
+    textFilter: (text, tagName) => {
+      if (handles.size === 0 || NO_MENTIONS.has(tagName) || !text.includes('@')) return text;
+      return text.replace(MENTION, (match, before: string, handle: string) =>
+        handles.has(handle.toLowerCase())
+          ? `${before}<span class="mention">@${handle}</span>`
+          : match,
+      );
+    },
+  };
+}
+
+/** Markdown -> sanitized HTML, with `@handle` of workspace members highlighted. */
+export function renderMarkdown(body: string, handles: MentionHandles = new Set()): SafeHtml {
+  const unsafe = marked.parse(body, { async: false });
+  return raw(sanitizeHtml(unsafe, sanitizeOptions(handles)).trim());
+}

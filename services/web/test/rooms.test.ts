@@ -1,0 +1,677 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
+import { io as connect, type Socket } from 'socket.io-client';
+import type { Role } from '@ferry/db';
+import {
+  createMember,
+  createMessage,
+  createRoom,
+  createWorkspace,
+  joinRoom,
+  startApp,
+  type RunningApp,
+} from '@ferry/testing';
+import { createWebApp } from '../src/app.js';
+import { postMessage } from '../src/domain/messages.js';
+import { mentionHandles, renderMarkdown } from '../src/markdown.js';
+import { FormClient, startWeb, type WebHarness } from './harness.js';
+
+describe('markdown', () => {
+  const render = (body: string): string =>
+    renderMarkdown(body, mentionHandles(['Ada Lovelace', 'Bob'])).value;
+
+  it.each([
+    ['<script>alert(1)</script>', /<script|alert\(1\)/i],
+    ['<img src=x onerror=alert(1)>', /<img|onerror/i],
+    ['[x](javascript:alert(1))', /javascript:|href/i],
+    ['<iframe src="https://evil.test"></iframe>', /<iframe|evil/i],
+    ['[x](JaVaScRiPt:alert(1)) <a href="javascript:alert(1)">y</a>', /javascript:|href/i],
+    ['<style>body{display:none}</style>', /<style|display/i],
+    ['<div onclick="alert(1)">hi</div>', /onclick|<div/i],
+    ['![x](javascript:alert(1))', /javascript:|<img/i],
+  ])('drops %j', (body, forbidden) => {
+    expect(render(body)).not.toMatch(forbidden);
+  });
+
+  it('renders markdown, safe links and mentions of members only', () => {
+    const out = render(
+      '**bold** `@ada` see https://example.test and [docs](https://docs.test "Docs")\n' +
+        'hi @ada, @BOB and @adalovelace; not @nobody or bob@ada.test',
+    );
+    expect(out).toContain('<strong>bold</strong>');
+    expect(out).toContain('<code>@ada</code>');
+    expect(out).toContain(
+      '<a href="https://example.test" rel="noopener noreferrer nofollow" target="_blank">',
+    );
+    expect(out).toContain('title="Docs" rel="noopener noreferrer nofollow" target="_blank"');
+    expect(out).toContain('<span class="mention">@ada</span>,');
+    expect(out).toContain('<span class="mention">@BOB</span>');
+    expect(out).toContain('<span class="mention">@adalovelace</span>');
+    expect(out).toContain('not @nobody');
+    expect(out).not.toContain('<span class="mention">@ada.test');
+    expect(render('```\n@ada <b>x</b>\n```')).toBe(
+      '<pre><code>@ada &lt;b&gt;x&lt;/b&gt;\n</code></pre>',
+    );
+  });
+});
+
+/** The session cookie of a signed-in user, for socket.io clients. */
+async function sessionCookie(url: string, email: string, password: string): Promise<string> {
+  const page = await fetch(`${url}/login`);
+  const cookie = page.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const res = await fetch(`${url}/login`, {
+    method: 'POST',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ email, password, _csrf: csrf }),
+    redirect: 'manual',
+  });
+  if (res.status !== 302) throw new Error(`sign-in failed: ${res.status}`);
+  return res.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+}
+
+/** What room.js does: a JSON post with the page's CSRF token in a header. */
+async function jsonPost(
+  url: string,
+  cookie: string,
+  path: string,
+  body: unknown,
+  options: { csrf?: boolean } = {},
+): Promise<Response> {
+  const page = await fetch(`${url}${path.replace(/\/messages$/, '')}`, { headers: { cookie } });
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  return fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: {
+      cookie,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(options.csrf === false ? {} : { 'x-csrf-token': csrf }),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+interface LiveMessage {
+  id: string;
+  roomId: string;
+  html: string;
+}
+
+/** A socket.io client that records what it receives. */
+class LiveClient {
+  readonly messages: LiveMessage[] = [];
+  readonly left: string[] = [];
+  private constructor(readonly socket: Socket) {
+    socket.on('message:new', (m: LiveMessage) => this.messages.push(m));
+    socket.on('room:left', (e: { roomId: string }) => this.left.push(e.roomId));
+  }
+
+  static async open(url: string, cookie: string): Promise<LiveClient> {
+    const socket = connect(url, {
+      transports: ['websocket'],
+      extraHeaders: { cookie },
+      reconnection: false,
+      forceNew: true,
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('connect_error', reject);
+    });
+    return new LiveClient(socket);
+  }
+
+  join(payload: unknown): Promise<{ ok: boolean; error?: { code: string } }> {
+    return this.socket.timeout(5000).emitWithAck('room:join', payload);
+  }
+
+  async waitFor(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  close(): void {
+    this.socket.disconnect();
+  }
+}
+
+describe('rooms and messages', () => {
+  let web: WebHarness;
+  beforeAll(async () => {
+    web = await startWeb();
+  });
+  afterAll(async () => {
+    await web.close();
+  });
+
+  async function seatIn(workspace: { id: string; slug: string }, role: Role = 'member') {
+    const seat = await createMember(web.ctx.db, workspace, { role });
+    const client = new FormClient(web.url);
+    await client.signIn(seat.user.email, seat.user.password);
+    const cookie = () => sessionCookie(web.url, seat.user.email, seat.user.password);
+    return { seat, client, cookie };
+  }
+
+  async function world(role: Role = 'member') {
+    const workspace = await createWorkspace(web.ctx.db);
+    const { seat, client, cookie } = await seatIn(workspace, role);
+    const base = `/w/${workspace.id}/${workspace.slug}`;
+    return { workspace, seat, client, cookie, base, rooms: `${base}/rooms` };
+  }
+
+  const outboxFor = (messageId: string) =>
+    web.ctx.db
+      .selectFrom('outbox')
+      .selectAll()
+      .where('type', '=', 'message_created')
+      .where(sql<string>`payload->>'messageId'`, '=', messageId)
+      .execute();
+
+  it('creates a channel, joins it, posts and writes one outbox event per message', async () => {
+    const { client, cookie, rooms, workspace, seat } = await world();
+    const created = await client.post(
+      rooms,
+      { name: '  #Support & Billing ' },
+      { csrfFrom: rooms },
+    );
+    expect(created.status).toBe(302);
+    const roomUrl = created.location!;
+    expect(roomUrl).toMatch(new RegExp(`^${rooms}/room_[0-9a-z]{26}$`));
+    const roomId = roomUrl.split('/').pop()!;
+    const room = await web.ctx.db
+      .selectFrom('rooms')
+      .selectAll()
+      .where('id', '=', roomId)
+      .executeTakeFirstOrThrow();
+    expect(room).toMatchObject({ kind: 'channel', name: 'support-billing', created_by: seat.id });
+
+    const page = await client.get(roomUrl);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('#support-billing');
+    expect(page.text).toMatch(/<label for="message-body"[^>]*>Message<\/label>/);
+    expect(page.text).toMatch(/<textarea\s+id="message-body"\s+name="body"/);
+    expect(page.text).toMatch(/<button type="submit">Send<\/button>/);
+    expect(page.text).toContain('No messages yet.');
+
+    const posted = await client.post(
+      `${roomUrl}/messages`,
+      { body: '  Hello **team**, ping @' + seat.user.name.split(' ')[0] + '  ' },
+      { csrfFrom: roomUrl },
+    );
+    expect(posted.status).toBe(302);
+    expect(posted.location).toBe(roomUrl);
+    const message = await web.ctx.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('room_id', '=', roomId)
+      .executeTakeFirstOrThrow();
+    expect(message).toMatchObject({
+      workspace_id: workspace.id,
+      author_kind: 'member',
+      author_member_id: seat.id,
+      author_ref: null,
+      display_name: seat.user.name,
+      body: `Hello **team**, ping @${seat.user.name.split(' ')[0]}`,
+      kind: 'text',
+    });
+    const events = await outboxFor(message.id);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.payload).toEqual({
+      messageId: message.id,
+      roomId,
+      workspaceId: workspace.id,
+      authorKind: 'member',
+    });
+    expect(events[0]!.sent_at).toBeNull();
+
+    const after = await client.get(roomUrl);
+    expect(after.text).toContain(`data-id="${message.id}"`);
+    expect(after.text).toContain('Hello <strong>team</strong>');
+    expect(after.text).toContain(`<span class="mention">@${seat.user.name.split(' ')[0]}</span>`);
+    expect(after.text).not.toContain('No messages yet.');
+
+    // The fetch path of room.js: JSON in, the rendered message out; still one event each.
+    const res = await jsonPost(web.url, await cookie(), `${roomUrl}/messages`, {
+      body: 'via fetch',
+    });
+    expect(res.status).toBe(201);
+    const json = (await res.json()) as { message: { id: string; html: string } };
+    expect(json.message.html).toMatch(
+      new RegExp(`^<li\\s+class="message author-member kind-text"\\s+data-id="${json.message.id}"`),
+    );
+    expect(await outboxFor(json.message.id)).toHaveLength(1);
+    expect(
+      await web.ctx.db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('type', '=', 'message_created')
+        .where(sql<string>`payload->>'roomId'`, '=', roomId)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ n: '2' });
+  });
+
+  it('posts any author through postMessage, atomically with its event', async () => {
+    const workspace = await createWorkspace(web.ctx.db);
+    const room = await createRoom(web.ctx.db, workspace);
+    const input = {
+      roomId: room.id,
+      workspaceId: workspace.id,
+      authorKind: 'webhook' as const,
+      authorRef: 'whk_ci',
+      displayName: 'CI',
+      body: 'build green',
+    };
+    // Inside a caller's transaction that rolls back: neither the message nor its event remain.
+    await expect(
+      web.ctx.db.transaction().execute(async (trx) => {
+        await postMessage(trx, input);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    const none = await web.ctx.db
+      .selectFrom('messages')
+      .select('id')
+      .where('room_id', '=', room.id)
+      .execute();
+    expect(none).toHaveLength(0);
+    expect(
+      await web.ctx.db
+        .selectFrom('outbox')
+        .select('id')
+        .where(sql<string>`payload->>'roomId'`, '=', room.id)
+        .execute(),
+    ).toHaveLength(0);
+
+    const message = await postMessage(web.ctx.db, {
+      ...input,
+      kind: 'progress',
+      metadata: { n: 1 },
+    });
+    expect(message).toMatchObject({
+      author_kind: 'webhook',
+      author_member_id: null,
+      author_ref: 'whk_ci',
+      kind: 'progress',
+      metadata: { n: 1 },
+    });
+    const [event] = await outboxFor(message.id);
+    expect(event?.payload).toMatchObject({ authorKind: 'webhook', roomId: room.id });
+    await expect(postMessage(web.ctx.db, { ...input, body: ' ' })).rejects.toMatchObject({
+      code: 'validation_failed',
+      options: { fields: { body: 'Write a message.' } },
+    });
+  });
+
+  it('answers bad names and bodies with inline errors, never a 500', async () => {
+    const { client, cookie, rooms, workspace, seat } = await world();
+    for (const [name, error] of [
+      ['', 'Give the room a name.'],
+      ['   ', 'Give the room a name.'],
+      ['x'.repeat(81), 'At most 80 characters.'],
+      ['!!!', 'Use at least one letter or digit.'],
+    ] as const) {
+      const res = await client.post(rooms, { name }, { csrfFrom: rooms });
+      expect(res.status).toBe(422);
+      expect(res.text).toContain(error);
+    }
+    expect((await client.post(rooms, { name: 'x'.repeat(80) }, { csrfFrom: rooms })).status).toBe(
+      302,
+    );
+    await createRoom(web.ctx.db, workspace, { name: 'general' });
+    const duplicate = await client.post(rooms, { name: 'General' }, { csrfFrom: rooms });
+    expect(duplicate.status).toBe(422);
+    expect(duplicate.text).toContain('#general already exists');
+    expect(duplicate.text).toContain('value="General"');
+
+    const room = await createRoom(web.ctx.db, workspace, { name: 'talk', members: [seat] });
+    const url = `${rooms}/${room.id}`;
+    const empty = await client.post(`${url}/messages`, { body: ' \n ' }, { csrfFrom: url });
+    expect(empty.status).toBe(422);
+    expect(empty.text).toContain('Write a message.');
+    const long = await client.post(
+      `${url}/messages`,
+      { body: 'y'.repeat(20_001) },
+      { csrfFrom: url },
+    );
+    expect(long.status).toBe(422);
+    expect(long.text).toContain('At most 20,000 characters.');
+    expect(long.text).toContain('y'.repeat(100)); // the draft is kept
+    const exact = await client.post(
+      `${url}/messages`,
+      { body: 'z'.repeat(20_000) },
+      { csrfFrom: url },
+    );
+    expect(exact.status).toBe(302);
+    // Past the form parser's limit: refused before it is read, still a clear 4xx.
+    const huge = await client.post(
+      `${url}/messages`,
+      { body: 'h'.repeat(300_000) },
+      { csrfFrom: url },
+    );
+    expect(huge.status).toBe(413);
+    const noField = await client.post(`${url}/messages`, {}, { csrfFrom: url });
+    expect(noField.status).toBe(422);
+    const count = await web.ctx.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('room_id', '=', room.id)
+      .executeTakeFirstOrThrow();
+    expect(count.n).toBe('1');
+
+    const json = await jsonPost(web.url, await cookie(), `${url}/messages`, { body: 42 });
+    expect(json.status).toBe(422);
+    expect(await json.json()).toMatchObject({
+      error: { code: 'validation_failed', fields: { body: 'Write a message.' } },
+    });
+  });
+
+  it('refuses posts without a CSRF token, and junk, unknown and foreign room ids', async () => {
+    const { client, cookie, rooms, workspace, seat } = await world();
+    const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+    const url = `${rooms}/${room.id}`;
+    const forged = await client.post(`${url}/messages`, { body: 'hi', _csrf: '' });
+    expect(forged.status).toBe(403);
+    const noToken = await jsonPost(
+      web.url,
+      await cookie(),
+      `${url}/messages`,
+      { body: 'hi' },
+      { csrf: false },
+    );
+    expect(noToken.status).toBe(403);
+
+    const foreign = await createRoom(web.ctx.db, await createWorkspace(web.ctx.db));
+    for (const id of ['not-an-id', 'room_00000000000000000000000000', foreign.id, seat.id]) {
+      expect((await client.get(`${rooms}/${id}`)).status).toBe(404);
+      for (const action of ['messages', 'join', 'leave']) {
+        const res = await client.post(`${rooms}/${id}/${action}`, { body: 'x' }, { csrfFrom: url });
+        expect(res.status).toBe(404);
+      }
+    }
+    expect((await client.get(`${url}?before=junk`)).status).toBe(400);
+    expect((await client.get(`${url}?before=msg_00000000000000000000000000`)).status).toBe(200);
+    const messages = await web.ctx.db
+      .selectFrom('messages')
+      .select('id')
+      .where('workspace_id', '=', workspace.id)
+      .execute();
+    expect(messages).toHaveLength(0);
+  });
+
+  it('lists channels with their state, joins and leaves, and leaving cuts access at once', async () => {
+    const { client, rooms, workspace, seat } = await world();
+    const mine = await createRoom(web.ctx.db, workspace, { name: 'mine', members: [seat] });
+    const other = await createRoom(web.ctx.db, workspace, { name: 'other' });
+    const dm = await createRoom(web.ctx.db, workspace, { name: 'a-and-b', kind: 'dm' });
+    const list = await client.get(rooms);
+    expect(list.status).toBe(200);
+    expect(list.text).toMatch(/#mine[\s\S]*Joined[\s\S]*Leave/);
+    expect(list.text).toContain(`action="${rooms}/${other.id}/join"`);
+    expect(list.text).not.toContain('a-and-b');
+    expect((await client.get(`${rooms}/${dm.id}`)).status).toBe(404);
+    expect((await client.post(`${rooms}/${dm.id}/join`, {}, { csrfFrom: rooms })).status).toBe(404);
+
+    // Not joined: only an offer to join, nothing of the channel.
+    await createMessage(web.ctx.db, other, { body: 'secret plans' });
+    const offer = await client.get(`${rooms}/${other.id}`);
+    expect(offer.status).toBe(403);
+    expect(offer.text).toContain('Join #other');
+    expect(offer.text).not.toContain('secret plans');
+    const refused = await client.post(
+      `${rooms}/${other.id}/messages`,
+      { body: 'hi' },
+      { csrfFrom: rooms },
+    );
+    expect(refused.status).toBe(403);
+
+    const joined = await client.post(`${rooms}/${other.id}/join`, {}, { csrfFrom: rooms });
+    expect(joined.status).toBe(302);
+    expect(joined.location).toBe(`${rooms}/${other.id}`);
+    const page = await client.get(`${rooms}/${other.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('secret plans');
+    expect(page.text).toContain('You joined #other.');
+
+    const left = await client.post(`${rooms}/${mine.id}/leave`, {}, { csrfFrom: rooms });
+    expect(left.status).toBe(302);
+    expect(left.location).toBe(rooms);
+    expect((await client.get(`${rooms}/${mine.id}`)).status).toBe(403);
+    const late = await client.post(
+      `${rooms}/${mine.id}/messages`,
+      { body: 'still here?' },
+      { csrfFrom: rooms },
+    );
+    expect(late.status).toBe(403);
+    const seatRow = await web.ctx.db
+      .selectFrom('room_members')
+      .selectAll()
+      .where('room_id', '=', mine.id)
+      .executeTakeFirstOrThrow();
+    expect(seatRow.left_at).not.toBeNull();
+    // Rejoining restores access.
+    await client.post(`${rooms}/${mine.id}/join`, {}, { csrfFrom: rooms });
+    expect((await client.get(`${rooms}/${mine.id}`)).status).toBe(200);
+  });
+
+  it('shows guests only their rooms and refuses every other channel with 404', async () => {
+    const { client, rooms, workspace, seat } = await world('guest');
+    const theirs = await createRoom(web.ctx.db, workspace, { name: 'guest-room', members: [seat] });
+    const channel = await createRoom(web.ctx.db, workspace, { name: 'internal' });
+    const list = await client.get(rooms);
+    expect(list.status).toBe(200);
+    expect(list.text).toContain('#guest-room');
+    expect(list.text).not.toContain('internal');
+    expect(list.text).not.toContain('Create a channel');
+    expect((await client.get(`${rooms}/${theirs.id}`)).status).toBe(200);
+    expect((await client.get(`${rooms}/${channel.id}`)).status).toBe(404);
+    expect((await client.post(`${rooms}/${channel.id}/join`, {}, { csrfFrom: rooms })).status).toBe(
+      404,
+    );
+    expect(
+      (await client.post(`${rooms}/${channel.id}/messages`, { body: 'x' }, { csrfFrom: rooms }))
+        .status,
+    ).toBe(404);
+    expect((await client.post(rooms, { name: 'mine' }, { csrfFrom: rooms })).status).toBe(403);
+    // A guest who leaves cannot come back by URL.
+    await client.post(`${rooms}/${theirs.id}/leave`, {}, { csrfFrom: rooms });
+    expect((await client.get(`${rooms}/${theirs.id}`)).status).toBe(404);
+    expect((await client.post(`${rooms}/${theirs.id}/join`, {}, { csrfFrom: rooms })).status).toBe(
+      404,
+    );
+    const empty = await client.get(rooms);
+    expect(empty.text).toContain('You are not in any rooms yet');
+  });
+
+  it('opens feedback conversations to members without joining, never to guests', async () => {
+    const { client, rooms, workspace } = await world('member');
+    const conversation = await createRoom(web.ctx.db, workspace, {
+      kind: 'conversation',
+      name: 'Checkout button does nothing',
+    });
+    await createMessage(web.ctx.db, conversation, {
+      author_kind: 'webhook',
+      display_name: 'CI bot',
+      body: 'build failed',
+    });
+    const page = await client.get(`${rooms}/${conversation.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Checkout button does nothing');
+    expect(page.text).toMatch(/CI bot<\/span><span class="badge link"[^>]*>webhook/);
+    const posted = await client.post(
+      `${rooms}/${conversation.id}/messages`,
+      { body: 'looking' },
+      { csrfFrom: rooms },
+    );
+    expect(posted.status).toBe(302);
+    const guest = await seatIn(workspace, 'guest');
+    expect((await guest.client.get(`${rooms}/${conversation.id}`)).status).toBe(404);
+  });
+
+  it('cuts a removed workspace member off pages and posts at once', async () => {
+    const { client, rooms, workspace, seat } = await world();
+    const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+    expect((await client.get(`${rooms}/${room.id}`)).status).toBe(200);
+    const csrf = await client.csrf(`${rooms}/${room.id}`);
+    await web.ctx.db
+      .updateTable('members')
+      .set({ left_at: new Date() })
+      .where('id', '=', seat.id)
+      .execute();
+    expect((await client.get(`${rooms}/${room.id}`)).status).toBe(404);
+    const res = await client.post(`${rooms}/${room.id}/messages`, { body: 'hi', _csrf: csrf });
+    expect(res.status).toBe(404);
+  });
+
+  it('shows the latest 100 messages with a link to earlier ones, and author badges', async () => {
+    const { client, rooms, workspace, seat } = await world();
+    const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+    const rows = [];
+    for (let i = 0; i < 105; i++) {
+      rows.push(await createMessage(web.ctx.db, room, { body: `number ${i}.` }));
+    }
+    const sorted = rows.map((r) => r.id).sort();
+    const page = await client.get(`${rooms}/${room.id}`);
+    const ids = [...page.text.matchAll(/data-id="(msg_[0-9a-z]+)"/g)].map((m) => m[1]);
+    expect(ids).toEqual(sorted.slice(5));
+    expect(page.text).toContain(`?before=${sorted[5]}`);
+    expect(page.text).toContain('class="badge system"');
+    const earlier = await client.get(`${rooms}/${room.id}?before=${sorted[5]}`);
+    const earlierIds = [...earlier.text.matchAll(/data-id="(msg_[0-9a-z]+)"/g)].map((m) => m[1]);
+    expect(earlierIds).toEqual(sorted.slice(0, 5));
+    expect(earlier.text).toContain('Jump to the latest');
+    expect(earlier.text).not.toContain('Load earlier messages');
+  });
+
+  describe('live updates', () => {
+    it('joins checked rooms only and delivers new messages to sockets in the room', async () => {
+      const { client, cookie, rooms, workspace, seat } = await world();
+      const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+      const other = await createRoom(web.ctx.db, workspace);
+      const live = await LiveClient.open(web.url, await cookie());
+      try {
+        expect(await live.join({ roomId: room.id })).toEqual({ ok: true });
+        expect(await live.join({ roomId: other.id })).toMatchObject({
+          ok: false,
+          error: { code: 'forbidden' },
+        });
+        const foreign = await createRoom(web.ctx.db, await createWorkspace(web.ctx.db));
+        for (const payload of [{ roomId: foreign.id }, { roomId: 'junk' }, 'junk', null]) {
+          expect(await live.join(payload)).toMatchObject({ ok: false });
+        }
+        const url = `${rooms}/${room.id}`;
+        await client.post(`${url}/messages`, { body: 'live *one*' }, { csrfFrom: url });
+        await live.waitFor(() => live.messages.length === 1, 'message:new');
+        const [event] = live.messages;
+        expect(event!.roomId).toBe(room.id);
+        expect(event!.id).toMatch(/^msg_/);
+        expect(event!.html).toMatch(
+          new RegExp(`^<li\\s+class="message[^"]*"\\s+data-id="${event!.id}"`),
+        );
+        expect(event!.html).toContain('live <em>one</em>');
+        // A message in a room the socket did not join never arrives.
+        await joinRoom(web.ctx.db, other, seat);
+        await client.post(
+          `${rooms}/${other.id}/messages`,
+          { body: 'elsewhere' },
+          { csrfFrom: url },
+        );
+        await client.post(`${url}/messages`, { body: 'two' }, { csrfFrom: url });
+        await live.waitFor(() => live.messages.length === 2, 'second message');
+        expect(live.messages.map((m) => m.roomId)).toEqual([room.id, room.id]);
+      } finally {
+        live.close();
+      }
+    });
+
+    it('stops delivering at once after leaving, and after removal from the workspace', async () => {
+      const { client, rooms, workspace, seat } = await world();
+      const leaver = await seatIn(workspace);
+      const removed = await seatIn(workspace);
+      const room = await createRoom(web.ctx.db, workspace, {
+        members: [seat, leaver.seat, removed.seat],
+      });
+      const url = `${rooms}/${room.id}`;
+      const sockets = await Promise.all(
+        [seat, leaver.seat, removed.seat].map(async (s) =>
+          LiveClient.open(web.url, await sessionCookie(web.url, s.user.email, s.user.password)),
+        ),
+      );
+      const [watcher, leaving, gone] = sockets as [LiveClient, LiveClient, LiveClient];
+      try {
+        for (const s of sockets) expect(await s.join({ roomId: room.id })).toEqual({ ok: true });
+        await client.post(`${url}/messages`, { body: 'before' }, { csrfFrom: url });
+        for (const s of sockets) await s.waitFor(() => s.messages.length === 1, 'first message');
+
+        // Leaving evicts the user's sockets from the room (and tells the page).
+        await leaver.client.post(`${url}/leave`, {}, { csrfFrom: url });
+        await leaving.waitFor(() => leaving.left.includes(room.id), 'room:left');
+        // Removal from the workspace is caught by the re-check before delivery.
+        await web.ctx.db
+          .updateTable('members')
+          .set({ left_at: new Date() })
+          .where('id', '=', removed.seat.id)
+          .execute();
+
+        await client.post(`${url}/messages`, { body: 'after' }, { csrfFrom: url });
+        await watcher.waitFor(() => watcher.messages.length === 2, 'second message');
+        await gone.waitFor(() => gone.left.includes(room.id), 'room:left after re-check');
+        await new Promise((r) => setTimeout(r, 100));
+        expect(leaving.messages).toHaveLength(1);
+        expect(gone.messages).toHaveLength(1);
+        // And they cannot rejoin the socket room.
+        expect(await leaving.join({ roomId: room.id })).toMatchObject({ ok: false });
+        expect(await gone.join({ roomId: room.id })).toMatchObject({ ok: false });
+      } finally {
+        for (const s of sockets) s.close();
+      }
+    });
+
+    it('shares broadcasts between web processes and accepts announcements from other services', async () => {
+      const { client, rooms, workspace, seat } = await world();
+      const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+      // A second web process on the same database and Redis prefix.
+      const second = createWebApp({ ...web.ctx });
+      let other: RunningApp | undefined;
+      let live: LiveClient | undefined;
+      try {
+        other = await startApp(second.app, (server) => second.realtime.attach(server));
+        live = await LiveClient.open(
+          other.url,
+          await sessionCookie(other.url, seat.user.email, seat.user.password),
+        );
+        expect(await live.join({ roomId: room.id })).toEqual({ ok: true });
+        const url = `${rooms}/${room.id}`;
+        await client.post(`${url}/messages`, { body: 'from process one' }, { csrfFrom: url });
+        await live.waitFor(() => live!.messages.length === 1, 'cross-process message');
+        expect(live.messages[0]!.html).toContain('from process one');
+
+        // What @socket.io/redis-emitter's serverSideEmit publishes (see realtime.ts): a stored
+        // message announced by id only, rendered by the web process that holds the socket.
+        const stored = await createMessage(web.ctx.db, room, {
+          author_kind: 'agent',
+          display_name: 'Fixer',
+          body: 'announced **elsewhere**',
+        });
+        await web.ctx.redis.publish(
+          `${web.ctx.config.REDIS_PREFIX}:socket.io-request#/#`,
+          JSON.stringify({
+            uid: 'emitter',
+            type: 6,
+            data: ['message:created', { roomId: room.id, messageId: stored.id }],
+          }),
+        );
+        await live.waitFor(() => live!.messages.length === 2, 'announced message');
+        expect(live.messages[1]!.id).toBe(stored.id);
+        expect(live.messages[1]!.html).toContain('announced <strong>elsewhere</strong>');
+        expect(live.messages[1]!.html).toContain('class="badge agent"');
+      } finally {
+        live?.close();
+        await second.realtime.close();
+        await other?.close();
+      }
+    });
+  });
+});
