@@ -24,8 +24,9 @@ export function webParts(deps: WebDeps): { api: Router; pages: Router; realtime:
   const pages = express.Router();
   pages.use('/assets', express.static(PUBLIC_DIR, { maxAge: '1h', index: false }));
   pages.use(session);
-  pages.use(pageRoutes(deps));
-  return { api: apiRoutes(deps), pages, realtime: createRealtime(deps, session) };
+  const realtime = createRealtime(deps, session);
+  pages.use(pageRoutes(deps, realtime));
+  return { api: apiRoutes(deps), pages, realtime };
 }
 
 /** The web service alone: health, API, pages, and HTML/JSON errors. */

@@ -155,7 +155,7 @@ async function deliverLocally(
 
 /**
  * Announces a stored message to every web process (each delivers to its own sockets, see above).
- * Other code in a web process calls this through `realtimeFor(deps)?.broadcastMessage(message)`.
+ * Other code in a web process calls this through `realtime.broadcastMessage(message)`.
  */
 export async function broadcastMessage(
   io: RealtimeServer,
@@ -203,15 +203,6 @@ async function onRoomJoin(
   }
   await socket.join(roomChannel(roomId));
   reply({ ok: true });
-}
-
-// Routes are built from WebDeps alone and the Realtime is created beside them (app.ts webParts),
-// so pages find it through the deps object they share. Absent (routes mounted without sockets),
-// posting still works and live updates are skipped.
-const registry = new WeakMap<object, Realtime>();
-
-export function realtimeFor(deps: object): Realtime | undefined {
-  return registry.get(deps);
 }
 
 export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime {
@@ -289,6 +280,5 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       sub.disconnect();
     },
   };
-  registry.set(deps, realtime);
   return realtime;
 }

@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 import { notFoundHandler } from '@ferry/http';
 import { feedbackApi } from './api/feedback.js';
 import type { WebDeps } from './deps.js';
+import type { Realtime } from './realtime.js';
 import { authRoutes } from './pages/auth.js';
 import { dashboardRoutes } from './pages/dashboard.js';
 import { feedbackRoutes } from './pages/feedback.js';
@@ -13,7 +14,7 @@ import { loadUser, loadWorkspace } from './request-context.js';
 import { csrf } from './session.js';
 
 /** Pages: signed-in, session-backed, CSRF-checked. Mounted after the session middleware. */
-export function pageRoutes(deps: WebDeps): Router {
+export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   const router = Router();
   router.use(express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 200 }));
   router.use(express.json({ limit: '100kb' }));
@@ -25,7 +26,7 @@ export function pageRoutes(deps: WebDeps): Router {
   const workspace = Router({ mergeParams: true });
   workspace.use(loadWorkspace(deps));
   workspace.use('/members', memberRoutes(deps));
-  workspace.use('/rooms', roomRoutes(deps));
+  workspace.use('/rooms', roomRoutes(deps, realtime));
   workspace.use('/settings/tokens', tokenRoutes(deps));
   workspace.use('/feedback', feedbackRoutes(deps));
   workspace.use('/', dashboardRoutes(deps));

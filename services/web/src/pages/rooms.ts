@@ -25,7 +25,7 @@ import {
   type RoomListItem,
   type RoomSeat,
 } from '../domain/rooms.js';
-import { realtimeFor } from '../realtime.js';
+import type { Realtime } from '../realtime.js';
 import { flash, pageContext, requireCapability, seat, send } from '../request-context.js';
 import { html, type SafeHtml } from '../views/html.js';
 import { csrfField, emptyState, field, layout, timeAgo, workspaceBase } from '../views/layout.js';
@@ -100,7 +100,7 @@ function roomRow(
   </li>`;
 }
 
-export function roomRoutes(deps: WebDeps): Router {
+export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
   const { db } = deps;
   const router = Router({ mergeParams: true });
 
@@ -371,7 +371,7 @@ ${composer.draft ?? ''}</textarea>
     const room = await visibleRoom(deps, req, res);
     if (await leaveRoom(db, room.room.id, room.member.id)) {
       // The database already refuses this seat; this stops live messages to open tabs now.
-      realtimeFor(deps)?.leaveRoom(user.id, room.room.id);
+      realtime.leaveRoom(user.id, room.room.id);
       flash(req, 'ok', `You left ${roomLabel(room.room)}.`);
     }
     res.redirect(roomsPath(workspace));
@@ -405,7 +405,7 @@ ${composer.draft ?? ''}</textarea>
       body: parsed.data.body,
     });
     const item = messageItem(message, await workspaceMentionHandles(db, workspace.id)).value;
-    await realtimeFor(deps)?.broadcastMessage(message, item);
+    await realtime.broadcastMessage(message, item);
     if (json) {
       res.status(201).json({ message: { id: message.id, html: item } });
       return;

@@ -77,7 +77,7 @@ export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
       </head>
       <body class="${ctx.workspace ? 'with-sidebar' : 'plain'}">
         <header class="topbar">
-          <a class="brand" href="/">⛴ Ferry</a>
+          <a class="brand" href="/"><span class="mark" aria-hidden="true">F</span>Ferry</a>
           ${
             ctx.user
               ? html`<div class="account">
