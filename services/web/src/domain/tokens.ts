@@ -2,6 +2,7 @@ import { AppError, generateSecret, hashSecret, isId, newId, visiblePrefix } from
 import type { ApiToken, Db, TokenScope, Workspace } from '@ferry/db';
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { splitWorkspace, workspaceJoinColumns } from './workspaces.js';
 
 /** Every scope a token can hold, in the order the form lists them, with what each one unlocks. */
 export const TOKEN_SCOPES: readonly { scope: TokenScope; description: string }[] = [
@@ -172,29 +173,13 @@ export async function findLiveToken(db: Db, raw: string): Promise<AuthenticatedT
     .selectFrom('api_tokens')
     .innerJoin('workspaces', 'workspaces.id', 'api_tokens.workspace_id')
     .selectAll('api_tokens')
-    .select([
-      'workspaces.slug as ws_slug',
-      'workspaces.name as ws_name',
-      'workspaces.public_key as ws_public_key',
-      'workspaces.settings as ws_settings',
-      'workspaces.created_at as ws_created_at',
-    ])
+    .select(workspaceJoinColumns)
     .where('api_tokens.token_hash', '=', hashSecret(raw))
     .where('api_tokens.revoked_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { ws_slug, ws_name, ws_public_key, ws_settings, ws_created_at, ...token } = row;
-  return {
-    token,
-    workspace: {
-      id: token.workspace_id,
-      slug: ws_slug,
-      name: ws_name,
-      public_key: ws_public_key,
-      settings: ws_settings,
-      created_at: ws_created_at,
-    },
-  };
+  const { workspace, rest: token } = splitWorkspace(row);
+  return { token, workspace };
 }
 
 /** How stale `last_used_at` may get: a busy integration must not write a row on every call. */

@@ -72,6 +72,45 @@ export async function createWorkspace(
   });
 }
 
+/**
+ * Select these when joining `workspaces` onto another table's row, then `splitWorkspace` takes the
+ * workspace back out: one query for "this row and its workspace" wherever that is needed.
+ */
+export const workspaceJoinColumns = [
+  'workspaces.id as ws_id',
+  'workspaces.slug as ws_slug',
+  'workspaces.name as ws_name',
+  'workspaces.public_key as ws_public_key',
+  'workspaces.settings as ws_settings',
+  'workspaces.created_at as ws_created_at',
+] as const;
+
+interface WorkspaceJoinRow {
+  ws_id: string;
+  ws_slug: string;
+  ws_name: string;
+  ws_public_key: string;
+  ws_settings: Workspace['settings'];
+  ws_created_at: Date;
+}
+
+export function splitWorkspace<R extends WorkspaceJoinRow>(
+  row: R,
+): { workspace: Workspace; rest: Omit<R, keyof WorkspaceJoinRow> } {
+  const { ws_id, ws_slug, ws_name, ws_public_key, ws_settings, ws_created_at, ...rest } = row;
+  return {
+    workspace: {
+      id: ws_id,
+      slug: ws_slug,
+      name: ws_name,
+      public_key: ws_public_key,
+      settings: ws_settings,
+      created_at: ws_created_at,
+    },
+    rest,
+  };
+}
+
 export interface Membership {
   workspace: Workspace;
   member: Member;
@@ -88,30 +127,14 @@ export async function findMembership(
     .selectFrom('members')
     .innerJoin('workspaces', 'workspaces.id', 'members.workspace_id')
     .selectAll('members')
-    .select([
-      'workspaces.slug as ws_slug',
-      'workspaces.name as ws_name',
-      'workspaces.public_key as ws_public_key',
-      'workspaces.settings as ws_settings',
-      'workspaces.created_at as ws_created_at',
-    ])
+    .select(workspaceJoinColumns)
     .where('members.user_id', '=', userId)
     .where('members.workspace_id', '=', workspaceId)
     .where('members.left_at', 'is', null)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { ws_slug, ws_name, ws_public_key, ws_settings, ws_created_at, ...member } = row;
-  return {
-    member,
-    workspace: {
-      id: workspaceId,
-      slug: ws_slug,
-      name: ws_name,
-      public_key: ws_public_key,
-      settings: ws_settings,
-      created_at: ws_created_at,
-    },
-  };
+  const { workspace, rest: member } = splitWorkspace(row);
+  return { member, workspace };
 }
 
 export function listWorkspacesForUser(db: Db, userId: string) {
