@@ -14,6 +14,8 @@ export const ID_PREFIXES = {
   visitor: 'vis',
   outbox: 'evt',
   session: 'ses',
+  errorGroup: 'egr',
+  errorOccurrence: 'err',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -14,6 +14,9 @@ export type RoomKind = 'channel' | 'dm' | 'conversation';
 export type AuthorKind = 'member' | 'webhook' | 'agent' | 'system';
 export type MessageKind = 'text' | 'progress' | 'proposal';
 export type FeedbackStatus = 'new' | 'triaged';
+export type ErrorSource = 'ruby' | 'js' | 'api' | 'mobile' | 'node' | 'python' | 'php';
+/** Postgres bigint: read as a string (see client.ts), written as a number or a string. */
+type BigCount = ColumnType<string, number | string | undefined, number | string>;
 
 export interface UsersTable {
   id: string;
@@ -133,6 +136,47 @@ export interface OutboxTable {
   sent_at: Timestamp | null;
 }
 
+export interface ErrorGroupsTable {
+  id: string;
+  workspace_id: string;
+  /** SHA-256 hex of the error class and the top frame (or the message prefix). */
+  fingerprint: string;
+  error_class: string;
+  latest_message: string;
+  /** Source of the latest occurrence. */
+  source: ErrorSource;
+  /** Occurrences ever grouped here; pruning does not lower it. */
+  occurrence_count: BigCount;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
+export interface ErrorOccurrencesTable {
+  /** `err_…`, given at HTTP accept time: inserts are idempotent on it. */
+  id: string;
+  workspace_id: string;
+  group_id: string;
+  visitor_id: string | null;
+  error_class: string;
+  message: string;
+  backtrace: ColumnType<string[], string[] | undefined, string[]>;
+  url: string | null;
+  request_method: string | null;
+  request_path: string | null;
+  environment: string | null;
+  app_version: string | null;
+  context: JsonWithDefault<Record<string, unknown>>;
+  source: ErrorSource;
+  occurred_at: Timestamp;
+  received_at: Timestamp;
+}
+
+/** Kept by triggers on error_occurrences; a workspace without a row has none retained. */
+export interface ErrorWorkspaceStatsTable {
+  workspace_id: string;
+  retained_occurrences: BigCount;
+}
+
 export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
@@ -144,6 +188,9 @@ export interface Database {
   api_tokens: ApiTokensTable;
   visitors: VisitorsTable;
   outbox: OutboxTable;
+  error_groups: ErrorGroupsTable;
+  error_occurrences: ErrorOccurrencesTable;
+  error_workspace_stats: ErrorWorkspaceStatsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -158,3 +205,8 @@ export type FeedbackUpdate = Updateable<FeedbackTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
 export type Visitor = Selectable<VisitorsTable>;
 export type OutboxRow = Selectable<OutboxTable>;
+export type ErrorGroup = Selectable<ErrorGroupsTable>;
+export type NewErrorGroup = Insertable<ErrorGroupsTable>;
+export type ErrorOccurrence = Selectable<ErrorOccurrencesTable>;
+export type NewErrorOccurrence = Insertable<ErrorOccurrencesTable>;
+export type ErrorWorkspaceStats = Selectable<ErrorWorkspaceStatsTable>;

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely/migration';
 import * as foundation from './2026_11_21_0001_foundation.js';
+import * as errors from './2026_11_22_0001_errors.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -7,4 +8,5 @@ import * as foundation from './2026_11_21_0001_foundation.js';
  */
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_foundation': foundation,
+  '2026_11_22_0001_errors': errors,
 };

@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import type { StoredReport } from './report.js';
+import { truncate } from './text.js';
+
+/** Without a backtrace, this much of the message stands in for the top frame (SPEC.md). */
+export const MESSAGE_PREFIX = 120;
+
+/**
+ * The group key, computed once at write time from the stored (already cut) report: error class +
+ * top backtrace frame, or + the first 120 characters of the message when there is no backtrace.
+ * The message is not used when a frame exists, so different messages from one line share a group,
+ * and a moved line number starts a new one.
+ *
+ * Encoded as a JSON array before hashing so no two inputs share an encoding ("A" + "bc" is not
+ * "Ab" + "c"); the first element says which kind of second part follows, so a message can never
+ * collide with a frame of the same text. The frame is trimmed: indentation is not part of where
+ * the error was raised. SHA-256 hex (64 characters).
+ */
+export function fingerprint(
+  report: Pick<StoredReport, 'error_class' | 'message' | 'backtrace'>,
+): string {
+  const frame = report.backtrace[0];
+  const key =
+    frame === undefined
+      ? ['message', report.error_class, truncate(report.message, MESSAGE_PREFIX)]
+      : ['frame', report.error_class, frame.trim()];
+  return createHash('sha256').update(JSON.stringify(key)).digest('hex');
+}

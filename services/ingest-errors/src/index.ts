@@ -1,0 +1,3 @@
+export * from './fingerprint.js';
+export * from './report.js';
+export * from './text.js';
