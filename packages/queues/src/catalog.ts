@@ -41,6 +41,10 @@ export const queueCatalog = {
     // Reports stay loose here; the ingest service owns their exact shape.
     schema: z.object({
       workspaceId: idSchema('workspace'),
+      /** The known visitor the request named (X-Service-Visitor); null or absent otherwise. */
+      visitorId: idSchema('visitor').nullable().optional(),
+      /** When the HTTP request was accepted (ISO 8601); stored as each occurrence's received_at. */
+      receivedAt: z.iso.datetime({ offset: true }).optional(),
       reports: z.array(z.record(z.string(), z.unknown())),
     }),
     jobOptions: {

@@ -9,7 +9,13 @@ import {
   listen,
   openRuntime,
 } from '@ferry/http';
-import { runOutboxRelay } from '@ferry/queues';
+import {
+  ingestDeps,
+  ingestRouter,
+  loadIngestSettings,
+  startErrorWriter,
+} from '@ferry/ingest-errors';
+import { closeWorkers, createRedisConnection, runOutboxRelay } from '@ferry/queues';
 import { renderErrorPage, webParts } from '@ferry/web';
 
 export interface RunningFerry {
@@ -21,7 +27,11 @@ export interface RunningFerry {
  * Every service in one process, for a laptop: pending migrations first, then each service's
  * routers on one app (specific paths before the web app's catch-all) and each worker.
  */
-export async function startAll(config: Config): Promise<RunningFerry> {
+export async function startAll(
+  config: Config,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningFerry> {
+  const ingestSettings = loadIngestSettings(env);
   const { applied } = await migrateToLatest(config.DATABASE_URL);
   const runtime = openRuntime(config, 'ferry');
   if (applied.length) runtime.logger.info({ applied }, 'migrations applied');
@@ -29,6 +39,26 @@ export async function startAll(config: Config): Promise<RunningFerry> {
   const metrics = createMetrics('ferry');
   const app = createHttpApp({ logger: runtime.logger, metrics, trustProxy: config.TRUST_PROXY });
   app.use(healthRouter({ db: runtime.db, redis: runtime.redis, metrics }));
+  // Separate connections per role (see createRedisConnection): requests fail fast while Redis is
+  // down, the worker waits it out.
+  const producerRedis = createRedisConnection(config.REDIS_URL, {
+    role: 'producer',
+    logger: runtime.logger,
+    name: 'ferry-producer',
+  });
+  const workerRedis = createRedisConnection(config.REDIS_URL, {
+    role: 'worker',
+    logger: runtime.logger,
+    name: 'ferry-worker',
+  });
+  const ingest = ingestDeps({
+    config,
+    settings: ingestSettings,
+    db: runtime.db,
+    logger: runtime.logger,
+    redis: producerRedis,
+  });
+  app.use(ingestRouter(ingest));
   const web = webParts(runtime);
   app.use('/api/v1', web.api);
   app.use(web.pages);
@@ -38,6 +68,15 @@ export async function startAll(config: Config): Promise<RunningFerry> {
   web.realtime.attach(server);
   await listen(server, config.PORT, runtime.logger);
   const relay = runOutboxRelay(runtime);
+  const workers = [
+    startErrorWriter({
+      config,
+      db: runtime.db,
+      logger: runtime.logger,
+      connection: workerRedis,
+      retentionLimit: ingestSettings.ERROR_RETENTION_LIMIT,
+    }),
+  ];
 
   return {
     server,
@@ -46,6 +85,10 @@ export async function startAll(config: Config): Promise<RunningFerry> {
       await web.realtime.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeWorkers(workers);
+      await ingest.producer.close();
+      producerRedis.disconnect();
+      workerRedis.disconnect();
       await runtime.close();
     },
   };

@@ -95,4 +95,40 @@ describe('pnpm start (every service in one process)', () => {
       await db.destroy();
     }
   });
+
+  it('serves POST /ingest/errors before the web app and writes reports with its worker', async () => {
+    const db = createDb(freshUrl());
+    try {
+      const workspace = await createWorkspace(db);
+      const preflight = await fetch(`${url}/ingest/errors`, {
+        method: 'OPTIONS',
+        headers: {
+          origin: 'https://shop.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type,x-service-tenant',
+        },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      const sent = await fetch(`${url}/ingest/errors`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-tenant': workspace.public_key },
+        body: JSON.stringify({ error_class: 'TypeError', message: 'boom', source: 'node' }),
+      });
+      expect(sent.status).toBe(202);
+      const { ids } = (await sent.json()) as { ids: string[] };
+      let row;
+      for (let i = 0; i < 100 && !row; i++) {
+        row = await db
+          .selectFrom('error_occurrences')
+          .select(['id', 'source'])
+          .where('id', '=', ids[0]!)
+          .executeTakeFirst();
+        if (!row) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(row).toEqual({ id: ids[0], source: 'node' });
+    } finally {
+      await db.destroy();
+    }
+  });
 });

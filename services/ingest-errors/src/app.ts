@@ -1,0 +1,54 @@
+import type { Express, Router } from 'express';
+import type { Redis } from 'ioredis';
+import type { Config, Logger } from '@ferry/core';
+import type { Db } from '@ferry/db';
+import { createHttpApp, createMetrics, finishApp, healthRouter } from '@ferry/http';
+import { createProducer, type Producer } from '@ferry/queues';
+import type { IngestSettings } from './config.js';
+import type { IngestDeps } from './deps.js';
+import { ingestRoutes } from './routes.js';
+import { createTenantCache } from './tenant.js';
+
+export interface IngestParts {
+  config: Config;
+  settings: IngestSettings;
+  db: Db;
+  logger: Logger;
+  /** A `producer`-role connection (createRedisConnection); the caller closes it. */
+  redis: Redis;
+  /** Built on `redis` when absent. */
+  producer?: Producer;
+}
+
+export function ingestDeps(parts: IngestParts): IngestDeps {
+  return {
+    ...parts,
+    producer:
+      parts.producer ??
+      createProducer({
+        connection: parts.redis,
+        prefix: parts.config.REDIS_PREFIX,
+        logger: parts.logger,
+      }),
+    tenants: createTenantCache(parts.db),
+  };
+}
+
+/** POST /ingest/errors, for mounting on a shared app (`pnpm start`) or this service's own. */
+export function ingestRouter(deps: IngestDeps): Router {
+  return ingestRoutes(deps);
+}
+
+/** The ingest service alone: health, the ingest route, JSON errors. */
+export function createIngestApp(deps: IngestDeps, healthRedis: Redis): Express {
+  const metrics = createMetrics('ingest-errors');
+  const app = createHttpApp({
+    logger: deps.logger,
+    metrics,
+    trustProxy: deps.config.TRUST_PROXY,
+  });
+  app.use(healthRouter({ db: deps.db, redis: healthRedis, metrics }));
+  app.use(ingestRouter(deps));
+  finishApp(app, { logger: deps.logger });
+  return app;
+}

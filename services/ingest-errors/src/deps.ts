@@ -1,0 +1,21 @@
+import type { Redis } from 'ioredis';
+import type { Config, Logger } from '@ferry/core';
+import type { Db } from '@ferry/db';
+import type { Producer } from '@ferry/queues';
+import type { IngestSettings } from './config.js';
+import type { TenantCache } from './tenant.js';
+
+/** What the ingest routes and domain functions are given; built once in main.ts, server.ts or a test. */
+export interface IngestDeps {
+  config: Config;
+  settings: IngestSettings;
+  db: Db;
+  logger: Logger;
+  /**
+   * A fail-fast (`producer` role) connection: the rate limit and the enqueue both use it, so a
+   * request answers 503 at once while Redis is down instead of waiting on a retry queue.
+   */
+  redis: Redis;
+  producer: Producer;
+  tenants: TenantCache;
+}

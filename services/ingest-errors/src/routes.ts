@@ -1,0 +1,69 @@
+import express, { Router, type RequestHandler } from 'express';
+import { AppError } from '@ferry/core';
+import { acceptReports } from './accept.js';
+import type { IngestDeps } from './deps.js';
+import { findVisitorId } from './tenant.js';
+
+export const INGEST_PATH = '/ingest/errors';
+const BODY_LIMIT = '512kb';
+
+/**
+ * Browsers post reports from any site (the widget), so every answer carries CORS headers, error
+ * answers included (a page must be able to read a 429). Set first, before anything can fail.
+ */
+const cors: RequestHandler = (_req, res, next) => {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+  res.setHeader(
+    'Access-Control-Allow-Headers',
+    'Content-Type, X-Service-Tenant, X-Service-Visitor',
+  );
+  res.setHeader('Access-Control-Max-Age', '86400');
+  next();
+};
+
+/** POST /ingest/errors (+ its preflight). Body-parser errors go to the shared error middleware. */
+export function ingestRoutes(deps: IngestDeps): Router {
+  const router = Router();
+  // Any content type is read as JSON: the body must be JSON, and a browser sending text/plain
+  // (to skip the preflight) or a client forgetting the header should still be understood.
+  const json = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
+
+  router.options(INGEST_PATH, cors, (_req, res) => {
+    res.status(204).end();
+  });
+
+  router.post(
+    INGEST_PATH,
+    cors,
+    (_req, _res, next) => {
+      if (!deps.settings.ERROR_INGESTION_ENABLED) {
+        next(new AppError('unavailable', 'Error ingestion is turned off on this deployment.'));
+        return;
+      }
+      next();
+    },
+    json,
+    async (req, res) => {
+      const receivedAt = new Date();
+      const publicKey = req.get('X-Service-Tenant');
+      const workspaceId = publicKey ? await deps.tenants.workspaceId(publicKey) : undefined;
+      if (!workspaceId) {
+        throw new AppError(
+          'not_found',
+          'No workspace has this public key; send it in the X-Service-Tenant header.',
+        );
+      }
+      const visitorId = await findVisitorId(deps.db, workspaceId, req.get('X-Service-Visitor'));
+      // express.json leaves req.body undefined for an empty body: that is no report at all.
+      const result = await acceptReports(deps, {
+        workspaceId,
+        visitorId,
+        body: req.body as unknown,
+        receivedAt,
+      });
+      res.status(202).json(result);
+    },
+  );
+  return router;
+}

@@ -1,0 +1,52 @@
+import type { Db } from '@ferry/db';
+
+/**
+ * X-Service-Tenant -> workspace id. Every report request asks this, so answers (unknown keys
+ * included, so a client spraying a wrong key cannot turn into a query per request) are kept in
+ * process for a short while. A key's workspace never changes; a deleted workspace or a rotated key
+ * is honoured within the TTL, which is all an ingest endpoint needs.
+ */
+export interface TenantCache {
+  workspaceId(publicKey: string): Promise<string | undefined>;
+}
+
+const TTL_MS = 30_000;
+/** Bounds memory against a flood of random keys: past it the cache starts over. */
+const MAX_ENTRIES = 10_000;
+/** Longer than any key we issue; not worth a query. */
+const MAX_KEY_LENGTH = 200;
+
+export function createTenantCache(db: Db, now: () => number = Date.now): TenantCache {
+  const entries = new Map<string, { workspaceId: string | undefined; expiresAt: number }>();
+  return {
+    async workspaceId(publicKey) {
+      if (publicKey === '' || publicKey.length > MAX_KEY_LENGTH) return undefined;
+      const hit = entries.get(publicKey);
+      if (hit && hit.expiresAt > now()) return hit.workspaceId;
+      const row = await db
+        .selectFrom('workspaces')
+        .select('id')
+        .where('public_key', '=', publicKey)
+        .executeTakeFirst();
+      if (entries.size >= MAX_ENTRIES) entries.clear();
+      entries.set(publicKey, { workspaceId: row?.id, expiresAt: now() + TTL_MS });
+      return row?.id;
+    },
+  };
+}
+
+/** X-Service-Visitor -> a visitor of this workspace; anything unknown is ignored (undefined). */
+export async function findVisitorId(
+  db: Db,
+  workspaceId: string,
+  token: string | undefined,
+): Promise<string | undefined> {
+  if (!token || token.length > MAX_KEY_LENGTH) return undefined;
+  const row = await db
+    .selectFrom('visitors')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('token', '=', token)
+    .executeTakeFirst();
+  return row?.id;
+}

@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { newId } from '@ferry/core';
+import type { JobPayload } from '@ferry/queues';
+import { createTestContext, createWorkspace, type TestContext } from '@ferry/testing';
+import { fingerprint } from '../src/fingerprint.js';
+import { writeErrors, type WriteErrorsDeps } from '../src/jobs/write-errors.js';
+import type { QueuedReport } from '../src/queued.js';
+import { parseBatch } from '../src/report.js';
+import { pruneOccurrences, retainedOccurrences, shouldPrune } from '../src/retention.js';
+
+describe('error-ingest processor', () => {
+  let ctx: TestContext;
+  let deps: WriteErrorsDeps;
+
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    deps = { db: ctx.db, logger: ctx.logger, retentionLimit: 20_000, random: () => 1 };
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  function queued(raw: Record<string, unknown>[], receivedAt = new Date()): QueuedReport[] {
+    return parseBatch({ errors: raw }, receivedAt).reports.map((report) => ({
+      ...report,
+      id: newId('errorOccurrence'),
+      fingerprint: fingerprint(report),
+    }));
+  }
+
+  const job = (workspaceId: string, reports: QueuedReport[]): JobPayload<'error-ingest'> => ({
+    workspaceId,
+    visitorId: null,
+    receivedAt: new Date().toISOString(),
+    reports,
+  });
+
+  async function groupsOf(workspaceId: string) {
+    return ctx.db
+      .selectFrom('error_groups')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('fingerprint')
+      .execute();
+  }
+
+  it('upserts one group per fingerprint with counts, first/last seen and the latest message', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const frame = ['src/cart.rb:42:in `total`'];
+    await writeErrors(
+      deps,
+      job(
+        ws.id,
+        queued([
+          {
+            error_class: 'NoMethodError',
+            message: 'second',
+            backtrace: frame,
+            occurred_at: '2026-01-02T00:00:00Z',
+            source: 'ruby',
+          },
+          {
+            error_class: 'NoMethodError',
+            message: 'first',
+            backtrace: frame,
+            occurred_at: '2026-01-01T00:00:00Z',
+            source: 'ruby',
+          },
+          { error_class: 'Other', message: 'alone', occurred_at: '2026-01-01T00:00:00Z' },
+        ]),
+      ),
+    );
+    await writeErrors(
+      deps,
+      job(
+        ws.id,
+        queued([
+          {
+            error_class: 'NoMethodError',
+            message: 'third',
+            backtrace: frame,
+            occurred_at: '2026-01-03T00:00:00Z',
+            source: 'js',
+          },
+          // Older than what the group has seen: counted, but not the latest message.
+          {
+            error_class: 'NoMethodError',
+            message: 'zeroth',
+            backtrace: frame,
+            occurred_at: '2025-12-31T00:00:00Z',
+            source: 'ruby',
+          },
+        ]),
+      ),
+    );
+    const groups = await groupsOf(ws.id);
+    expect(groups).toHaveLength(2);
+    const cart = groups.find((g) => g.error_class === 'NoMethodError')!;
+    expect(Number(cart.occurrence_count)).toBe(4);
+    expect(cart.latest_message).toBe('third');
+    expect(cart.source).toBe('js');
+    expect(cart.first_seen_at.toISOString()).toBe('2025-12-31T00:00:00.000Z');
+    expect(cart.last_seen_at.toISOString()).toBe('2026-01-03T00:00:00.000Z');
+    const other = groups.find((g) => g.error_class === 'Other')!;
+    expect(Number(other.occurrence_count)).toBe(1);
+    expect(other.source).toBe('api');
+  });
+
+  it('is idempotent: a job processed twice neither duplicates nor double-counts', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const payload = job(
+      ws.id,
+      queued([
+        { error_class: 'E', message: 'a', backtrace: ['x.js:1'] },
+        { error_class: 'E', message: 'b', backtrace: ['x.js:1'] },
+        { error_class: 'F', message: 'c' },
+      ]),
+    );
+    expect((await writeErrors(deps, payload)).inserted).toBe(3);
+    expect((await writeErrors(deps, payload)).inserted).toBe(0);
+    const groups = await groupsOf(ws.id);
+    expect(groups.map((g) => Number(g.occurrence_count)).sort()).toEqual([1, 2]);
+    expect(await retainedOccurrences(ctx.db, ws.id)).toBe(3);
+    // A retry that overlaps a new report: only the new one counts.
+    const again = {
+      ...payload,
+      reports: [...payload.reports, ...queued([{ error_class: 'F', message: 'c' }])],
+    };
+    expect((await writeErrors(deps, again)).inserted).toBe(1);
+    expect((await groupsOf(ws.id)).map((g) => Number(g.occurrence_count)).sort()).toEqual([2, 2]);
+  });
+
+  it('keeps concurrent jobs of one workspace consistent', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const jobs = Array.from({ length: 8 }, (_, i) =>
+      job(
+        ws.id,
+        queued(
+          Array.from({ length: 10 }, (_, j) => ({
+            error_class: `E${(i + j) % 3}`,
+            message: `m${j}`,
+            backtrace: ['a.js:1'],
+          })),
+        ),
+      ),
+    );
+    await Promise.all(jobs.map((payload) => writeErrors(deps, payload)));
+    const groups = await groupsOf(ws.id);
+    expect(groups).toHaveLength(3);
+    expect(groups.reduce((sum, g) => sum + Number(g.occurrence_count), 0)).toBe(80);
+  });
+
+  it('prunes the oldest occurrences so the count hovers near the retention limit', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const limit = 50;
+    const small = { ...deps, retentionLimit: limit, random: Math.random };
+    const ids: string[] = [];
+    for (let round = 0; round < 30; round++) {
+      const reports = queued(
+        Array.from({ length: 10 }, () => ({ error_class: 'Boom', message: 'one group' })),
+      );
+      ids.push(...reports.map((r) => r.id));
+      await writeErrors(small, job(ws.id, reports));
+      const retained = await retainedOccurrences(ctx.db, ws.id);
+      // Never more than the limit + the forced-prune overshoot (10) + one batch.
+      expect(retained).toBeLessThanOrEqual(limit + 10 + 10);
+    }
+    const retained = await retainedOccurrences(ctx.db, ws.id);
+    expect(retained).toBeGreaterThanOrEqual(limit);
+    const kept = await ctx.db
+      .selectFrom('error_occurrences')
+      .select('id')
+      .where('workspace_id', '=', ws.id)
+      .orderBy('id')
+      .execute();
+    expect(kept).toHaveLength(retained);
+    // The newest are the ones kept (ids order by receipt, to the millisecond).
+    expect(kept.map((r) => r.id)).toEqual([...ids].sort().slice(-retained));
+    // Groups keep their counts.
+    const [group] = await groupsOf(ws.id);
+    expect(Number(group!.occurrence_count)).toBe(300);
+
+    expect(await pruneOccurrences(ctx.db, ws.id, limit)).toBe(retained - limit);
+    expect(await retainedOccurrences(ctx.db, ws.id)).toBe(limit);
+  });
+
+  it('decides when to prune', () => {
+    expect(shouldPrune(20_000, 20_000, () => 0)).toBe(false);
+    expect(shouldPrune(20_001, 20_000, () => 0)).toBe(true);
+    expect(shouldPrune(20_001, 20_000, () => 0.5)).toBe(false);
+    expect(shouldPrune(21_000, 20_000, () => 0.5)).toBe(true);
+  });
+});
