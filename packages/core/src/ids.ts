@@ -16,6 +16,10 @@ export const ID_PREFIXES = {
   session: 'ses',
   errorGroup: 'egr',
   errorOccurrence: 'err',
+  incomingWebhook: 'whk',
+  outgoingWebhook: 'owh',
+  webhookDelivery: 'dlv',
+  webhookAttempt: 'att',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -177,7 +177,78 @@ export interface ErrorWorkspaceStatsTable {
   retained_occurrences: BigCount;
 }
 
+export interface IncomingWebhooksTable {
+  id: string;
+  workspace_id: string;
+  room_id: string;
+  name: string;
+  key_hash: string;
+  key_prefix: string;
+  key_sealed: string;
+  created_by: string;
+  created_at: CreatedAt;
+  rotated_at: Timestamp | null;
+  disabled_at: Timestamp | null;
+  deleted_at: Timestamp | null;
+}
+
+export interface IncomingWebhookRequestsTable {
+  webhook_id: string;
+  idempotency_key: string;
+  message_id: string;
+  created_at: CreatedAt;
+}
+
+export type OutgoingWebhookState = 'enabled' | 'disabled';
+
+export interface OutgoingWebhooksTable {
+  id: string;
+  workspace_id: string;
+  room_id: string;
+  target_url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  state: ColumnType<OutgoingWebhookState, OutgoingWebhookState | undefined, OutgoingWebhookState>;
+  disabled_reason: string | null;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  created_by: string | null;
+  created_at: CreatedAt;
+  updated_at: DefaultTimestamp;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'held';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  hook_id: string;
+  message_id: string | null;
+  event: string;
+  body: string;
+  status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp | null;
+  last_status_code: number | null;
+  created_at: CreatedAt;
+  delivered_at: Timestamp | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempted_at: DefaultTimestamp;
+  status_code: number | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+}
+
 export interface Database {
+  incoming_webhooks: IncomingWebhooksTable;
+  incoming_webhook_requests: IncomingWebhookRequestsTable;
+  outgoing_webhooks: OutgoingWebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   users: UsersTable;
   workspaces: WorkspacesTable;
   members: MembersTable;
@@ -210,3 +281,7 @@ export type NewErrorGroup = Insertable<ErrorGroupsTable>;
 export type ErrorOccurrence = Selectable<ErrorOccurrencesTable>;
 export type NewErrorOccurrence = Insertable<ErrorOccurrencesTable>;
 export type ErrorWorkspaceStats = Selectable<ErrorWorkspaceStatsTable>;
+export type IncomingWebhook = Selectable<IncomingWebhooksTable>;
+export type OutgoingWebhook = Selectable<OutgoingWebhooksTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
+export type WebhookAttempt = Selectable<WebhookAttemptsTable>;

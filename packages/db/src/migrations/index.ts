@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely/migration';
 import * as foundation from './2026_11_21_0001_foundation.js';
 import * as errors from './2026_11_22_0001_errors.js';
+import * as webhooks from './2026_11_22_0002_webhooks.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -9,4 +10,5 @@ import * as errors from './2026_11_22_0001_errors.js';
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_foundation': foundation,
   '2026_11_22_0001_errors': errors,
+  '2026_11_22_0002_webhooks': webhooks,
 };
