@@ -2,6 +2,8 @@ import { generateSecret, hashSecret, hashPassword, newId, visiblePrefix } from '
 import type {
   ApiToken,
   Db,
+  ErrorGroup,
+  ErrorOccurrence,
   Feedback,
   Member,
   Message,
@@ -250,5 +252,59 @@ export async function createOutboxEvent(
       sent_at: overrides.sent ? new Date() : null,
     })
     .returning(['id', 'seq'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function createErrorGroup(
+  db: Db,
+  workspace: Pick<Workspace, 'id'>,
+  overrides: Partial<Omit<ErrorGroup, 'occurrence_count'>> & { occurrence_count?: number } = {},
+): Promise<ErrorGroup> {
+  const now = new Date();
+  return db
+    .insertInto('error_groups')
+    .values({
+      id: overrides.id ?? newId('errorGroup'),
+      workspace_id: workspace.id,
+      fingerprint: overrides.fingerprint ?? `fp-${unique()}`,
+      error_class: overrides.error_class ?? 'RuntimeError',
+      latest_message: overrides.latest_message ?? 'Something broke',
+      source: overrides.source ?? 'ruby',
+      occurrence_count: overrides.occurrence_count ?? 1,
+      first_seen_at: overrides.first_seen_at ?? now,
+      last_seen_at: overrides.last_seen_at ?? now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Inserts the row only: the group's count and seen times are left as the test set them. */
+export async function createErrorOccurrence(
+  db: Db,
+  group: Pick<ErrorGroup, 'id' | 'workspace_id' | 'error_class' | 'latest_message' | 'source'>,
+  overrides: Partial<ErrorOccurrence> = {},
+): Promise<ErrorOccurrence> {
+  const now = new Date();
+  return db
+    .insertInto('error_occurrences')
+    .values({
+      id: overrides.id ?? newId('errorOccurrence'),
+      workspace_id: group.workspace_id,
+      group_id: group.id,
+      visitor_id: overrides.visitor_id ?? null,
+      error_class: overrides.error_class ?? group.error_class,
+      message: overrides.message ?? group.latest_message,
+      backtrace: overrides.backtrace ?? ['app/models/order.rb:42:in `charge`'],
+      url: overrides.url ?? null,
+      request_method: overrides.request_method ?? null,
+      request_path: overrides.request_path ?? null,
+      environment: overrides.environment ?? 'production',
+      app_version: overrides.app_version ?? null,
+      context: JSON.stringify(overrides.context ?? {}),
+      source: overrides.source ?? group.source,
+      occurred_at: overrides.occurred_at ?? now,
+      received_at: overrides.received_at ?? now,
+    })
+    .returningAll()
     .executeTakeFirstOrThrow();
 }

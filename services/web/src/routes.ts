@@ -1,10 +1,12 @@
 import express, { Router } from 'express';
 import { notFoundHandler } from '@ferry/http';
+import { errorsApi } from './api/errors.js';
 import { feedbackApi } from './api/feedback.js';
 import type { WebDeps } from './deps.js';
 import type { Realtime } from './realtime.js';
 import { authRoutes } from './pages/auth.js';
 import { dashboardRoutes } from './pages/dashboard.js';
+import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
 import { feedbackRoutes } from './pages/feedback.js';
 import { memberRoutes } from './pages/members.js';
 import { roomRoutes } from './pages/rooms.js';
@@ -29,6 +31,8 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   workspace.use('/rooms', roomRoutes(deps, realtime));
   workspace.use('/settings/tokens', tokenRoutes(deps));
   workspace.use('/feedback', feedbackRoutes(deps));
+  workspace.use('/errors', errorRoutes(deps));
+  workspace.use('/settings/errors', errorSettingsRoutes(deps));
   workspace.use('/', dashboardRoutes(deps));
   router.use('/w/:workspaceId/:slug', workspace);
   return router;
@@ -39,6 +43,7 @@ export function apiRoutes(deps: WebDeps): Router {
   const router = Router();
   router.use(express.json({ limit: '256kb' }));
   router.use('/feedback', feedbackApi(deps));
+  router.use('/errors', errorsApi(deps));
   // Unknown API paths answer a JSON 404 here rather than falling into the pages (and their CSRF
   // check). In `pnpm start`, other services' /api/v1 routers are mounted before this one.
   router.use(notFoundHandler);

@@ -33,8 +33,15 @@ const NAV: NavEntry[] = [
   { key: 'dashboard', label: 'Dashboard', path: '' },
   { key: 'rooms', label: 'Rooms', path: '/rooms' },
   { key: 'feedback', label: 'Feedback', path: '/feedback', capability: 'feedback.read' },
+  { key: 'errors', label: 'Errors', path: '/errors', capability: 'errors.read' },
   { key: 'members', label: 'Members', path: '/members' },
   { key: 'tokens', label: 'API tokens', path: '/settings/tokens', capability: 'tokens.manage' },
+  {
+    key: 'errors-settings',
+    label: 'Error reporting',
+    path: '/settings/errors',
+    capability: 'errors.read',
+  },
 ];
 
 /** Extra nav entries later features register (Errors, Webhooks...), keeping this file stable. */

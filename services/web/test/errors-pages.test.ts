@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ErrorSource, Role } from '@ferry/db';
+import {
+  createErrorGroup,
+  createErrorOccurrence,
+  createMember,
+  createVisitor,
+  createWorkspace,
+} from '@ferry/testing';
+import { FormClient, startWeb, type WebHarness } from './harness.js';
+
+const SOURCES: ErrorSource[] = ['ruby', 'js', 'api', 'mobile', 'node', 'python', 'php'];
+
+describe('Errors pages', () => {
+  let web: WebHarness;
+  beforeAll(async () => {
+    web = await startWeb({ PUBLIC_URL: 'http://ferry.example.test:8080' });
+  });
+  afterAll(async () => {
+    await web.close();
+  });
+
+  async function seated(role: Role) {
+    const workspace = await createWorkspace(web.ctx.db);
+    const seat = await createMember(web.ctx.db, workspace, { role });
+    const client = new FormClient(web.url);
+    await client.signIn(seat.user.email, seat.user.password);
+    const base = `/w/${workspace.id}/${workspace.slug}`;
+    return { workspace, seat, client, base, errors: `${base}/errors` };
+  }
+
+  /** Group i was last seen i minutes after a fixed start, so higher numbers are more recent. */
+  async function seedGroups(workspace: { id: string }, n: number) {
+    const start = Date.parse('2026-11-01T00:00:00Z');
+    const groups = [];
+    for (let i = 0; i < n; i++) {
+      groups.push(
+        await createErrorGroup(web.ctx.db, workspace, {
+          error_class: `Error${i}`,
+          latest_message: `Message number ${i}`,
+          source: SOURCES[i % SOURCES.length]!,
+          occurrence_count: i + 1,
+          first_seen_at: new Date(start),
+          last_seen_at: new Date(start + i * 60_000),
+        }),
+      );
+    }
+    return groups;
+  }
+
+  it('shows how to send a first report when there are no errors', async () => {
+    const { client, errors, workspace } = await seated('member');
+    const page = await client.get(errors);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('No errors reported yet');
+    expect(page.text).toContain('curl -X POST http://ferry.example.test:8080/ingest/errors');
+    expect(page.text).toContain(`X-Service-Tenant: ${workspace.public_key}`);
+    expect(page.text).toContain('<strong>0 occurrences</strong> retained');
+    expect(page.text).toMatch(/aria-current="page"\s*>Errors</);
+  });
+
+  it('lists groups most recently seen first, 25 a page, with the retained total', async () => {
+    const { client, errors, workspace } = await seated('member');
+    const groups = await seedGroups(workspace, 30);
+    // Same last_seen_at: the larger id comes first, so pages never overlap or skip.
+    const twin = await createErrorGroup(web.ctx.db, workspace, {
+      error_class: 'TwinError',
+      last_seen_at: groups[29]!.last_seen_at,
+      first_seen_at: groups[29]!.last_seen_at,
+    });
+    expect(twin.id > groups[29]!.id).toBe(true);
+    for (let i = 0; i < 3; i++) await createErrorOccurrence(web.ctx.db, groups[0]!);
+
+    const first = await client.get(errors);
+    expect(first.status).toBe(200);
+    const text = first.text;
+    expect(text).toMatch(/<strong>3 occurrences<\/strong> retained in\s+31 groups/);
+    expect(text.indexOf('TwinError')).toBeLessThan(text.indexOf('>Error29<'));
+    expect(text.indexOf('>Error29<')).toBeLessThan(text.indexOf('>Error28<'));
+    expect(text).toContain('>Error6<');
+    expect(text).not.toContain('>Error5<');
+    expect(text.match(/<tr>/g)?.length).toBe(26); // header + 25
+    expect(text).toContain('Page 1 of 2');
+    expect(text).toContain(`href="${errors}?page=2"`);
+    expect(text).toContain('Message number 29');
+    expect(text).toContain(`href="${errors}/${groups[29]!.id}"`);
+    expect(text).toMatch(/<time datetime="2026-11-01T00:29:00.000Z" title="[^"]+2026/);
+
+    const second = await client.get(`${errors}?page=2`);
+    expect(second.text).toContain('Page 2 of 2');
+    expect(second.text).toContain('>Error5<');
+    expect(second.text).toContain('>Error0<');
+    expect(second.text).not.toContain('>Error6<');
+    expect(second.text).toContain(`href="${errors}" rel="prev"`);
+    expect(second.text).not.toContain('rel="next"');
+  });
+
+  it('filters by source, pages within it and falls back on junk values', async () => {
+    const { client, errors, workspace } = await seated('member');
+    await seedGroups(workspace, 7 * 27); // 27 groups per source
+    const js = await client.get(`${errors}?source=js`);
+    expect(js.text).toMatch(/aria-current="page"\s*>js <span class="count">27<\/span>/);
+    expect(js.text).toContain('Page 1 of 2');
+    expect(js.text).toContain(`href="${errors}?source=js&amp;page=2"`);
+    const rows = [...js.text.matchAll(/<span class="badge source source-(\w+)">/g)].map(
+      (m) => m[1],
+    );
+    expect(rows).toHaveLength(25);
+    expect(new Set(rows)).toEqual(new Set(['js']));
+    // js is every 7th from 1: the most recent is 7*26+1 = 183.
+    expect(js.text.indexOf('>Error183<')).toBeLessThan(js.text.indexOf('>Error176<'));
+
+    const js2 = await client.get(`${errors}?source=js&page=2`);
+    expect(js2.text).toContain('Page 2 of 2');
+    expect(js2.text).toContain('>Error8<');
+    expect(js2.text).toContain('>Error1<');
+    expect(js2.text).not.toContain('>Error15<');
+
+    for (const query of ['?source=<script>', '?page=abc', '?page=-1', '?source=JS&page=0']) {
+      const res = await client.get(`${errors}${query}`);
+      expect(res.status).toBe(200);
+      expect(res.text).not.toContain('<script>');
+      expect(res.text).toMatch(/aria-current="page"\s*>All <span class="count">189<\/span>/);
+      expect(res.text).toContain('Page 1 of 8');
+    }
+    const beyond = await client.get(`${errors}?page=50`);
+    expect(beyond.status).toBe(200);
+    expect(beyond.text).toContain('No more error groups');
+    expect(beyond.text).toContain(`href="${errors}?page=8" rel="prev"`);
+  });
+
+  it('shows a group with its latest occurrences in full, escaped, with the visitor', async () => {
+    const { client, errors, workspace } = await seated('member');
+    const group = await createErrorGroup(web.ctx.db, workspace, {
+      error_class: 'NoMethodError',
+      latest_message: "undefined method 'charge' for nil <script>alert(1)</script>",
+      source: 'ruby',
+      occurrence_count: 120,
+    });
+    const visitor = await createVisitor(web.ctx.db, workspace, {
+      name: 'Ada Lovelace',
+      email: 'ada@example.test',
+      token: 'vt_ada_123',
+    });
+    const start = Date.parse('2026-11-02T10:00:00Z');
+    for (let i = 0; i < 105; i++) {
+      await createErrorOccurrence(web.ctx.db, group, {
+        message: `Occurrence message ${i}`,
+        occurred_at: new Date(start + i * 1000),
+      });
+    }
+    await createErrorOccurrence(web.ctx.db, group, {
+      message: 'The newest <b>one</b>',
+      occurred_at: new Date(start + 500_000),
+      received_at: new Date(start + 501_000),
+      backtrace: ['app/models/order.rb:42:in `charge`', 'app/controllers/<orders>.rb:7'],
+      url: 'https://shop.example.test/checkout?step=2',
+      request_method: 'POST',
+      request_path: '/checkout',
+      environment: 'staging',
+      app_version: '4.2.1',
+      context: { user_id: 42, cart: { items: ['<img src=x onerror=alert(1)>'] } },
+      visitor_id: visitor.id,
+    });
+    await createErrorOccurrence(web.ctx.db, group, {
+      url: 'javascript:alert(1)',
+      occurred_at: new Date(start - 1000),
+    });
+
+    const page = await client.get(`${errors}/${group.id}`);
+    expect(page.status).toBe(200);
+    const text = page.text;
+    expect(text).toContain('NoMethodError');
+    expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(text).not.toContain('<script>alert');
+    expect(text).toContain('Latest 100 occurrences of 120');
+    expect(text.match(/<article class="card occurrence"/g)).toHaveLength(100);
+    expect(text.indexOf('The newest &lt;b&gt;one&lt;/b&gt;')).toBeLessThan(
+      text.indexOf('Occurrence message 104'),
+    );
+    expect(text).toContain('Occurrence message 6<');
+    expect(text).not.toContain('Occurrence message 5<');
+    expect(text).not.toContain('href="javascript:');
+    expect(text).toMatch(
+      /<pre class="backtrace">app\/models\/order.rb:42:in &#96;charge&#96;\napp\/controllers\/&lt;orders&gt;.rb:7<\/pre>/,
+    );
+    expect(text).toContain('href="https://shop.example.test/checkout?step=2"');
+    expect(text).toContain('<code>POST /checkout</code>');
+    expect(text).toContain('staging');
+    expect(text).toContain('4.2.1');
+    // Pretty-printed as stored (jsonb keeps its own key order), escaped.
+    expect(text).toContain(
+      '<pre class="context">{\n  &quot;cart&quot;: {\n    &quot;items&quot;: [\n      &quot;&lt;img src=x onerror=alert(1)&gt;&quot;\n    ]\n  },\n  &quot;user_id&quot;: 42\n}</pre>',
+    );
+    expect(text).toContain('Ada Lovelace');
+    expect(text).toContain('mailto:ada@example.test');
+    expect(text).toContain('vt_ada_123');
+    expect(text).toContain('2026-11-02T10:08:21.000Z');
+  });
+
+  it("answers 404 for unknown, junk and other workspaces' groups", async () => {
+    const { client, errors } = await seated('admin');
+    const foreign = await createErrorGroup(web.ctx.db, await createWorkspace(web.ctx.db), {
+      error_class: 'ForeignSecretError',
+    });
+    for (const id of [foreign.id, 'egr_00000000000000000000000000', 'junk', '%3Cscript%3E']) {
+      const res = await client.get(`${errors}/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.text).not.toContain('ForeignSecretError');
+    }
+  });
+
+  it('keeps guests out of the Errors pages and settings; members see the public key', async () => {
+    const guest = await seated('guest');
+    const group = await createErrorGroup(web.ctx.db, guest.workspace);
+    expect((await guest.client.get(guest.errors)).status).toBe(403);
+    expect((await guest.client.get(`${guest.errors}/${group.id}`)).status).toBe(403);
+    const settings = await guest.client.get(`${guest.base}/settings/errors`);
+    expect(settings.status).toBe(403);
+    expect(settings.text).not.toContain(guest.workspace.public_key);
+    const home = await guest.client.get(guest.base);
+    expect(home.text).not.toContain(`href="${guest.errors}"`);
+
+    const member = await seated('member');
+    const page = await member.client.get(`${member.base}/settings/errors`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(member.workspace.public_key);
+    expect(page.text).toContain('curl -X POST http://ferry.example.test:8080/ingest/errors');
+    expect(page.text).toContain(`X-Service-Tenant: ${member.workspace.public_key}`);
+
+    const anonymous = await new FormClient(web.url).get(member.errors);
+    expect(anonymous.status).toBe(302);
+    expect(anonymous.location).toMatch(/^\/login\?next=/);
+  });
+});
