@@ -47,11 +47,18 @@ export const queueCatalog = {
       receivedAt: z.iso.datetime({ offset: true }).optional(),
       reports: z.array(z.record(z.string(), z.unknown())),
     }),
+    // A job holds accepted reports: a 202 promised they would be stored, so retries must outlast
+    // a Postgres outage of minutes, not seconds. `capped-exponential` is the ingest worker's own
+    // strategy (startErrorWriter registers it): 1 s doubling to a 60 s cap (minus up to 20%
+    // jitter), so 40 attempts keep trying for about half an hour (27-34 min) while writes resume
+    // within a minute of recovery.
+    // BullMQ's built-in exponential is uncapped (attempt 12 alone would wait 34 minutes).
+    // Failed jobs are never removed: one that still fails holds reports someone must replay.
     jobOptions: {
-      attempts: 5,
-      backoff: { type: 'exponential', delay: 1_000 },
+      attempts: 40,
+      backoff: { type: 'capped-exponential', delay: 1_000 },
       removeOnComplete: 1_000,
-      removeOnFail: 5_000,
+      removeOnFail: false,
     },
     concurrency: 4,
     timeoutMs: 30_000,

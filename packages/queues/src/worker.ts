@@ -1,4 +1,9 @@
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import {
+  UnrecoverableError,
+  Worker,
+  type Job,
+  type WorkerOptions as BullWorkerOptions,
+} from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@ferry/core';
 import {
@@ -32,6 +37,15 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Overrides the catalog's timeout hint. */
   timeoutMs?: number;
+  /**
+   * BullMQ settings a queue's owner may tune: stalled-job recovery (lockDuration, stalledInterval,
+   * maxStalledCount) and `settings.backoffStrategy`, which a catalog entry with a custom backoff
+   * `type` needs from every worker of its queue.
+   */
+  bull?: Pick<
+    BullWorkerOptions,
+    'lockDuration' | 'stalledInterval' | 'maxStalledCount' | 'settings'
+  >;
 }
 
 class JobTimeoutError extends Error {
@@ -96,6 +110,7 @@ export function createWorker<Q extends QueueName>(
   };
 
   const worker = new Worker<unknown>(queue, processor, {
+    ...options.bull,
     connection: options.connection,
     prefix: options.prefix,
     concurrency: options.concurrency ?? definition.concurrency ?? 1,

@@ -41,6 +41,29 @@ function parseReports(reports: readonly Record<string, unknown>[]): QueuedReport
   });
 }
 
+/**
+ * Test-only fault injection for the kill test: with NODE_ENV=test and
+ * FERRY_INGEST_CRASH=<point>:<n>, the process SIGKILLs itself when the nth job reaches `point`:
+ * `after-insert` (occurrences inserted, transaction not committed: Postgres rolls it back) or
+ * `after-commit` (written, but BullMQ never hears of it: the retry must not count it twice).
+ * Those are the two windows a worker killed mid-batch leaves behind.
+ */
+type CrashPoint = 'after-insert' | 'after-commit';
+
+function crashHook(): (point: CrashPoint) => Promise<void> {
+  const [at, n] = (process.env.FERRY_INGEST_CRASH ?? '').split(':');
+  const after = Number(n);
+  if (process.env.NODE_ENV !== 'test' || !(after > 0)) return () => Promise.resolve();
+  let reached = 0;
+  return async (point) => {
+    if (point !== at || ++reached < after) return;
+    process.kill(process.pid, 'SIGKILL');
+    await new Promise(() => undefined); // nothing else runs while the signal lands
+  };
+}
+
+const crash = crashHook();
+
 const later = (a: QueuedReport, b: QueuedReport): boolean =>
   Date.parse(a.occurred_at) > Date.parse(b.occurred_at);
 
@@ -146,11 +169,14 @@ export async function writeErrors(
       .onConflict((oc) => oc.column('id').doNothing())
       .returning('id')
       .execute();
+    await crash('after-insert');
     const insertedIds = new Set(rows.map((row) => row.id));
     const fresh = reports.filter((report) => insertedIds.has(report.id));
     if (fresh.length > 0) await countIntoGroups(tx, groupIds, fresh);
     return { inserted: fresh.length, retained: await retainedOccurrences(tx, workspaceId) };
   });
+
+  await crash('after-commit');
 
   let pruned = 0;
   if (shouldPrune(retained, deps.retentionLimit, deps.random ?? Math.random)) {
