@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * What the machine spends its CPU on while the benchmark runs: /proc/<pid>/stat for every process,
+ * bucketed (the ingest child, Postgres, Redis, this load generator, everything else: the machine
+ * is shared), plus the ingest child's VmRSS every 200 ms.
+ */
+const TICKS_PER_SECOND = 100;
+
+function readStat(pid: number): { comm: string; ticks: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = text.lastIndexOf(')');
+    const comm = text.slice(text.indexOf('(') + 1, close);
+    const fields = text.slice(close + 2).split(' ');
+    // utime and stime are fields 14 and 15 (1-based); the slice starts at field 3.
+    return { comm, ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+export function rssKb(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Bucket = 'ingest' | 'postgres' | 'redis' | 'loadgen' | 'other';
+
+function snapshot(ingestPid: number): Map<number, { bucket: Bucket; ticks: number }> {
+  const out = new Map<number, { bucket: Bucket; ticks: number }>();
+  for (const name of readdirSync('/proc')) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const stat = readStat(pid);
+    if (!stat) continue;
+    const bucket: Bucket =
+      pid === ingestPid
+        ? 'ingest'
+        : pid === process.pid
+          ? 'loadgen'
+          : stat.comm.startsWith('postgres')
+            ? 'postgres'
+            : stat.comm.startsWith('redis')
+              ? 'redis'
+              : 'other';
+    out.set(pid, { bucket, ticks: stat.ticks });
+  }
+  return out;
+}
+
+export interface CpuShares {
+  /** CPU seconds per wall second (2.0 = both cores), per bucket. */
+  ingest: number;
+  postgres: number;
+  redis: number;
+  loadgen: number;
+  other: number;
+}
+
+export interface Sampler {
+  /** Starts a CPU window (call when the load starts). */
+  markCpu(): void;
+  /** CPU shares since the last markCpu. */
+  cpuSince(): CpuShares;
+  maxRssMb(): number;
+  stop(): void;
+}
+
+export function startSampler(ingestPid: number): Sampler {
+  let maxRss = 0;
+  const timer = setInterval(() => {
+    const kb = rssKb(ingestPid);
+    if (kb !== undefined) maxRss = Math.max(maxRss, kb);
+  }, 200);
+  let start = { at: performance.now(), procs: snapshot(ingestPid) };
+  return {
+    markCpu() {
+      start = { at: performance.now(), procs: snapshot(ingestPid) };
+    },
+    cpuSince() {
+      const now = snapshot(ingestPid);
+      const seconds = (performance.now() - start.at) / 1000;
+      const shares: CpuShares = { ingest: 0, postgres: 0, redis: 0, loadgen: 0, other: 0 };
+      for (const [pid, entry] of now) {
+        const before = start.procs.get(pid)?.ticks ?? 0;
+        shares[entry.bucket] += Math.max(0, entry.ticks - before) / TICKS_PER_SECOND / seconds;
+      }
+      return shares;
+    },
+    maxRssMb: () => maxRss / 1024,
+    stop: () => clearInterval(timer),
+  };
+}
+
+export function formatCpu(shares: CpuShares): string {
+  const f = (value: number): string => value.toFixed(2);
+  return (
+    `ingest ${f(shares.ingest)}, postgres ${f(shares.postgres)}, redis ${f(shares.redis)}, ` +
+    `load generator ${f(shares.loadgen)}, other ${f(shares.other)} (cores, of 2)`
+  );
+}
