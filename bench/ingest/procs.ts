@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * What the machine spends its CPU on while the benchmark runs: /proc/<pid>/stat for every process,
- * bucketed (the ingest child, Postgres, Redis, this load generator, everything else: the machine
- * is shared), plus the ingest child's VmRSS every 200 ms.
+ * bucketed (the ingest HTTP child, the ingest worker child, Postgres, Redis, this load generator,
+ * everything else: the machine is shared), plus each ingest child's VmRSS every 200 ms.
  */
 const TICKS_PER_SECOND = 100;
 
@@ -29,9 +29,15 @@ export function rssKb(pid: number): number | undefined {
   }
 }
 
-type Bucket = 'ingest' | 'postgres' | 'redis' | 'loadgen' | 'other';
+type Bucket = 'http' | 'worker' | 'postgres' | 'redis' | 'loadgen' | 'other';
 
-function snapshot(ingestPid: number): Map<number, { bucket: Bucket; ticks: number }> {
+/** The ingest children's pids: INGEST_ROLE=http and INGEST_ROLE=worker. */
+export interface IngestPids {
+  http: number;
+  worker: number;
+}
+
+function snapshot(pids: IngestPids): Map<number, { bucket: Bucket; ticks: number }> {
   const out = new Map<number, { bucket: Bucket; ticks: number }>();
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
@@ -39,15 +45,17 @@ function snapshot(ingestPid: number): Map<number, { bucket: Bucket; ticks: numbe
     const stat = readStat(pid);
     if (!stat) continue;
     const bucket: Bucket =
-      pid === ingestPid
-        ? 'ingest'
-        : pid === process.pid
-          ? 'loadgen'
-          : stat.comm.startsWith('postgres')
-            ? 'postgres'
-            : stat.comm.startsWith('redis')
-              ? 'redis'
-              : 'other';
+      pid === pids.http
+        ? 'http'
+        : pid === pids.worker
+          ? 'worker'
+          : pid === process.pid
+            ? 'loadgen'
+            : stat.comm.startsWith('postgres')
+              ? 'postgres'
+              : stat.comm.startsWith('redis')
+                ? 'redis'
+                : 'other';
     out.set(pid, { bucket, ticks: stat.ticks });
   }
   return out;
@@ -55,7 +63,8 @@ function snapshot(ingestPid: number): Map<number, { bucket: Bucket; ticks: numbe
 
 export interface CpuShares {
   /** CPU seconds per wall second (2.0 = both cores), per bucket. */
-  ingest: number;
+  http: number;
+  worker: number;
   postgres: number;
   redis: number;
   loadgen: number;
@@ -67,32 +76,35 @@ export interface Sampler {
   markCpu(): void;
   /** CPU shares since the last markCpu. */
   cpuSince(): CpuShares;
-  maxRssMb(): number;
+  /** Max VmRSS of each ingest child. */
+  maxRssMb(): { http: number; worker: number };
   stop(): void;
 }
 
-export function startSampler(ingestPid: number): Sampler {
-  let maxRss = 0;
+export function startSampler(pids: IngestPids): Sampler {
+  const maxRss = { http: 0, worker: 0 };
   const timer = setInterval(() => {
-    const kb = rssKb(ingestPid);
-    if (kb !== undefined) maxRss = Math.max(maxRss, kb);
+    for (const role of ['http', 'worker'] as const) {
+      const kb = rssKb(pids[role]);
+      if (kb !== undefined) maxRss[role] = Math.max(maxRss[role], kb);
+    }
   }, 200);
-  let start = { at: performance.now(), procs: snapshot(ingestPid) };
+  let start = { at: performance.now(), procs: snapshot(pids) };
   return {
     markCpu() {
-      start = { at: performance.now(), procs: snapshot(ingestPid) };
+      start = { at: performance.now(), procs: snapshot(pids) };
     },
     cpuSince() {
-      const now = snapshot(ingestPid);
+      const now = snapshot(pids);
       const seconds = (performance.now() - start.at) / 1000;
-      const shares: CpuShares = { ingest: 0, postgres: 0, redis: 0, loadgen: 0, other: 0 };
+      const shares: CpuShares = { http: 0, worker: 0, postgres: 0, redis: 0, loadgen: 0, other: 0 };
       for (const [pid, entry] of now) {
         const before = start.procs.get(pid)?.ticks ?? 0;
         shares[entry.bucket] += Math.max(0, entry.ticks - before) / TICKS_PER_SECOND / seconds;
       }
       return shares;
     },
-    maxRssMb: () => maxRss / 1024,
+    maxRssMb: () => ({ http: maxRss.http / 1024, worker: maxRss.worker / 1024 }),
     stop: () => clearInterval(timer),
   };
 }
@@ -100,7 +112,7 @@ export function startSampler(ingestPid: number): Sampler {
 export function formatCpu(shares: CpuShares): string {
   const f = (value: number): string => value.toFixed(2);
   return (
-    `ingest ${f(shares.ingest)}, postgres ${f(shares.postgres)}, redis ${f(shares.redis)}, ` +
+    `ingest http ${f(shares.http)}, ingest worker ${f(shares.worker)}, postgres ${f(shares.postgres)}, redis ${f(shares.redis)}, ` +
     `load generator ${f(shares.loadgen)}, other ${f(shares.other)} (cores, of 2)`
   );
 }

@@ -5,3 +5,4 @@ export * from './metrics.js';
 export * from './request-id.js';
 export * from './validation.js';
 export * from './runtime.js';
+export * from './ssrf.js';

@@ -80,6 +80,40 @@ export const queueCatalog = {
     concurrency: 8,
     timeoutMs: 30_000,
   }),
+  /**
+   * Sends one outgoing hook's due deliveries, oldest message first, one at a time (see
+   * services/webhooks-out/src/jobs/drain-hook.ts). Any number of these may exist for one hook: a
+   * lease on the head delivery keeps the sends serial, so duplicates are harmless and cheap.
+   */
+  'webhook-drain': defineQueue({
+    schema: z.object({ hookId: idSchema('outgoingWebhook') }),
+    jobOptions: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+    concurrency: 32,
+    timeoutMs: 60_000,
+  }),
+  /**
+   * One send by hand, outside the hook's order: 'Send again' on a delivery, or a test event when
+   * `deliveryId` is absent.
+   */
+  'webhook-send-once': defineQueue({
+    schema: z.object({
+      hookId: idSchema('outgoingWebhook'),
+      deliveryId: idSchema('webhookDelivery').optional(),
+    }),
+    jobOptions: {
+      attempts: 1,
+      backoff: { type: 'fixed', delay: 1_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+    concurrency: 8,
+    timeoutMs: 30_000,
+  }),
   /** feedback_filed -> a row in the local agent's durable work log. */
   'agent-work': defineQueue({
     schema: z.object({

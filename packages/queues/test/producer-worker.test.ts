@@ -155,7 +155,7 @@ describe('producer and worker', () => {
       registerWorkers([{ 'agent-wake': handler }, { 'agent-wake': handler }], workerOptions),
     ).toThrow(/exactly one handler; more than one for: agent-wake/);
     expect(() => checkHandlers([{ 'agent-wake': handler }], { requireAll: true })).toThrow(
-      /none for: error-ingest, webhook-delivery, agent-work, dispatch/,
+      /none for: error-ingest, webhook-delivery, webhook-drain, webhook-send-once, agent-work, dispatch/,
     );
     expect(
       checkHandlers([{ 'agent-wake': handler }, { dispatch: () => Promise.resolve() }]),

@@ -24,12 +24,19 @@ export async function startIngestService(): Promise<IngestService> {
       ERROR_INGESTION_ENABLED: true,
       INGEST_RATE_LIMIT_PER_MINUTE: 120,
       ERROR_RETENTION_LIMIT: 20_000,
+      INGEST_ROLE: 'all',
     },
     db: ctx.db,
     logger: ctx.logger,
     redis: producerRedis,
   });
   const app: RunningApp = await startApp(createIngestApp(deps, ctx.redis));
+  // A producer connection fails fast instead of queueing commands (503): let it connect first,
+  // as the ingest service's own tests do; on a busy machine the first request can beat it.
+  for (let waited = 0; producerRedis.status !== 'ready'; waited += 20) {
+    if (waited > 10_000) throw new Error('the producer Redis connection did not become ready');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   const worker = startErrorWriter({
     config: ctx.config,
     db: ctx.db,

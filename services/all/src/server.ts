@@ -17,6 +17,8 @@ import {
 } from '@ferry/ingest-errors';
 import { closeWorkers, createRedisConnection, runOutboxRelay } from '@ferry/queues';
 import { renderErrorPage, webParts } from '@ferry/web';
+import { loadWebhooksInSettings, webhooksInDeps, webhooksInRouter } from '@ferry/webhooks-in';
+import { loadWebhooksOutSettings, startWebhooksOut } from '@ferry/webhooks-out';
 
 export interface RunningFerry {
   server: http.Server;
@@ -32,6 +34,8 @@ export async function startAll(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningFerry> {
   const ingestSettings = loadIngestSettings(env);
+  const webhooksOutSettings = loadWebhooksOutSettings(env);
+  const webhooksInSettings = loadWebhooksInSettings(env);
   const { applied } = await migrateToLatest(config.DATABASE_URL);
   const runtime = openRuntime(config, 'ferry');
   if (applied.length) runtime.logger.info({ applied }, 'migrations applied');
@@ -59,6 +63,17 @@ export async function startAll(
     redis: producerRedis,
   });
   app.use(ingestRouter(ingest));
+  app.use(
+    webhooksInRouter(
+      webhooksInDeps({
+        config,
+        settings: webhooksInSettings,
+        db: runtime.db,
+        logger: runtime.logger,
+        redis: producerRedis,
+      }),
+    ),
+  );
   const web = webParts(runtime);
   app.use('/api/v1', web.api);
   app.use(web.pages);
@@ -68,6 +83,14 @@ export async function startAll(
   web.realtime.attach(server);
   await listen(server, config.PORT, runtime.logger);
   const relay = runOutboxRelay(runtime);
+  const webhooksOut = startWebhooksOut({
+    config,
+    settings: webhooksOutSettings,
+    db: runtime.db,
+    logger: runtime.logger,
+    connection: workerRedis,
+    producerConnection: producerRedis,
+  });
   const workers = [
     startErrorWriter({
       config,
@@ -86,6 +109,7 @@ export async function startAll(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await closeWorkers(workers);
+      await webhooksOut.stop();
       await ingest.producer.close();
       producerRedis.disconnect();
       workerRedis.disconnect();

@@ -16,6 +16,12 @@ export const ingestConfigShape = {
   INGEST_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   /** SPEC.md: 20,000 stored occurrences per workspace; older ones are pruned. */
   ERROR_RETENTION_LIMIT: z.coerce.number().int().min(1).default(20_000),
+  /**
+   * What this process runs (main.ts): `http` (POST /ingest/errors only), `worker` (the
+   * error-ingest writer only, off the HTTP event loop) or `all` (both). `pnpm start` runs
+   * everything in one process whatever this says.
+   */
+  INGEST_ROLE: z.enum(['http', 'worker', 'all']).default('all'),
 };
 
 const ingestSettingsSchema = z.object(ingestConfigShape);

@@ -1,12 +1,16 @@
 import http from 'node:http';
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { migrateToLatest } from '@ferry/db';
 import { exitOnConfigError, listen, onShutdown, openRuntime } from '@ferry/http';
 import { closeWorkers, createRedisConnection } from '@ferry/queues';
 import { createIngestApp, ingestDeps } from './app.js';
 import { loadIngestConfig, type IngestConfig } from './config.js';
+import type { IngestDeps } from './deps.js';
 import { startErrorWriter } from './worker.js';
 
-// The ingest-errors service on its own: POST /ingest/errors and the worker that writes reports.
+// The ingest-errors service on its own: POST /ingest/errors and/or the worker that writes reports
+// (INGEST_ROLE).
 let config: IngestConfig;
 try {
   config = loadIngestConfig();
@@ -15,39 +19,54 @@ try {
 }
 if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'ingest-errors');
-const producerRedis = createRedisConnection(config.REDIS_URL, {
-  role: 'producer',
-  logger: runtime.logger,
-  name: 'ingest-errors-producer',
-});
-const workerRedis = createRedisConnection(config.REDIS_URL, {
-  role: 'worker',
-  logger: runtime.logger,
-  name: 'ingest-errors-worker',
-});
-const deps = ingestDeps({
-  config,
-  settings: config.ingest,
-  db: runtime.db,
-  logger: runtime.logger,
-  redis: producerRedis,
-});
-const server = http.createServer(createIngestApp(deps, runtime.redis));
-await listen(server, config.PORT, runtime.logger);
-const worker = startErrorWriter({
-  config,
-  db: runtime.db,
-  logger: runtime.logger,
-  connection: workerRedis,
-  retentionLimit: config.ingest.ERROR_RETENTION_LIMIT,
-});
+const role = config.ingest.INGEST_ROLE;
+
+// INGEST_ROLE: the HTTP side, the worker, or both (the default).
+let front: { server: http.Server; deps: IngestDeps; redis: Redis } | undefined;
+if (role !== 'worker') {
+  const producerRedis = createRedisConnection(config.REDIS_URL, {
+    role: 'producer',
+    logger: runtime.logger,
+    name: 'ingest-errors-producer',
+  });
+  const deps = ingestDeps({
+    config,
+    settings: config.ingest,
+    db: runtime.db,
+    logger: runtime.logger,
+    redis: producerRedis,
+  });
+  const server = http.createServer(createIngestApp(deps, runtime.redis));
+  await listen(server, config.PORT, runtime.logger);
+  front = { server, deps, redis: producerRedis };
+}
+
+let writer: { worker: Worker<unknown>; redis: Redis } | undefined;
+if (role !== 'http') {
+  const workerRedis = createRedisConnection(config.REDIS_URL, {
+    role: 'worker',
+    logger: runtime.logger,
+    name: 'ingest-errors-worker',
+  });
+  const worker = startErrorWriter({
+    config,
+    db: runtime.db,
+    logger: runtime.logger,
+    connection: workerRedis,
+    retentionLimit: config.ingest.ERROR_RETENTION_LIMIT,
+  });
+  writer = { worker, redis: workerRedis };
+  runtime.logger.info({ role }, 'error-ingest worker started');
+}
+
 onShutdown(runtime.logger, async () => {
   // Stop taking requests first, then let active jobs finish (accepted reports stay queued either
   // way), then close connections.
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await closeWorkers([worker]);
-  await deps.producer.close();
-  producerRedis.disconnect();
-  workerRedis.disconnect();
+  const server = front?.server;
+  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (writer) await closeWorkers([writer.worker]);
+  await front?.deps.producer.close();
+  front?.redis.disconnect();
+  writer?.redis.disconnect();
   await runtime.close();
 });

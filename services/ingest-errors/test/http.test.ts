@@ -21,6 +21,7 @@ const SETTINGS: IngestSettings = {
   ERROR_INGESTION_ENABLED: true,
   INGEST_RATE_LIMIT_PER_MINUTE: 120,
   ERROR_RETENTION_LIMIT: 20_000,
+  INGEST_ROLE: 'all',
 };
 
 describe('POST /ingest/errors', () => {

@@ -67,8 +67,12 @@ describe('error tables', () => {
     ...extra,
   });
 
-  it('is part of the migration list', () => {
-    expect(Object.keys(migrations).at(-1)).toBe('2026_11_22_0001_errors');
+  it('is part of the migration list, after the foundation', () => {
+    const names = Object.keys(migrations);
+    expect(names).toContain('2026_11_22_0001_errors');
+    expect(names.indexOf('2026_11_22_0001_errors')).toBeGreaterThan(
+      names.indexOf('2026_11_21_0001_foundation'),
+    );
   });
 
   it('stores a group and an occurrence exactly as coerced, idempotently on the id', async () => {

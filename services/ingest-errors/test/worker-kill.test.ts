@@ -116,16 +116,17 @@ describe('error-ingest worker killed mid-batch', () => {
     expect(await occurrenceCount(ctx.db, ws.id)).toBe(0);
     await Promise.all(children.map((child) => child.ready));
 
-    // 1. Killed inside its 5th job's transaction: at least one earlier job committed (the 5th
-    //    starts only when one of the first four finished), the 5th's rows were rolled back.
+    // 1. Killed inside the transaction of the batch holding its 5th job: at least one earlier
+    //    batch committed (the 5th job starts only when one of the first four finished), the
+    //    rows of the whole last batch were rolled back.
     inTransaction.go();
     expect(await inTransaction.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const afterFirst = await occurrenceCount(ctx.db, ws.id);
     expect(afterFirst).toBeGreaterThanOrEqual(PER_REQUEST);
     expect(afterFirst).toBeLessThan(TOTAL);
 
-    // 2. Killed right after its 5th commit: those rows are stored, but BullMQ still holds the
-    //    job as active and will run it again.
+    // 2. Killed right after committing the batch holding its 5th job: those rows are stored,
+    //    but BullMQ still holds the batch's jobs as active and will run them again.
     afterCommit.go();
     expect(await afterCommit.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const afterSecond = await occurrenceCount(ctx.db, ws.id);
@@ -142,8 +143,8 @@ describe('error-ingest worker killed mid-batch', () => {
     expect((await killed.exited).signal).toBe('SIGKILL');
     expect(await occurrenceCount(ctx.db, ws.id)).toBeLessThan(TOTAL);
 
-    // 4. A fresh worker takes the rest, including every job a dead worker held (stalled once its
-    //    lock expires).
+    // 4. A fresh worker (full-size batches) takes the rest, including every job a dead worker
+    //    held (stalled once its lock expires), re-running committed ones without counting twice.
     worker = startErrorWriter({
       config: ctx.config,
       db: ctx.db,

@@ -3,7 +3,13 @@ import { newId } from '@ferry/core';
 import type { JobPayload } from '@ferry/queues';
 import { createTestContext, createWorkspace, type TestContext } from '@ferry/testing';
 import { fingerprint } from '../src/fingerprint.js';
-import { writeErrors, type WriteErrorsDeps } from '../src/jobs/write-errors.js';
+import { createBatcher } from '../src/batcher.js';
+import {
+  parseJob,
+  writeErrorBatch,
+  writeErrors,
+  type WriteErrorsDeps,
+} from '../src/jobs/write-errors.js';
 import type { QueuedReport } from '../src/queued.js';
 import { parseBatch } from '../src/report.js';
 import { pruneOccurrences, retainedOccurrences, shouldPrune } from '../src/retention.js';
@@ -148,6 +154,67 @@ describe('error-ingest processor', () => {
     const groups = await groupsOf(ws.id);
     expect(groups).toHaveLength(3);
     expect(groups.reduce((sum, g) => sum + Number(g.occurrence_count), 0)).toBe(80);
+  });
+
+  it('writes many jobs of several workspaces in one transaction, counting each row once', async () => {
+    const [a, b] = [await createWorkspace(ctx.db), await createWorkspace(ctx.db)];
+    const jobs = [a, b, a, b].map((ws, i) =>
+      job(
+        ws.id,
+        queued(
+          Array.from({ length: 10 }, (_, j) => ({
+            error_class: `E${(i + j) % 3}`,
+            message: `m${j}`,
+            backtrace: ['a.js:1'],
+          })),
+        ),
+      ),
+    );
+    const results = await writeErrorBatch(deps, jobs.map(parseJob));
+    expect(results.map((r) => r.inserted)).toEqual([10, 10, 10, 10]);
+    for (const ws of [a, b]) {
+      const groups = await groupsOf(ws.id);
+      expect(groups).toHaveLength(3);
+      expect(groups.reduce((sum, g) => sum + Number(g.occurrence_count), 0)).toBe(20);
+      expect(await retainedOccurrences(ctx.db, ws.id)).toBe(20);
+    }
+    // Re-run (a job retried after a crash past the commit), beside a new job: only new rows count.
+    const fresh = job(a.id, queued([{ error_class: 'E0', message: 'new', backtrace: ['a.js:1'] }]));
+    const again = await writeErrorBatch(deps, [...jobs, fresh].map(parseJob));
+    expect(again.map((r) => r.inserted)).toEqual([0, 0, 0, 0, 1]);
+    const total = async (id: string) =>
+      (await groupsOf(id)).reduce((sum, g) => sum + Number(g.occurrence_count), 0);
+    expect(await total(a.id)).toBe(21);
+    expect(await total(b.id)).toBe(20);
+    // The same job twice in one batch (a lost lock): written and counted once.
+    const twice = job(b.id, queued([{ error_class: 'E1', message: 'twice' }]));
+    const doubled = await writeErrorBatch(deps, [twice, twice].map(parseJob));
+    expect(doubled.map((r) => r.inserted)).toEqual([1, 0]);
+    expect(await total(b.id)).toBe(21);
+    expect(await retainedOccurrences(ctx.db, b.id)).toBe(21);
+  });
+
+  it('batches jobs, and retries a failed batch job by job so one bad job fails alone', async () => {
+    const seen: number[][] = [];
+    const batcher = createBatcher<number, number>({
+      maxItems: 3,
+      maxWaitMs: 5,
+      write: (items) => {
+        seen.push([...items]);
+        if (items.includes(13)) return Promise.reject(new Error('bad item'));
+        return Promise.resolve(items.map((item) => item * 2));
+      },
+    });
+    const outcomes = await Promise.allSettled([1, 2, 3, 4, 13].map((n) => batcher.add(n)));
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'failed'))).toEqual([
+      2,
+      4,
+      6,
+      8,
+      'failed',
+    ]);
+    // A full batch at once, the rest after the wait, then the failed one's items alone.
+    expect(seen).toEqual([[1, 2, 3], [4, 13], [4], [13]]);
   });
 
   it('prunes the oldest occurrences so the count hovers near the retention limit', async () => {

@@ -9,8 +9,10 @@ import { dashboardRoutes } from './pages/dashboard.js';
 import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
 import { feedbackRoutes } from './pages/feedback.js';
 import { memberRoutes } from './pages/members.js';
+import { outgoingHookRoutes } from './pages/outgoing-hooks.js';
 import { roomRoutes } from './pages/rooms.js';
 import { tokenRoutes } from './pages/tokens.js';
+import { webhookRoutes } from './pages/webhooks.js';
 import { workspaceRoutes } from './pages/workspaces.js';
 import { loadUser, loadWorkspace } from './request-context.js';
 import { csrf } from './session.js';
@@ -28,6 +30,10 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   const workspace = Router({ mergeParams: true });
   workspace.use(loadWorkspace(deps));
   workspace.use('/members', memberRoutes(deps));
+  // Before '/rooms' (whose routes never match these deeper paths anyway); falls through to the
+  // outgoing-hooks router for `.../settings/webhooks/outgoing...`.
+  workspace.use('/rooms/:roomId/settings/webhooks', webhookRoutes(deps));
+  workspace.use('/rooms/:roomId/settings/webhooks/outgoing', outgoingHookRoutes(deps));
   workspace.use('/rooms', roomRoutes(deps, realtime));
   workspace.use('/settings/tokens', tokenRoutes(deps));
   workspace.use('/feedback', feedbackRoutes(deps));

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Config } from '@ferry/core';
+import { SecretBox, type Config } from '@ferry/core';
 import type { Db } from '@ferry/db';
+import { createIncomingKey } from './domain/incoming-webhooks.js';
+import { createOutgoingHook } from './domain/outgoing-hooks.js';
 import { joinRoom } from './domain/rooms.js';
 import { createToken } from './domain/tokens.js';
 import { signUp } from './domain/users.js';
@@ -15,13 +17,25 @@ export interface SeedResult {
   guest: { email: string; password: string };
   room: { id: string; url: string };
   tokens: { dispatch: string; tenant_write: string; tenant_read: string };
+  incoming_webhook: { key: string; url: string };
+  outgoing_webhook?: { id: string; secret: string };
+}
+
+export interface SeedOptions {
+  /** Also create an outgoing hook on the room, delivering to this URL. */
+  outgoingUrl?: string | undefined;
 }
 
 /**
  * A new demo workspace on every call, built through the same domain functions the pages use:
- * an owner, a member and a guest (all in the #general room) and one token per scope.
+ * an owner, a member and a guest (all in the #general room), one token per scope, an incoming
+ * webhook key made by the owner on the room, and (when asked) an outgoing hook on it.
  */
-export async function seedDemo(db: Db, config: Pick<Config, 'PUBLIC_URL'>): Promise<SeedResult> {
+export async function seedDemo(
+  db: Db,
+  config: Pick<Config, 'PUBLIC_URL' | 'APP_SECRET'>,
+  options: SeedOptions = {},
+): Promise<SeedResult> {
   const run = randomBytes(4).toString('hex');
   const person = async (role: string) => {
     const credentials = {
@@ -49,6 +63,22 @@ export async function seedDemo(db: Db, config: Pick<Config, 'PUBLIC_URL'>): Prom
   const token = async (name: string, scope: 'platform:dispatch' | 'tenant:write' | 'tenant:read') =>
     (await createToken(db, workspace.id, ownerSeat.id, { name, scopes: [scope] })).raw;
 
+  const box = new SecretBox(config.APP_SECRET);
+  const incoming = await createIncomingKey(db, box, {
+    workspaceId: workspace.id,
+    roomId: generalRoomId,
+    name: 'Demo integration',
+    createdBy: ownerSeat.id,
+  });
+  const outgoing = options.outgoingUrl
+    ? await createOutgoingHook(db, box, {
+        workspaceId: workspace.id,
+        roomId: generalRoomId,
+        targetUrl: options.outgoingUrl,
+        createdBy: ownerSeat.id,
+      })
+    : undefined;
+
   const base = config.PUBLIC_URL;
   return {
     base_url: base,
@@ -62,5 +92,7 @@ export async function seedDemo(db: Db, config: Pick<Config, 'PUBLIC_URL'>): Prom
       tenant_write: await token('Demo write', 'tenant:write'),
       tenant_read: await token('Demo read', 'tenant:read'),
     },
+    incoming_webhook: { key: incoming.rawKey, url: `${base}/wh/in/${incoming.rawKey}` },
+    ...(outgoing ? { outgoing_webhook: { id: outgoing.hook.id, secret: outgoing.secret } } : {}),
   };
 }

@@ -12,8 +12,29 @@ describe('seed', () => {
   });
 
   it('creates a new usable demo workspace on every call', async () => {
-    const first = await seedDemo(web.ctx.db, { PUBLIC_URL: web.url });
-    const second = await seedDemo(web.ctx.db, { PUBLIC_URL: web.url });
+    const config = { PUBLIC_URL: web.url, APP_SECRET: web.ctx.config.APP_SECRET };
+    const first = await seedDemo(web.ctx.db, config);
+    const second = await seedDemo(web.ctx.db, config, { outgoingUrl: 'http://127.0.0.1:9/hook' });
+    expect(first.outgoing_webhook).toBeUndefined();
+    expect(second.outgoing_webhook?.id).toMatch(/^owh_/);
+    expect(second.outgoing_webhook?.secret).toEqual(expect.any(String));
+    const hook = await web.ctx.db
+      .selectFrom('outgoing_webhooks')
+      .selectAll()
+      .where('id', '=', second.outgoing_webhook!.id)
+      .executeTakeFirstOrThrow();
+    expect(hook).toMatchObject({
+      room_id: second.room.id,
+      target_url: 'http://127.0.0.1:9/hook',
+      state: 'enabled',
+    });
+    expect(first.incoming_webhook.url).toBe(`${web.url}/wh/in/${first.incoming_webhook.key}`);
+    const key = await web.ctx.db
+      .selectFrom('incoming_webhooks')
+      .selectAll()
+      .where('room_id', '=', first.room.id)
+      .executeTakeFirstOrThrow();
+    expect(key.key_hash).not.toContain(first.incoming_webhook.key);
     expect(second.workspace.id).not.toBe(first.workspace.id);
     expect(first.room.url).toBe(
       `${web.url}/w/${first.workspace.id}/${first.workspace.slug}/rooms/${first.room.id}`,

@@ -4,7 +4,7 @@ import { newId, type Logger } from '@ferry/core';
 import type { Db, Tx } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
 import { queuedReportSchema, type QueuedReport } from '../queued.js';
-import { pruneOccurrences, retainedOccurrences, shouldPrune } from '../retention.js';
+import { pruneOccurrences, retainedByWorkspace, shouldPrune } from '../retention.js';
 
 export interface WriteErrorsDeps {
   db: Db;
@@ -19,13 +19,6 @@ export interface WriteResult {
   /** Occurrences actually inserted (a retried job inserts none of those already there). */
   inserted: number;
   pruned: number;
-}
-
-interface GroupBatch {
-  fingerprint: string;
-  /** The report with the latest occurred_at: its class, message and source become the group's. */
-  latest: QueuedReport;
-  firstSeen: string;
 }
 
 function parseReports(reports: readonly Record<string, unknown>[]): QueuedReport[] {
@@ -43,20 +36,23 @@ function parseReports(reports: readonly Record<string, unknown>[]): QueuedReport
 
 /**
  * Test-only fault injection for the kill test: with NODE_ENV=test and
- * FERRY_INGEST_CRASH=<point>:<n>, the process SIGKILLs itself when the nth job reaches `point`:
- * `after-insert` (occurrences inserted, transaction not committed: Postgres rolls it back) or
- * `after-commit` (written, but BullMQ never hears of it: the retry must not count it twice).
- * Those are the two windows a worker killed mid-batch leaves behind.
+ * FERRY_INGEST_CRASH=<point>:<n>, the process SIGKILLs itself when the batch holding its nth job
+ * (counting jobs, not batches) reaches `point`: `after-insert` (a batch's occurrences inserted,
+ * its transaction not committed: Postgres rolls all of it back) or `after-commit` (the batch is
+ * written, but BullMQ never hears of its jobs: their retries must not count them twice). Those are
+ * the two windows a worker killed mid-batch leaves behind.
  */
 type CrashPoint = 'after-insert' | 'after-commit';
 
-function crashHook(): (point: CrashPoint) => Promise<void> {
+function crashHook(): (point: CrashPoint, jobs: number) => Promise<void> {
   const [at, n] = (process.env.FERRY_INGEST_CRASH ?? '').split(':');
   const after = Number(n);
   if (process.env.NODE_ENV !== 'test' || !(after > 0)) return () => Promise.resolve();
   let reached = 0;
-  return async (point) => {
-    if (point !== at || ++reached < after) return;
+  return async (point, jobs) => {
+    if (point !== at) return;
+    reached += jobs;
+    if (reached < after) return;
     process.kill(process.pid, 'SIGKILL');
     await new Promise(() => undefined); // nothing else runs while the signal lands
   };
@@ -64,94 +60,164 @@ function crashHook(): (point: CrashPoint) => Promise<void> {
 
 const crash = crashHook();
 
+/** One job's payload with its reports checked: what a batch is made of. */
+export interface ParsedJob {
+  workspaceId: string;
+  visitorId: string | null;
+  receivedAt: string;
+  reports: QueuedReport[];
+}
+
+/** Checks a job's reports (UnrecoverableError when one is malformed: a retry cannot fix it). */
+export function parseJob(payload: JobPayload<'error-ingest'>): ParsedJob {
+  return {
+    workspaceId: payload.workspaceId,
+    visitorId: payload.visitorId ?? null,
+    receivedAt: payload.receivedAt ?? new Date().toISOString(),
+    reports: parseReports(payload.reports),
+  };
+}
+
 const later = (a: QueuedReport, b: QueuedReport): boolean =>
   Date.parse(a.occurred_at) > Date.parse(b.occurred_at);
 
-function byGroup(reports: readonly QueuedReport[]): Map<string, GroupBatch> {
+const groupKey = (workspaceId: string, fingerprint: string): string =>
+  `${workspaceId}\n${fingerprint}`;
+
+interface GroupBatch {
+  workspaceId: string;
+  fingerprint: string;
+  /** The report with the latest occurred_at: its class, message and source become the group's. */
+  latest: QueuedReport;
+  firstSeen: string;
+  /** Reports of the batch in this group. */
+  n: number;
+}
+
+interface Placed {
+  workspaceId: string;
+  report: QueuedReport;
+}
+
+/** The batch's groups, sorted by (workspace_id, fingerprint): the order every writer locks them in. */
+function byGroup(placed: readonly Placed[]): GroupBatch[] {
   const groups = new Map<string, GroupBatch>();
-  for (const report of reports) {
-    const group = groups.get(report.fingerprint);
+  for (const { workspaceId, report } of placed) {
+    const key = groupKey(workspaceId, report.fingerprint);
+    const group = groups.get(key);
     if (!group) {
-      groups.set(report.fingerprint, {
+      groups.set(key, {
+        workspaceId,
         fingerprint: report.fingerprint,
         latest: report,
         firstSeen: report.occurred_at,
+        n: 1,
       });
       continue;
     }
+    group.n += 1;
     if (later(report, group.latest)) group.latest = report;
     if (Date.parse(report.occurred_at) < Date.parse(group.firstSeen)) {
       group.firstSeen = report.occurred_at;
     }
   }
-  return groups;
+  return [...groups.values()].sort((a, b) => compare(a, b));
+}
+
+function compare(a: GroupBatch, b: GroupBatch): number {
+  if (a.workspaceId !== b.workspaceId) return a.workspaceId < b.workspaceId ? -1 : 1;
+  return a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0;
 }
 
 /**
- * Makes sure each group of the batch exists and returns fingerprint -> group id. New groups start
- * at count 0 (the counted update below adds what was really inserted). Rows are upserted in
- * fingerprint order and the no-op DO UPDATE locks existing ones, so two jobs of one workspace lock
- * groups in the same order and cannot deadlock; the later update touches only locked rows.
+ * Upserts each group of the batch with the batch's reports counted in (count, first/last seen,
+ * latest class/message/source), as if every report were new; returns (workspace, fingerprint)
+ * key -> group id. One statement and one new row version per group (a separate counted update
+ * after the occurrences insert cost a third of the transaction). Reports a re-run job finds
+ * already stored are taken back out by uncount(). Rows are upserted in (workspace_id, fingerprint)
+ * order, so two batches lock the groups they share in the same order and cannot deadlock; the
+ * statement-level counter trigger also locks its per-workspace rows in workspace order.
  */
-async function ensureGroups(
-  tx: Tx,
-  workspaceId: string,
-  groups: readonly GroupBatch[],
-): Promise<Map<string, string>> {
+async function upsertGroups(tx: Tx, groups: readonly GroupBatch[]): Promise<Map<string, string>> {
   const rows = await tx
     .insertInto('error_groups')
     .values(
       groups.map((group) => ({
         id: newId('errorGroup'),
-        workspace_id: workspaceId,
+        workspace_id: group.workspaceId,
         fingerprint: group.fingerprint,
         error_class: group.latest.error_class,
         latest_message: group.latest.message,
         source: group.latest.source,
-        occurrence_count: 0,
+        occurrence_count: group.n,
         first_seen_at: group.firstSeen,
-        // The earliest, so the counted update's greatest() and "is this the latest" both work.
-        last_seen_at: group.firstSeen,
+        last_seen_at: group.latest.occurred_at,
       })),
     )
     .onConflict((oc) =>
-      oc
-        .columns(['workspace_id', 'fingerprint'])
-        .doUpdateSet({ fingerprint: (eb) => eb.ref('excluded.fingerprint') }),
+      oc.columns(['workspace_id', 'fingerprint']).doUpdateSet({
+        occurrence_count: sql`error_groups.occurrence_count + excluded.occurrence_count`,
+        first_seen_at: sql`least(error_groups.first_seen_at, excluded.first_seen_at)`,
+        last_seen_at: sql`greatest(error_groups.last_seen_at, excluded.last_seen_at)`,
+        error_class: sql`case when excluded.last_seen_at >= error_groups.last_seen_at
+          then excluded.error_class else error_groups.error_class end`,
+        latest_message: sql`case when excluded.last_seen_at >= error_groups.last_seen_at
+          then excluded.latest_message else error_groups.latest_message end`,
+        source: sql`case when excluded.last_seen_at >= error_groups.last_seen_at
+          then excluded.source else error_groups.source end`,
+      }),
     )
-    .returning(['id', 'fingerprint'])
+    .returning(['id', 'workspace_id', 'fingerprint'])
     .execute();
-  return new Map(rows.map((row) => [row.fingerprint, row.id]));
+  return new Map(rows.map((row) => [groupKey(row.workspace_id, row.fingerprint), row.id]));
 }
 
 /**
- * The `error-ingest` processor: one transaction per job. Occurrences first, idempotent on their
- * ids (given at accept time), and the groups' counts, first/last seen and latest message are
- * updated from the rows that insert actually returned, so a job retried after a crash (or run
- * twice) neither duplicates occurrences nor counts them twice. Then, sometimes, pruning.
+ * Writes many `error-ingest` jobs in ONE transaction (the worker's batcher gathers them; see
+ * worker.ts): the groups of all of them upserted in (workspace_id, fingerprint) order with the
+ * batch's counts, first/last seen and latest message; one multi-row occurrences INSERT idempotent
+ * on the ids given at accept time (ON CONFLICT DO NOTHING RETURNING); the reports that insert did
+ * not return (already stored) taken back out of the counts; the retained counters read; one
+ * commit. So a job retried after a crash (or run twice, alone or in another batch) neither
+ * duplicates occurrences nor counts them twice. Then, sometimes, pruning of the workspaces over their limit. Returns one result per job,
+ * in order. If it throws, nothing of the batch was written.
  */
-export async function writeErrors(
+export async function writeErrorBatch(
   deps: WriteErrorsDeps,
-  payload: JobPayload<'error-ingest'>,
-): Promise<WriteResult> {
-  const reports = parseReports(payload.reports);
-  if (reports.length === 0) return { inserted: 0, pruned: 0 };
-  const { workspaceId } = payload;
-  const receivedAt = payload.receivedAt ?? new Date().toISOString();
-  const groups = [...byGroup(reports).values()].sort((a, b) =>
-    a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0,
-  );
+  jobs: readonly ParsedJob[],
+): Promise<WriteResult[]> {
+  const results: WriteResult[] = jobs.map(() => ({ inserted: 0, pruned: 0 }));
+  const placed: (Placed & { job: number; visitorId: string | null; receivedAt: string })[] = [];
+  // The same job twice in one batch (only if its lock was lost and BullMQ handed it out again):
+  // its reports are written and counted once.
+  const seen = new Set<string>();
+  jobs.forEach((job, index) => {
+    for (const report of job.reports) {
+      if (seen.has(report.id)) continue;
+      seen.add(report.id);
+      placed.push({
+        workspaceId: job.workspaceId,
+        report,
+        job: index,
+        visitorId: job.visitorId,
+        receivedAt: job.receivedAt,
+      });
+    }
+  });
+  const written = jobs.filter((job) => job.reports.length > 0);
+  if (placed.length === 0) return results;
+  const groups = byGroup(placed);
 
-  const { inserted, retained } = await deps.db.transaction().execute(async (tx) => {
-    const groupIds = await ensureGroups(tx, workspaceId, groups);
+  const retained = await deps.db.transaction().execute(async (tx) => {
+    const groupIds = await upsertGroups(tx, groups);
     const rows = await tx
       .insertInto('error_occurrences')
       .values(
-        reports.map((report) => ({
+        placed.map(({ workspaceId, report, visitorId, receivedAt }) => ({
           id: report.id,
           workspace_id: workspaceId,
-          group_id: groupIds.get(report.fingerprint)!,
-          visitor_id: payload.visitorId ?? null,
+          group_id: groupIds.get(groupKey(workspaceId, report.fingerprint))!,
+          visitor_id: visitorId,
           error_class: report.error_class,
           message: report.message,
           backtrace: report.backtrace,
@@ -169,48 +235,55 @@ export async function writeErrors(
       .onConflict((oc) => oc.column('id').doNothing())
       .returning('id')
       .execute();
-    await crash('after-insert');
+    await crash('after-insert', written.length);
     const insertedIds = new Set(rows.map((row) => row.id));
-    const fresh = reports.filter((report) => insertedIds.has(report.id));
-    if (fresh.length > 0) await countIntoGroups(tx, groupIds, fresh);
-    return { inserted: fresh.length, retained: await retainedOccurrences(tx, workspaceId) };
+    for (const { job, report } of placed) {
+      if (insertedIds.has(report.id)) results[job]!.inserted += 1;
+    }
+    // Already stored (a job run again after a crash past its commit): counted once already.
+    const stored = placed.filter(({ report }) => !insertedIds.has(report.id));
+    if (stored.length > 0) await uncount(tx, groupIds, byGroup(stored));
+    return retainedByWorkspace(tx, [...new Set(written.map((job) => job.workspaceId))]);
   });
 
-  await crash('after-commit');
+  await crash('after-commit', written.length);
 
-  let pruned = 0;
-  if (shouldPrune(retained, deps.retentionLimit, deps.random ?? Math.random)) {
+  for (const [workspaceId, count] of retained) {
+    if (!shouldPrune(count, deps.retentionLimit, deps.random ?? Math.random)) continue;
     // Outside the write transaction: its locks are released, and a failed prune loses nothing
-    // (the next one catches up), so it is logged rather than failing the job.
+    // (the next one catches up), so it is logged rather than failing the jobs.
     try {
-      pruned = await pruneOccurrences(deps.db, workspaceId, deps.retentionLimit);
+      const pruned = await pruneOccurrences(deps.db, workspaceId, deps.retentionLimit);
+      const first = jobs.findIndex((job) => job.workspaceId === workspaceId);
+      results[first]!.pruned += pruned;
     } catch (error) {
       deps.logger.warn({ err: error, workspaceId }, 'pruning error occurrences failed');
     }
   }
-  return { inserted, pruned };
+  return results;
 }
 
-/** One statement for all the batch's groups: counts, first/last seen, latest class/message/source. */
-async function countIntoGroups(
+/** One job alone in its own transaction (writeErrorBatch of one). */
+export async function writeErrors(
+  deps: WriteErrorsDeps,
+  payload: JobPayload<'error-ingest'>,
+): Promise<WriteResult> {
+  const [result] = await writeErrorBatch(deps, [parseJob(payload)]);
+  return result!;
+}
+
+/** Takes reports that were already stored back out of their groups' counts (upsertGroups added them). */
+async function uncount(
   tx: Tx,
   groupIds: ReadonlyMap<string, string>,
-  fresh: readonly QueuedReport[],
+  stored: readonly GroupBatch[],
 ): Promise<void> {
-  const values = [...byGroup(fresh).values()].map((group) => {
-    const n = fresh.filter((report) => report.fingerprint === group.fingerprint).length;
-    return sql`(${groupIds.get(group.fingerprint)!}::text, ${n}::bigint,
-      ${group.firstSeen}::timestamptz, ${group.latest.occurred_at}::timestamptz,
-      ${group.latest.error_class}::text, ${group.latest.message}::text, ${group.latest.source}::text)`;
-  });
+  const values = stored.map(
+    (group) =>
+      sql`(${groupIds.get(groupKey(group.workspaceId, group.fingerprint))!}::text, ${group.n}::bigint)`,
+  );
   await sql`
-    update error_groups g set
-      occurrence_count = g.occurrence_count + v.n,
-      first_seen_at = least(g.first_seen_at, v.first_seen),
-      last_seen_at = greatest(g.last_seen_at, v.last_seen),
-      error_class = case when v.last_seen >= g.last_seen_at then v.error_class else g.error_class end,
-      latest_message = case when v.last_seen >= g.last_seen_at then v.message else g.latest_message end,
-      source = case when v.last_seen >= g.last_seen_at then v.source else g.source end
-    from (values ${sql.join(values)}) as v(id, n, first_seen, last_seen, error_class, message, source)
+    update error_groups g set occurrence_count = g.occurrence_count - v.n
+    from (values ${sql.join(values)}) as v(id, n)
     where g.id = v.id`.execute(tx);
 }

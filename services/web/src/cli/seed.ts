@@ -6,6 +6,14 @@ import { seedDemo } from '../seed.js';
 // `pnpm --silent seed --json`: a new demo workspace per call. With --json, stdout carries exactly
 // one JSON object and nothing else (progress goes to stderr).
 const json = process.argv.includes('--json');
+const outgoingFlag = process.argv.indexOf('--outgoing-url');
+const outgoingUrl = outgoingFlag >= 0 ? process.argv[outgoingFlag + 1] : undefined;
+if (outgoingFlag >= 0 && !/^https?:\/\/\S+$/.test(outgoingUrl ?? '')) {
+  process.stderr.write(
+    '--outgoing-url needs an http(s) URL, e.g. --outgoing-url http://127.0.0.1:9000/hook\n',
+  );
+  process.exit(2);
+}
 let config;
 try {
   config = loadConfig();
@@ -15,7 +23,7 @@ try {
 await migrateToLatest(config.DATABASE_URL);
 const db = createDb(config.DATABASE_URL, { max: 2 });
 try {
-  const result = await seedDemo(db, config);
+  const result = await seedDemo(db, config, { outgoingUrl });
   if (json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } else {
@@ -29,6 +37,12 @@ try {
         `  tokens  dispatch ${result.tokens.dispatch}`,
         `          tenant:write ${result.tokens.tenant_write}`,
         `          tenant:read ${result.tokens.tenant_read}`,
+        `  incoming webhook ${result.incoming_webhook.url}`,
+        ...(result.outgoing_webhook
+          ? [
+              `  outgoing webhook ${result.outgoing_webhook.id} (secret ${result.outgoing_webhook.secret})`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );

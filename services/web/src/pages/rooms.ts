@@ -216,6 +216,8 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     const label = roomLabel(room.room);
     const latest = before === undefined;
     const oldest = messages[0];
+    // Admins get the webhook badge as a link to the key's page (views/messages.ts).
+    const keyBase = can(member.role, 'webhooks.manage') ? `${here}/settings/webhooks` : undefined;
     const kindBadge =
       room.room.kind === 'channel' ? '' : html`<span class="badge">${room.room.kind}</span>`;
     send(
@@ -240,6 +242,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
               </p>
             </div>
             <div class="room-actions">
+              ${can(member.role, 'webhooks.manage') && room.room.kind !== 'dm' ? html`<a class="button secondary small" href="${here}/settings/webhooks">Webhooks</a>` : ''}
               ${
                 room.joined
                   ? html`<form method="post" action="${here}/leave" class="inline">
@@ -260,7 +263,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
                   </li>`
                 : ''
             }
-            ${messages.map((m) => messageItem(m, handles))}
+            ${messages.map((m) => messageItem(m, handles, { webhookKeyBase: keyBase }))}
             ${
               messages.length === 0 && latest
                 ? html`<li class="empty-room">

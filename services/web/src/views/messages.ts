@@ -33,7 +33,28 @@ function tint(name: string): number {
   return hash % 8;
 }
 
-export function messageItem(message: Message, handles: MentionHandles): SafeHtml {
+/**
+ * The webhook badge: a link to the key's settings page when the viewer may manage webhooks
+ * (`webhookKeyBase` is that room's `.../settings/webhooks`), plain text otherwise. Live messages
+ * are rendered once for every viewer, so they get the plain badge until the page is reloaded.
+ */
+function authorBadge(message: Message, webhookKeyBase: string | undefined): SafeHtml | '' {
+  if (message.author_kind === 'webhook' && webhookKeyBase && message.author_ref) {
+    return html`<a
+      class="badge link"
+      href="${webhookKeyBase}/incoming/${message.author_ref}"
+      title="Posted through an incoming webhook: open its key"
+      >webhook</a
+    >`;
+  }
+  return AUTHOR_BADGES[message.author_kind];
+}
+
+export function messageItem(
+  message: Message,
+  handles: MentionHandles,
+  options: { webhookKeyBase?: string | undefined } = {},
+): SafeHtml {
   const name = message.display_name;
   return html`<li
     class="message author-${message.author_kind} kind-${message.kind}"
@@ -42,7 +63,7 @@ export function messageItem(message: Message, handles: MentionHandles): SafeHtml
     <div class="avatar tint-${tint(name)}" aria-hidden="true">${initials(name)}</div>
     <div class="content">
       <div class="meta">
-        <span class="author">${name}</span>${AUTHOR_BADGES[message.author_kind]}${
+        <span class="author">${name}</span>${authorBadge(message, options.webhookKeyBase)}${
           message.kind === 'proposal' ? html`<span class="badge proposal">proposal</span>` : ''
         }
         ${timeAgo(message.created_at)}

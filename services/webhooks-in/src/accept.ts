@@ -1,0 +1,290 @@
+import { AppError, hashSecret, isId } from '@ferry/core';
+import type { Db } from '@ferry/db';
+import { MESSAGE_BODY_MAX, messageBodySchema, postMessage } from '@ferry/web/messages';
+import { sql } from 'kysely';
+import type { WebhooksInDeps } from './deps.js';
+
+/**
+ * POST /wh/in/<key>: SPEC.md's incoming webhook. The key is the credential; the creator's seat
+ * (incoming_webhooks.created_by) is who posts, checked against the database on every request.
+ */
+
+export const SENDER_MAX = 120;
+export const IDEMPOTENCY_KEY_MAX = 255;
+/** DESIGN.md: idempotency records live 24 h; older ones count as absent. */
+export const IDEMPOTENCY_TTL = sql`interval '24 hours'`;
+
+/**
+ * Unknown, disabled, deleted and orphaned keys (creator left the room or workspace) all answer this
+ * one error, so a caller learns nothing about which keys exist or ever existed.
+ */
+export function unknownKey(): AppError {
+  return new AppError('not_found', 'No incoming webhook has this key.');
+}
+
+/** A key that may post right now, with what the post needs. */
+export interface LiveKey {
+  id: string;
+  workspaceId: string;
+  roomId: string;
+  name: string;
+  /** The creator's member seat. */
+  createdBy: string;
+  creatorName: string;
+}
+
+/** Raw keys are `whk_` + base64url; anything else cannot be one, and is not looked up at all. */
+const KEY_SHAPE = /^[A-Za-z0-9_-]{1,200}$/;
+
+/**
+ * Looks the key up by its SHA-256 hash (an index lookup on a digest: the raw key's bytes are never
+ * compared, so timing says nothing about them) and checks the creator's seats in one query: an
+ * active workspace seat and an active seat in the key's room, which is not a DM.
+ */
+export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | undefined> {
+  if (!KEY_SHAPE.test(rawKey)) return undefined;
+  const row = await db
+    .selectFrom('incoming_webhooks as w')
+    .innerJoin('rooms as r', 'r.id', 'w.room_id')
+    .innerJoin('members as m', (join) =>
+      join
+        .onRef('m.id', '=', 'w.created_by')
+        .onRef('m.workspace_id', '=', 'w.workspace_id')
+        .on('m.left_at', 'is', null),
+    )
+    .innerJoin('room_members as rm', (join) =>
+      join
+        .onRef('rm.room_id', '=', 'w.room_id')
+        .onRef('rm.member_id', '=', 'm.id')
+        .on('rm.left_at', 'is', null),
+    )
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select([
+      'w.id',
+      'w.workspace_id',
+      'w.room_id',
+      'w.name',
+      'w.created_by',
+      'u.name as creator_name',
+    ])
+    .where('w.key_hash', '=', hashSecret(rawKey))
+    .where('w.disabled_at', 'is', null)
+    .where('w.deleted_at', 'is', null)
+    .where('r.kind', '!=', 'dm')
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    roomId: row.room_id,
+    name: row.name,
+    createdBy: row.created_by,
+    creatorName: row.creator_name,
+  };
+}
+
+/**
+ * SPEC.md `room`: only rooms the key's creator has joined (a joined room is always one they can
+ * see), in the key's workspace, never a DM.
+ */
+export async function creatorCanPostIn(db: Db, key: LiveKey, roomId: string): Promise<boolean> {
+  if (roomId === key.roomId) return true;
+  if (!isId(roomId, 'room')) return false;
+  const row = await db
+    .selectFrom('rooms as r')
+    .innerJoin('room_members as rm', (join) =>
+      join
+        .onRef('rm.room_id', '=', 'r.id')
+        .on('rm.member_id', '=', key.createdBy)
+        .on('rm.left_at', 'is', null),
+    )
+    .select('r.id')
+    .where('r.id', '=', roomId)
+    .where('r.workspace_id', '=', key.workspaceId)
+    .where('r.kind', '!=', 'dm')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface IncomingPost {
+  body: string;
+  /** Trimmed; undefined when absent or blank (the fallbacks apply). */
+  sender?: string | undefined;
+  room?: string | undefined;
+  idempotencyKey?: string | undefined;
+}
+
+/** The first of the aliases that was sent at all (SPEC.md: `body` wins over `text`, ...). */
+function firstPresent(payload: Record<string, unknown>, names: readonly string[]): unknown {
+  for (const name of names) {
+    const value = payload[name];
+    if (value !== undefined && value !== null) return value;
+  }
+  return undefined;
+}
+
+/**
+ * Reads the JSON payload (already parsed) and the Idempotency-Key header into a post, or throws
+ * one 422 naming every field that is wrong (`body`, `sender`, `room`, `idempotency_key`).
+ */
+export function parseIncomingPost(payload: unknown, headerKey: string | undefined): IncomingPost {
+  const fields: Record<string, string> = {};
+  const object =
+    payload && typeof payload === 'object' && !Array.isArray(payload)
+      ? (payload as Record<string, unknown>)
+      : undefined;
+  if (!object) {
+    throw new AppError(
+      'validation_failed',
+      'Send a JSON object with the message text in "body", e.g. {"body": "Deploy finished"}.',
+      { fields: { body: 'Required.' } },
+    );
+  }
+
+  const rawBody = firstPresent(object, ['body', 'text']);
+  const body = messageBodySchema.safeParse(rawBody);
+  if (!body.success) {
+    fields.body =
+      typeof rawBody === 'string' && rawBody.trim().length > 0
+        ? `At most ${MESSAGE_BODY_MAX.toLocaleString('en-US')} characters.`
+        : 'Required: the message text, as a string.';
+  }
+
+  let sender: string | undefined;
+  const rawSender = firstPresent(object, ['sender', 'name', 'username']);
+  if (rawSender !== undefined) {
+    if (typeof rawSender !== 'string') fields.sender = 'Must be a string.';
+    else if (rawSender.trim().length > SENDER_MAX)
+      fields.sender = `At most ${SENDER_MAX} characters.`;
+    else sender = rawSender.trim() || undefined;
+  }
+
+  let room: string | undefined;
+  const rawRoom = firstPresent(object, ['room', 'room_hashid', 'channel']);
+  if (rawRoom !== undefined) {
+    if (typeof rawRoom !== 'string') fields.room = 'Must be a room id string.';
+    else room = rawRoom.trim() || undefined;
+  }
+
+  let idempotencyKey: string | undefined;
+  const fromHeader = headerKey?.trim();
+  const rawIdempotency = fromHeader ? fromHeader : object.idempotency_key;
+  if (rawIdempotency !== undefined && rawIdempotency !== null) {
+    if (typeof rawIdempotency !== 'string') fields.idempotency_key = 'Must be a string.';
+    else if (rawIdempotency.trim().length > IDEMPOTENCY_KEY_MAX)
+      fields.idempotency_key = `At most ${IDEMPOTENCY_KEY_MAX} characters.`;
+    else idempotencyKey = rawIdempotency.trim() || undefined;
+  }
+
+  const problems = Object.entries(fields);
+  if (problems.length || !body.success) {
+    const detail = problems.map(([name, problem]) => `${name}: ${problem}`).join(' ');
+    throw new AppError('validation_failed', `The webhook post is not valid. ${detail}`, {
+      fields,
+    });
+  }
+  return { body: body.data, sender, room, idempotencyKey };
+}
+
+export interface Accepted {
+  /** 201 for a new message, 200 for an idempotent replay. */
+  status: 201 | 200;
+  messageId: string;
+  roomId: string;
+}
+
+/**
+ * Claims the idempotency key in the caller's transaction. The insert goes first: a concurrent
+ * duplicate blocks on the primary key until the first transaction commits, then conflicts and
+ * reads the first one's message id. Undefined when the claim is ours (post the message); otherwise
+ * the original message id. A record older than 24 h is replaced, which claims it for this post.
+ */
+async function claimIdempotencyKey(
+  trx: Db,
+  webhookId: string,
+  idempotencyKey: string,
+): Promise<{ messageId: string; roomId: string } | undefined> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const claimed = await trx
+      .insertInto('incoming_webhook_requests')
+      // message_id is filled in below, before commit; nobody else ever sees this placeholder.
+      .values({ webhook_id: webhookId, idempotency_key: idempotencyKey, message_id: '' })
+      .onConflict((oc) => oc.columns(['webhook_id', 'idempotency_key']).doNothing())
+      .returning('webhook_id')
+      .executeTakeFirst();
+    if (claimed) return undefined;
+    const stale = await trx
+      .deleteFrom('incoming_webhook_requests')
+      .where('webhook_id', '=', webhookId)
+      .where('idempotency_key', '=', idempotencyKey)
+      .where('created_at', '<', sql<Date>`now() - ${IDEMPOTENCY_TTL}`)
+      .returning('webhook_id')
+      .executeTakeFirst();
+    if (stale) continue; // gone: the next insert claims it
+    const existing = await trx
+      .selectFrom('incoming_webhook_requests as q')
+      .leftJoin('messages as m', 'm.id', 'q.message_id')
+      .select(['q.message_id', 'm.room_id'])
+      .where('q.webhook_id', '=', webhookId)
+      .where('q.idempotency_key', '=', idempotencyKey)
+      .executeTakeFirst();
+    if (existing) return { messageId: existing.message_id, roomId: existing.room_id ?? '' };
+    // Deleted between our statements (pruned): try the insert again.
+  }
+  throw new AppError('unavailable', 'The request could not be completed; try again.');
+}
+
+/**
+ * Stores the post: the idempotency record, the message and its `message_created` outbox event in
+ * one transaction, so exactly one message exists per idempotency key however many duplicates race.
+ */
+export async function acceptPost(
+  deps: Pick<WebhooksInDeps, 'db'>,
+  key: LiveKey,
+  post: IncomingPost,
+): Promise<Accepted> {
+  const roomId = post.room ?? key.roomId;
+  if (!(await creatorCanPostIn(deps.db, key, roomId))) {
+    throw new AppError(
+      'validation_failed',
+      "The webhook post is not valid. room: Not a room this key's creator has joined.",
+      { fields: { room: "Not a room this key's creator has joined." } },
+    );
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    if (post.idempotencyKey) {
+      const original = await claimIdempotencyKey(trx, key.id, post.idempotencyKey);
+      if (original) return { status: 200, ...original };
+    }
+    const message = await postMessage(trx, {
+      roomId,
+      workspaceId: key.workspaceId,
+      authorKind: 'webhook',
+      authorRef: key.id,
+      displayName: post.sender ?? (key.name.trim() || key.creatorName),
+      body: post.body,
+      metadata: { webhook_id: key.id },
+    });
+    if (post.idempotencyKey) {
+      await trx
+        .updateTable('incoming_webhook_requests')
+        .set({ message_id: message.id })
+        .where('webhook_id', '=', key.id)
+        .where('idempotency_key', '=', post.idempotencyKey)
+        .execute();
+    }
+    return { status: 201, messageId: message.id, roomId };
+  });
+}
+
+/** Deletes up to `batch` idempotency records past their 24 h; cheap enough to run now and then. */
+export async function pruneIdempotencyRecords(db: Db, batch = 500): Promise<number> {
+  const result = await sql`
+    delete from incoming_webhook_requests
+    where ctid in (
+      select ctid from incoming_webhook_requests
+      where created_at < now() - ${IDEMPOTENCY_TTL}
+      limit ${batch}
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -1,0 +1,35 @@
+import http from 'node:http';
+import { migrateToLatest } from '@ferry/db';
+import { exitOnConfigError, listen, onShutdown, openRuntime } from '@ferry/http';
+import { createRedisConnection } from '@ferry/queues';
+import { createWebhooksInApp, webhooksInDeps } from './app.js';
+import { loadWebhooksInConfig, type WebhooksInConfig } from './config.js';
+
+// The webhooks-in service on its own: POST /wh/in/<key>.
+let config: WebhooksInConfig;
+try {
+  config = loadWebhooksInConfig();
+} catch (error) {
+  exitOnConfigError(error);
+}
+if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
+const runtime = openRuntime(config, 'webhooks-in');
+const producerRedis = createRedisConnection(config.REDIS_URL, {
+  role: 'producer',
+  logger: runtime.logger,
+  name: 'webhooks-in-producer',
+});
+const deps = webhooksInDeps({
+  config,
+  settings: config.webhooksIn,
+  db: runtime.db,
+  logger: runtime.logger,
+  redis: producerRedis,
+});
+const server = http.createServer(createWebhooksInApp(deps, runtime.redis));
+await listen(server, config.PORT, runtime.logger);
+onShutdown(runtime.logger, async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  producerRedis.disconnect();
+  await runtime.close();
+});

@@ -1,0 +1,75 @@
+import express, { Router, type RequestHandler, type Response } from 'express';
+import { AppError } from '@ferry/core';
+import {
+  acceptPost,
+  findLiveKey,
+  parseIncomingPost,
+  pruneIdempotencyRecords,
+  unknownKey,
+  type LiveKey,
+} from './accept.js';
+import type { WebhooksInDeps } from './deps.js';
+import { hitRateLimit, rateLimitKey } from './rate-limit.js';
+
+export const WEBHOOKS_IN_PATH = '/wh/in/:key';
+const BODY_LIMIT = '256kb';
+/** About 1 request in this many prunes a batch of expired idempotency records. */
+const PRUNE_ONE_IN = 100;
+
+function liveKey(res: Response): LiveKey {
+  return (res.locals as { webhookKey: LiveKey }).webhookKey;
+}
+
+/**
+ * POST /wh/in/<key>. No session, no CSRF, no auth header: the key in the path is the credential
+ * (and the request logger redacts it, see @ferry/http's redactPath). Order matters: the key first
+ * (so an unknown key answers the same 404 whatever the body), then the rate limit (so a flood costs
+ * one Redis call each, before any parsing), then the body.
+ */
+export function webhooksInRoutes(deps: WebhooksInDeps): Router {
+  const router = Router();
+  // Any content type is read as JSON: Slack-style senders do not always set the header.
+  const json = express.json({ limit: BODY_LIMIT, type: () => true });
+
+  const findKey: RequestHandler = async (req, res, next) => {
+    const key = await findLiveKey(deps.db, String(req.params.key ?? ''));
+    if (!key) throw unknownKey();
+    (res.locals as { webhookKey: LiveKey }).webhookKey = key;
+    next();
+  };
+
+  const rateLimit: RequestHandler = async (_req, res, next) => {
+    const key = liveKey(res);
+    const retryAfter = await hitRateLimit(
+      deps.redis,
+      rateLimitKey(deps.config.REDIS_PREFIX, key.id),
+      deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+    );
+    if (retryAfter !== undefined) {
+      throw new AppError(
+        'rate_limited',
+        `This key is over ${deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE} posts per minute; retry after ${retryAfter} s.`,
+        { headers: { 'Retry-After': String(retryAfter) } },
+      );
+    }
+    next();
+  };
+
+  router.post(WEBHOOKS_IN_PATH, findKey, rateLimit, json, async (req, res) => {
+    const key = liveKey(res);
+    const post = parseIncomingPost(req.body as unknown, req.get('Idempotency-Key'));
+    const accepted = await acceptPost(deps, key, post);
+    if (accepted.status === 201) {
+      // After commit: the message exists for every web process that re-reads it. Everyone who
+      // can open the room gets it live, the key's creator included (SPEC.md: notify everyone).
+      deps.announce({ roomId: accepted.roomId, messageId: accepted.messageId });
+    }
+    res.status(accepted.status).json({ message_id: accepted.messageId });
+    if (Math.random() * PRUNE_ONE_IN < 1) {
+      pruneIdempotencyRecords(deps.db).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'pruning idempotency records failed'),
+      );
+    }
+  });
+  return router;
+}

@@ -1,0 +1,112 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  createMember,
+  createRoom,
+  createTestContext,
+  createWorkspace,
+  launchBrowser,
+  type TestBrowser,
+  type TestContext,
+} from '@ferry/testing';
+import { createWebApp, type WebApp } from '@ferry/web';
+import { webhooksInDeps, webhooksInRouter } from '../src/app.js';
+
+const run = promisify(execFile);
+
+/**
+ * The web app with webhooks-in mounted on the same server (as `pnpm start` does), and PUBLIC_URL
+ * set to the server's own address, so the curl example shown on the key page runs as is. The
+ * server listens first (port 0) and gets its handler after, since PUBLIC_URL needs the port.
+ */
+describe('incoming webhook keys in a browser', () => {
+  let ctx: TestContext;
+  let web: WebApp;
+  let server: http.Server;
+  let url: string;
+  let chrome: TestBrowser;
+
+  beforeAll(async () => {
+    server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ctx = await createTestContext({ PUBLIC_URL: url });
+    const hooks = webhooksInDeps({
+      config: ctx.config,
+      settings: { WEBHOOK_RATE_LIMIT_PER_MINUTE: 60 },
+      db: ctx.db,
+      logger: ctx.logger,
+      redis: ctx.redis,
+    });
+    web = createWebApp(ctx, [{ path: '/', router: webhooksInRouter(hooks) }]);
+    server.on('request', web.app);
+    web.realtime.attach(server);
+    chrome = await launchBrowser();
+  });
+  afterAll(async () => {
+    await chrome?.close();
+    await web?.realtime.close();
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await ctx?.close();
+  });
+
+  it('creates a key, reveals it, runs the curl example and sees the message in the room', async () => {
+    const workspace = await createWorkspace(ctx.db, { name: 'Acme Ops' });
+    const admin = await createMember(ctx.db, workspace, { role: 'admin' });
+    const room = await createRoom(ctx.db, workspace, { name: 'deploys', members: [admin] });
+    const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+
+    await page.goto(`${url}/login`);
+    await page.getByLabel('Email').fill(admin.user.email);
+    await page.getByLabel('Password').fill(admin.user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Acme Ops' }).waitFor();
+
+    await page.goto(`${url}/w/${workspace.id}/${workspace.slug}/rooms/${room.id}`);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Settings · Webhooks' }).waitFor();
+    await page.getByLabel('Key name').fill('Deploy bot');
+    await page.getByRole('button', { name: 'Create key' }).click();
+
+    await page.getByRole('heading', { name: /Deploy bot/ }).waitFor();
+    const maskedText = (await page.getByTestId('incoming-key').textContent()) ?? '';
+    expect(maskedText).toMatch(/^whk_.{8}…$/);
+    await page.getByRole('button', { name: 'Reveal' }).click();
+    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    const rawKey = ((await page.getByTestId('incoming-key').textContent()) ?? '').trim();
+    expect(rawKey).toMatch(/^whk_[A-Za-z0-9_-]{43}$/);
+    const curl = ((await page.getByTestId('curl-example').textContent()) ?? '').trim();
+    expect(curl).toContain(`${url}/wh/in/${rawKey}`);
+    await page.screenshot({ path: '/tmp/ferry-webhooks-key.png', fullPage: true });
+
+    // The example, exactly as shown, as a real command.
+    const { stdout } = await run('bash', ['-c', curl], { timeout: 15_000 });
+    const { message_id } = JSON.parse(stdout) as { message_id: string };
+    expect(message_id).toMatch(/^msg_/);
+
+    await page
+      .getByRole('link', { name: /deploys/ })
+      .first()
+      .click();
+    const item = page.locator(`li.message[data-id="${message_id}"]`);
+    await item.waitFor();
+    expect(await item.locator('.author').textContent()).toBe('Deploy bot');
+    expect(await item.locator('.body strong').textContent()).toBe('curl');
+    // Admins get the badge as a link to the key's page.
+    await item.getByRole('link', { name: 'webhook' }).click();
+    await page.getByRole('heading', { name: /Deploy bot/ }).waitFor();
+
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Settings · Webhooks' }).waitFor();
+    expect(await page.getByRole('cell', { name: 'Deploy bot' }).count()).toBe(1);
+    await page.getByLabel('Target URL').waitFor();
+    await page.getByRole('button', { name: 'Create hook' }).waitFor();
+    await page.screenshot({ path: '/tmp/ferry-webhooks-tab.png', fullPage: true });
+    await context.close();
+  });
+});

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { ConfigError, loadConfig, type Config } from '@ferry/core';
+import { loadSsrfSettings, type SsrfSettings } from '@ferry/http';
+
+/** DESIGN.md "Outgoing delivery": tries at now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. */
+export const DEFAULT_RETRY_SCHEDULE_MS = [
+  0,
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+] as const;
+
+/** `0,5000,300000`: the wait before each try, the first usually 0. */
+const scheduleFromEnv = z
+  .string()
+  .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'a comma-separated list of milliseconds, e.g. 0,5000,300000')
+  .transform((value) => value.split(',').map((part) => Number(part.trim())));
+
+/**
+ * The webhooks-out settings. Everything that tests speed up is an ordinary setting with the
+ * production value as its default, so tests run the same code paths as production.
+ */
+export const webhooksOutShape = {
+  WEBHOOK_RETRY_SCHEDULE_MS: scheduleFromEnv.default([...DEFAULT_RETRY_SCHEDULE_MS]),
+  /** One attempt, connect to last byte read (DESIGN.md: 10 s). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** The least wait after a 429 or a timeout (DESIGN.md: 60 s). */
+  WEBHOOK_THROTTLE_MIN_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
+  /** How often the safety-net sweep looks for due deliveries whose drain job went missing. */
+  WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  /** SPEC.md: 20 consecutive failures disable the hook. */
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
+};
+
+const settingsSchema = z.object(webhooksOutShape);
+type ParsedSettings = z.infer<typeof settingsSchema>;
+
+export interface WebhooksOutSettings {
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  throttleMinDelayMs: number;
+  sweepIntervalMs: number;
+  disableAfterFailures: number;
+  ssrf: SsrfSettings;
+}
+
+export interface WebhooksOutConfig extends Config {
+  webhooksOut: WebhooksOutSettings;
+}
+
+function fromParsed(parsed: ParsedSettings, ssrf: SsrfSettings): WebhooksOutSettings {
+  return {
+    retryScheduleMs: parsed.WEBHOOK_RETRY_SCHEDULE_MS,
+    timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
+    throttleMinDelayMs: parsed.WEBHOOK_THROTTLE_MIN_DELAY_MS,
+    sweepIntervalMs: parsed.WEBHOOK_SWEEP_INTERVAL_MS,
+    disableAfterFailures: parsed.WEBHOOK_DISABLE_AFTER_FAILURES,
+    ssrf,
+  };
+}
+
+/** Only the webhooks-out settings (for `pnpm start`, whose base config is loaded already). */
+export function loadWebhooksOutSettings(env: NodeJS.ProcessEnv = process.env): WebhooksOutSettings {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const result = settingsSchema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
+    );
+  }
+  if (result.data.WEBHOOK_RETRY_SCHEDULE_MS.length === 0) {
+    throw new ConfigError(['WEBHOOK_RETRY_SCHEDULE_MS: at least one try']);
+  }
+  return fromParsed(result.data, loadSsrfSettings(env));
+}
+
+export function loadWebhooksOutConfig(env: NodeJS.ProcessEnv = process.env): WebhooksOutConfig {
+  return { ...loadConfig(env), webhooksOut: loadWebhooksOutSettings(env) };
+}

@@ -1,0 +1,14 @@
+import type { Logger, SecretBox } from '@ferry/core';
+import type { Db } from '@ferry/db';
+import type { Producer } from '@ferry/queues';
+import type { WebhooksOutSettings } from './config.js';
+
+/** What the webhooks-out jobs are given. */
+export interface WebhooksOutDeps {
+  db: Db;
+  box: SecretBox;
+  /** Enqueues drain jobs (wake-ups, continuations). */
+  producer: Producer;
+  logger: Logger;
+  settings: WebhooksOutSettings;
+}

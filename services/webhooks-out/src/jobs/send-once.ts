@@ -1,0 +1,79 @@
+import { AppError, newId } from '@ferry/core';
+import type { WebhookDelivery } from '@ferry/db';
+import type { JobPayload } from '@ferry/queues';
+import { recordAttempt, signingSecrets, TEST_EVENT } from '../deliveries.js';
+import type { WebhooksOutDeps } from '../deps.js';
+import { messageCreatedPayload } from '../payload.js';
+import { postWebhook } from '../send.js';
+import { deliveryHeaders } from '../signing.js';
+
+/**
+ * `webhook-send-once`: one send by hand, outside the hook's order and retry schedule. With a
+ * deliveryId it is 'Send again' (same body, same webhook-id: receivers that dedupe will drop it);
+ * without, 'Send test event': a message_created-shaped payload with a sample message. It is sent
+ * whatever the hook's state, so an owner can check a fixed endpoint before re-enabling. Its outcome
+ * counts toward consecutive failures like any attempt.
+ */
+export async function sendOnce(
+  deps: WebhooksOutDeps,
+  { hookId, deliveryId }: JobPayload<'webhook-send-once'>,
+): Promise<{ ok: boolean }> {
+  const hook = await deps.db
+    .selectFrom('outgoing_webhooks')
+    .selectAll()
+    .where('id', '=', hookId)
+    .executeTakeFirst();
+  if (!hook) return { ok: false };
+  let delivery: WebhookDelivery | undefined;
+  if (deliveryId) {
+    delivery = await deps.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', deliveryId)
+      .where('hook_id', '=', hookId)
+      .executeTakeFirst();
+  } else {
+    const room = await deps.db
+      .selectFrom('rooms')
+      .select(['id', 'name', 'workspace_id'])
+      .where('id', '=', hook.room_id)
+      .executeTakeFirstOrThrow();
+    const body = JSON.stringify(
+      messageCreatedPayload(room, {
+        id: newId('message'),
+        room_id: room.id,
+        body: 'This is a test event from Ferry. Your endpoint received it.',
+        author_kind: 'system',
+        author_member_id: null,
+        author_ref: null,
+        display_name: 'Ferry',
+        created_at: new Date(),
+      }),
+    );
+    delivery = await deps.db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: newId('webhookDelivery'),
+        hook_id: hook.id,
+        message_id: null,
+        event: TEST_EVENT,
+        body,
+        status: 'pending',
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+  if (!delivery) throw new AppError('not_found', 'No such delivery.');
+  const headers = deliveryHeaders(signingSecrets(deps.box, hook), {
+    id: delivery.id,
+    // The payload of a test is a message_created one; receivers route on this header.
+    event: 'message_created',
+    body: delivery.body,
+  });
+  const result = await postWebhook(hook.target_url, headers, delivery.body, {
+    timeoutMs: deps.settings.timeoutMs,
+    ssrf: deps.settings.ssrf,
+  });
+  await recordAttempt(deps.db, delivery, result, { mode: 'manual', settings: deps.settings });
+  return { ok: result.ok };
+}

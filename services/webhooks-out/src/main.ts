@@ -1,0 +1,59 @@
+import http from 'node:http';
+import { migrateToLatest } from '@ferry/db';
+import {
+  createHttpApp,
+  createMetrics,
+  exitOnConfigError,
+  finishApp,
+  healthRouter,
+  listen,
+  onShutdown,
+  openRuntime,
+} from '@ferry/http';
+import { createRedisConnection } from '@ferry/queues';
+import { loadWebhooksOutConfig, type WebhooksOutConfig } from './config.js';
+import { startWebhooksOut } from './worker.js';
+
+// The webhooks-out service on its own: the delivery workers, and HTTP only for /healthz, /readyz
+// and /metrics (the container health check and Prometheus).
+let config: WebhooksOutConfig;
+try {
+  config = loadWebhooksOutConfig();
+} catch (error) {
+  exitOnConfigError(error);
+}
+if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
+const runtime = openRuntime(config, 'webhooks-out');
+const metrics = createMetrics('webhooks-out');
+const app = createHttpApp({ logger: runtime.logger, metrics, trustProxy: config.TRUST_PROXY });
+app.use(healthRouter({ db: runtime.db, redis: runtime.redis, metrics }));
+finishApp(app, { logger: runtime.logger });
+const server = http.createServer(app);
+await listen(server, config.PORT, runtime.logger);
+
+const workerRedis = createRedisConnection(config.REDIS_URL, {
+  role: 'worker',
+  logger: runtime.logger,
+  name: 'webhooks-out-worker',
+});
+const producerRedis = createRedisConnection(config.REDIS_URL, {
+  role: 'producer',
+  logger: runtime.logger,
+  name: 'webhooks-out-producer',
+});
+const running = startWebhooksOut({
+  config,
+  settings: config.webhooksOut,
+  db: runtime.db,
+  logger: runtime.logger,
+  connection: workerRedis,
+  producerConnection: producerRedis,
+});
+onShutdown(runtime.logger, async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Active sends finish; a send cut off by the orchestrator is re-sent when its lease expires.
+  await running.stop();
+  workerRedis.disconnect();
+  producerRedis.disconnect();
+  await runtime.close();
+});

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
+
+/**
+ * Nothing is lost when a webhooks-out worker dies mid-delivery: the workers run in a real child
+ * process that is SIGKILLed while sends are in flight (the receiver answers slowly), then a second
+ * process takes over. Every message must arrive at least once; duplicates are allowed and carry
+ * the same webhook-id, so a receiver can drop them.
+ */
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const workerScript = fileURLToPath(new URL('./support/worker-process.ts', import.meta.url));
+
+interface Child {
+  child: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+function spawnWorker(env: Record<string, string>): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = new Promise<void>((resolve) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('ready')) resolve();
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { child, ready, exited };
+}
+
+describe('webhooks-out killed mid-delivery', () => {
+  let world: World;
+  const children: Child[] = [];
+
+  beforeAll(async () => {
+    world = await startWorld(
+      {
+        ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+        // A send lease of timeout + 5 s: the killed worker's head is re-sent about 6 s later.
+        WEBHOOK_TIMEOUT_MS: '1000',
+        WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100,100,100,100',
+        WEBHOOK_SWEEP_INTERVAL_MS: '250',
+      },
+      { worker: false },
+    );
+  });
+  afterAll(async () => {
+    for (const { child } of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await Promise.all(children.map((c) => c.exited));
+    await world?.close();
+  });
+
+  it('delivers every message at least once, with a stable webhook-id per message', async () => {
+    const receiver = await world.newReceiver();
+    receiver.reply({ status: 200, body: 'ok', delayMs: 150 });
+    const rooms = [await world.newRoom(), await world.newRoom()];
+    for (const room of rooms) await world.newHook(room, `${receiver.url}/hook`);
+
+    const first = spawnWorker(world.ctx.env);
+    children.push(first);
+    await first.ready;
+    const posted: string[] = [];
+    for (let i = 0; i < 30; i++) posted.push(await world.post(rooms[i % 2]!, `message ${i}`));
+    await receiver.waitFor(6, 20_000);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const seenAtKill = receiver.requests.length;
+
+    const second = spawnWorker(world.ctx.env);
+    children.push(second);
+    await second.ready;
+    await waitUntil(
+      'every message to arrive',
+      () => new Set(receiver.requests.map((r) => messageIdOf(r.body))).size === posted.length,
+      40_000,
+    );
+    expect(seenAtKill).toBeLessThan(posted.length);
+    // At least once, and a duplicate is recognisable: one webhook-id per message.
+    const idsByMessage = new Map<string, Set<string>>();
+    for (const request of receiver.requests) {
+      const id = messageIdOf(request.body);
+      const ids = idsByMessage.get(id) ?? new Set<string>();
+      ids.add(String(request.headers['webhook-id']));
+      idsByMessage.set(id, ids);
+    }
+    expect([...idsByMessage.keys()].sort()).toEqual([...posted].sort());
+    for (const ids of idsByMessage.values()) expect(ids.size).toBe(1);
+    await waitUntil('every delivery to be recorded as succeeded', async () => {
+      const open = await world.ctx.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', '<>', 'succeeded')
+        .execute();
+      return open.length === 0;
+    });
+    second.child.kill('SIGTERM');
+  }, 90_000);
+});
