@@ -14,7 +14,13 @@ export type RoomKind = 'channel' | 'dm' | 'conversation';
 export type AuthorKind = 'member' | 'webhook' | 'agent' | 'system';
 export type MessageKind = 'text' | 'progress' | 'proposal';
 export type FeedbackStatus = 'new' | 'triaged';
-export type ErrorSource = 'ruby' | 'js' | 'api' | 'mobile' | 'node' | 'python' | 'php';
+/** SPEC.md's seven error sources (any other value is recorded as `api`), in display order. */
+export const ERROR_SOURCES = ['ruby', 'js', 'api', 'mobile', 'node', 'python', 'php'] as const;
+export type ErrorSource = (typeof ERROR_SOURCES)[number];
+
+export function isErrorSource(value: unknown): value is ErrorSource {
+  return ERROR_SOURCES.some((s) => s === value);
+}
 /** Postgres bigint: read as a string (see client.ts), written as a number or a string. */
 type BigCount = ColumnType<string, number | string | undefined, number | string>;
 

@@ -1,9 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { newId } from '@ferry/core';
-import { createTestContext, type TestContext } from '@ferry/testing';
+import {
+  createTestContext,
+  type TestContext,
+  waitUntil,
+  spawnScript,
+  type ScriptProcess,
+} from '@ferry/testing';
 import {
   createProducer,
   createRedisConnection,
@@ -14,7 +19,6 @@ import {
   type Producer,
   type QueueName,
 } from '../src/index.js';
-import { waitUntil } from './support/wait.js';
 
 /**
  * The issue's requirement: kill the outbox relay mid-way and show every event reaches its queue
@@ -22,40 +26,7 @@ import { waitUntil } from './support/wait.js';
  * deterministic point (jobs in Redis, rows not yet marked sent) and once at an arbitrary point
  * while events are still being written.
  */
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const relayScript = fileURLToPath(new URL('./support/relay-process.ts', import.meta.url));
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface RelayProcess {
-  child: ChildProcess;
-  /** Loaded and waiting for `go()`; SIGTERM stops it cleanly from here on. */
-  ready: Promise<void>;
-  go(): void;
-  exited: Promise<Exit>;
-}
-
-function spawnRelay(env: Record<string, string>): RelayProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', relayScript], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const ready = new Promise<void>((resolve) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('ready')) resolve();
-    });
-  });
-  const exited = new Promise<Exit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, ready, go: () => child.stdin?.write('go\n'), exited };
-}
 
 const target: Record<EventType, QueueName> = {
   message_created: 'webhook-delivery',
@@ -66,7 +37,7 @@ describe('outbox relay killed mid-way', () => {
   let ctx: TestContext;
   let connection: Redis;
   let producer: Producer;
-  const children: RelayProcess[] = [];
+  const children: ScriptProcess[] = [];
 
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -141,12 +112,12 @@ describe('outbox relay killed mid-way', () => {
   it('delivers every event to its queue at least once, never zero, across crashes', async () => {
     const BATCH = 100;
     // Start-up of a relay process is the slow part: pay it for both at once.
-    const crashing = spawnRelay({
+    const crashing = spawnScript(relayScript, {
       ...ctx.env,
       RELAY_BATCH_SIZE: String(BATCH),
       FERRY_OUTBOX_CRASH_AFTER_ENQUEUE: '3',
     });
-    const killed = spawnRelay({ ...ctx.env, RELAY_BATCH_SIZE: '25' });
+    const killed = spawnScript(relayScript, { ...ctx.env, RELAY_BATCH_SIZE: '25' });
     children.push(crashing, killed);
     await insertBacklog(2000);
     await Promise.all(children.map((relay) => relay.ready));

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { newId } from '@ferry/core';
-import { createOutboxEvent, createTestContext, type TestContext } from '@ferry/testing';
+import { createOutboxEvent, createTestContext, type TestContext, waitUntil } from '@ferry/testing';
 import {
   createOutboxRelay,
   createProducer,
@@ -14,7 +14,6 @@ import {
   type OutboxRelay,
   type Producer,
 } from '../src/index.js';
-import { waitUntil } from './support/wait.js';
 
 const message = () => ({
   messageId: newId('message'),

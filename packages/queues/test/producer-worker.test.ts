@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { newId } from '@ferry/core';
-import { createTestContext, type TestContext } from '@ferry/testing';
+import { createTestContext, type TestContext, waitUntil } from '@ferry/testing';
 import {
   checkHandlers,
   closeWorkers,
@@ -17,7 +17,6 @@ import {
   type Producer,
   type WorkerOptions,
 } from '../src/index.js';
-import { waitUntil } from './support/wait.js';
 
 function ready(redis: Redis): Promise<void> {
   return redis.status === 'ready'

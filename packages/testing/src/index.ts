@@ -4,3 +4,4 @@ export * from './factories.js';
 export * from './receiver.js';
 export * from './stores.js';
 export * from './browser.js';
+export * from './process.js';

@@ -1,4 +1,4 @@
-import type { ErrorSource } from '@ferry/db';
+import { ERROR_SOURCES, isErrorSource, type ErrorSource } from '@ferry/db';
 import { storable, truncate } from './text.js';
 
 /**
@@ -10,15 +10,8 @@ import { storable, truncate } from './text.js';
  * of ingestion (thousands of reports a second), where one plain pass is cheapest.
  */
 
-export const SOURCES: readonly ErrorSource[] = [
-  'ruby',
-  'js',
-  'api',
-  'mobile',
-  'node',
-  'python',
-  'php',
-];
+/** Re-exported for callers of this module; the list itself lives with the table types. */
+export const SOURCES = ERROR_SOURCES;
 
 export const LIMITS = {
   reportsPerRequest: 10,
@@ -219,7 +212,7 @@ function occurredAt(value: unknown, receivedAt: Date): string {
 
 /** One of the seven, exactly (case included); any other value -> 'api'. */
 export function toSource(value: unknown): ErrorSource {
-  return SOURCES.find((s) => s === value) ?? 'api';
+  return isErrorSource(value) ? value : 'api';
 }
 
 function allValid<T extends Record<string, unknown>>(

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Worker } from 'bullmq';
@@ -10,13 +9,15 @@ import {
   startApp,
   type RunningApp,
   type TestContext,
+  waitUntil,
+  spawnScript,
+  type ScriptProcess,
 } from '@ferry/testing';
 import { createIngestApp, ingestDeps } from '../src/app.js';
 import { loadIngestSettings } from '../src/config.js';
 import type { IngestDeps } from '../src/deps.js';
 import { startErrorWriter } from '../src/worker.js';
 import { acceptReports, expectStoredOnce, occurrenceCount } from './support/durability.js';
-import { waitUntil } from './support/wait.js';
 
 /**
  * The issue's requirement: no accepted report is lost when the worker is killed mid-batch. The
@@ -26,40 +27,7 @@ import { waitUntil } from './support/wait.js';
  * workers held to the next worker once their locks expire (stalled-job recovery); the writes are
  * idempotent on occurrence id, so a job run again neither duplicates nor double-counts.
  */
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const workerScript = fileURLToPath(new URL('./fixtures/worker-process.ts', import.meta.url));
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface WorkerProcess {
-  child: ChildProcess;
-  /** Loaded and waiting for `go()`. */
-  ready: Promise<void>;
-  go(): void;
-  exited: Promise<Exit>;
-}
-
-function spawnWorker(env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const ready = new Promise<void>((resolve) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('ready')) resolve();
-    });
-  });
-  const exited = new Promise<Exit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, ready, go: () => child.stdin?.write('go\n'), exited };
-}
 
 const REQUESTS = 200;
 const PER_REQUEST = 10;
@@ -72,7 +40,7 @@ describe('error-ingest worker killed mid-batch', () => {
   let deps: IngestDeps;
   let app: RunningApp;
   let worker: Worker<unknown> | undefined;
-  const children: WorkerProcess[] = [];
+  const children: ScriptProcess[] = [];
 
   beforeAll(async () => {
     // The 2,000 reports go to one workspace: far over SPEC's 120 a minute.
@@ -104,9 +72,15 @@ describe('error-ingest worker killed mid-batch', () => {
 
   it('stores every accepted report exactly once, counted once, across SIGKILLs', async () => {
     // Start-up of a child is the slow part: pay it for all three at once.
-    const inTransaction = spawnWorker({ ...ctx.env, FERRY_INGEST_CRASH: 'after-insert:5' });
-    const afterCommit = spawnWorker({ ...ctx.env, FERRY_INGEST_CRASH: 'after-commit:5' });
-    const killed = spawnWorker(ctx.env);
+    const inTransaction = spawnScript(workerScript, {
+      ...ctx.env,
+      FERRY_INGEST_CRASH: 'after-insert:5',
+    });
+    const afterCommit = spawnScript(workerScript, {
+      ...ctx.env,
+      FERRY_INGEST_CRASH: 'after-commit:5',
+    });
+    const killed = spawnScript(workerScript, ctx.env);
     children.push(inTransaction, afterCommit, killed);
 
     const ws = await createWorkspace(ctx.db);

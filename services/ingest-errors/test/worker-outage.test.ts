@@ -10,13 +10,13 @@ import {
   startApp,
   type RunningApp,
   type TestContext,
+  waitUntil,
 } from '@ferry/testing';
 import { createIngestApp, ingestDeps } from '../src/app.js';
 import { loadIngestSettings } from '../src/config.js';
 import type { IngestDeps } from '../src/deps.js';
 import { startErrorWriter } from '../src/worker.js';
 import { acceptReports, expectStoredOnce, occurrenceCount } from './support/durability.js';
-import { waitUntil } from './support/wait.js';
 
 /**
  * A TCP proxy in front of the real Postgres that the test can take down: down, it refuses new

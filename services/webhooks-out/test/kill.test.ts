@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnScript, type ScriptProcess } from '@ferry/testing';
 import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
 
 /**
@@ -9,35 +9,11 @@ import { messageIdOf, startWorld, waitUntil, type World } from './support/world.
  * process takes over. Every message must arrive at least once; duplicates are allowed and carry
  * the same webhook-id, so a receiver can drop them.
  */
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const workerScript = fileURLToPath(new URL('./support/worker-process.ts', import.meta.url));
-
-interface Child {
-  child: ChildProcess;
-  ready: Promise<void>;
-  exited: Promise<void>;
-}
-
-function spawnWorker(env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const ready = new Promise<void>((resolve) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      if (out.includes('ready')) resolve();
-    });
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { child, ready, exited };
-}
 
 describe('webhooks-out killed mid-delivery', () => {
   let world: World;
-  const children: Child[] = [];
+  const children: ScriptProcess[] = [];
 
   beforeAll(async () => {
     world = await startWorld(
@@ -63,7 +39,7 @@ describe('webhooks-out killed mid-delivery', () => {
     const rooms = [await world.newRoom(), await world.newRoom()];
     for (const room of rooms) await world.newHook(room, `${receiver.url}/hook`);
 
-    const first = spawnWorker(world.ctx.env);
+    const first = spawnScript(workerScript, world.ctx.env);
     children.push(first);
     await first.ready;
     const posted: string[] = [];
@@ -73,7 +49,7 @@ describe('webhooks-out killed mid-delivery', () => {
     await first.exited;
     const seenAtKill = receiver.requests.length;
 
-    const second = spawnWorker(world.ctx.env);
+    const second = spawnScript(workerScript, world.ctx.env);
     children.push(second);
     await second.ready;
     await waitUntil(

@@ -1,5 +1,8 @@
 import { isId } from '@ferry/core';
+import { ERROR_SOURCES, isErrorSource } from '@ferry/db';
 import type { Db, ErrorGroup, ErrorOccurrence, ErrorSource, Visitor } from '@ferry/db';
+
+export { ERROR_SOURCES, isErrorSource };
 
 /**
  * Reading error groups and occurrences for the Errors pages and the read API. The ingest service
@@ -11,23 +14,8 @@ import type { Db, ErrorGroup, ErrorOccurrence, ErrorSource, Visitor } from '@fer
  * desc) indexes) and the trigger-kept error_workspace_stats row; occurrences are never counted.
  */
 
-/** SPEC.md's seven sources, in the order the filter shows them. */
-export const ERROR_SOURCES: readonly ErrorSource[] = [
-  'ruby',
-  'js',
-  'api',
-  'mobile',
-  'node',
-  'python',
-  'php',
-];
-
 export const ERROR_GROUPS_PAGE_SIZE = 25;
 export const OCCURRENCES_SHOWN = 100;
-
-export function isErrorSource(value: unknown): value is ErrorSource {
-  return ERROR_SOURCES.some((s) => s === value);
-}
 
 export interface ErrorGroupPage {
   groups: ErrorGroup[];
