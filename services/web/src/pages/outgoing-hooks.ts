@@ -19,10 +19,11 @@ import {
   targetUrlProblem,
   type DeliveryLogItem,
 } from '../domain/outgoing-hooks.js';
-import { findRoomSeat, roomLabel, type RoomSeat } from '../domain/rooms.js';
+import { roomLabel, type RoomSeat } from '../domain/rooms.js';
 import { flash, pageContext, requireCapability, seat, send } from '../request-context.js';
 import { html, type SafeHtml } from '../views/html.js';
 import { csrfField, emptyState, field, layout, timeAgo, workspaceBase } from '../views/layout.js';
+import { settingsRoom } from './room-settings.js';
 
 /**
  * Outgoing hooks: the create POST of the room's Settings -> Webhooks tab (pages/webhooks.ts shows
@@ -31,7 +32,6 @@ import { csrfField, emptyState, field, layout, timeAgo, workspaceBase } from '..
  * state change is a CSRF-checked POST followed by a redirect, so a reload never repeats it.
  */
 
-const NO_SUCH_ROOM = 'No such room, or it is not shared with you.';
 const NO_SUCH_HOOK = 'No such outgoing webhook.';
 
 const tabPath = (workspace: Pick<Workspace, 'id' | 'slug'>, roomId: string): string =>
@@ -143,15 +143,6 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
   });
   const router = Router({ mergeParams: true });
   const admin = requireCapability('webhooks.manage');
-
-  async function settingsRoom(req: Request, res: Response): Promise<RoomSeat> {
-    const { workspace, user } = seat(res);
-    const { roomId } = req.params as { roomId: string };
-    const found = await findRoomSeat(db, { userId: user.id, roomId, workspaceId: workspace.id });
-    if (!found || found.access === 'hidden' || found.room.kind === 'dm')
-      throw new AppError('not_found', NO_SUCH_ROOM);
-    return found;
-  }
 
   async function findHook(req: Request, room: RoomSeat): Promise<OutgoingWebhook> {
     const { hookId } = req.params as { hookId: string };
@@ -360,7 +351,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
 
   router.post('/', admin, async (req, res) => {
     const { workspace, member } = seat(res);
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const targetUrl = typeof body.target_url === 'string' ? body.target_url.trim() : '';
     const problem = await targetUrlProblem(targetUrl, ssrf);
@@ -376,20 +367,20 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
   });
 
   router.get('/:hookId', admin, async (req, res) => {
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     await hookPage(req, res, room, await findHook(req, room));
   });
 
   // A POST that answers the page with the secret in it: never in a GET-able page or the cache.
   router.post('/:hookId/reveal', admin, async (req, res) => {
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const hook = await findHook(req, room);
     await hookPage(req, res, room, hook, revealSigningSecret(box, hook));
   });
 
   router.post('/:hookId/rotate', admin, async (req, res) => {
     const { workspace } = seat(res);
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const hook = await findHook(req, room);
     await rotateSigningSecret(db, box, hook);
     flash(
@@ -402,7 +393,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
 
   router.post('/:hookId/enable', admin, async (req, res) => {
     const { workspace } = seat(res);
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const hook = await findHook(req, room);
     const released = await reEnableOutgoingHook(db, hook);
     await requestDrain(producer, hook.id);
@@ -418,7 +409,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
 
   router.post('/:hookId/test', admin, async (req, res) => {
     const { workspace } = seat(res);
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const hook = await findHook(req, room);
     await requestSendOnce(producer, hook.id);
     flash(req, 'ok', 'A test event is on its way. Reload to see it in the log.');
@@ -427,7 +418,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
 
   router.post('/:hookId/deliveries/:deliveryId/resend', admin, async (req, res) => {
     const { workspace } = seat(res);
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const hook = await findHook(req, room);
     const { deliveryId } = req.params as { deliveryId: string };
     const delivery = await findDelivery(db, hook.id, deliveryId);

@@ -18,10 +18,11 @@ import {
   type IncomingKeyState,
   type OutgoingHookListItem,
 } from '../domain/incoming-webhooks.js';
-import { findRoomSeat, roomLabel, type RoomSeat } from '../domain/rooms.js';
+import { roomLabel, type RoomSeat } from '../domain/rooms.js';
 import { flash, pageContext, requireCapability, seat, send } from '../request-context.js';
 import { html, type SafeHtml } from '../views/html.js';
 import { csrfField, emptyState, field, layout, timeAgo, workspaceBase } from '../views/layout.js';
+import { settingsRoom } from './room-settings.js';
 
 /**
  * The room's Settings -> Webhooks tab (incoming keys and the outgoing hooks list) and the incoming
@@ -37,7 +38,6 @@ import { csrfField, emptyState, field, layout, timeAgo, workspaceBase } from '..
 export const webhooksPath = (workspace: Pick<Workspace, 'id' | 'slug'>, roomId: string): string =>
   `${workspaceBase(workspace)}/rooms/${roomId}/settings/webhooks`;
 
-const NO_SUCH_ROOM = 'No such room, or it is not shared with you.';
 const NO_SUCH_KEY = 'No such webhook key.';
 
 const STATE_BADGE: Record<IncomingKeyState | OutgoingHookListItem['state'], string> = {
@@ -74,15 +74,6 @@ export function webhookRoutes(deps: WebDeps): Router {
   const box = new SecretBox(config.APP_SECRET);
   const router = Router({ mergeParams: true });
   const admin = requireCapability('webhooks.manage');
-
-  async function settingsRoom(req: Request, res: Response): Promise<RoomSeat> {
-    const { workspace, user } = seat(res);
-    const { roomId } = req.params as { roomId: string };
-    const found = await findRoomSeat(db, { userId: user.id, roomId, workspaceId: workspace.id });
-    if (!found || found.access === 'hidden' || found.room.kind === 'dm')
-      throw new AppError('not_found', NO_SUCH_ROOM);
-    return found;
-  }
 
   async function findKey(req: Request, room: RoomSeat): Promise<IncomingKeyListItem> {
     const { keyId } = req.params as { keyId: string };
@@ -306,13 +297,13 @@ export function webhookRoutes(deps: WebDeps): Router {
   }
 
   router.get('/', admin, async (req, res) => {
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     await tabPage(req, res, room);
   });
 
   router.post('/incoming', admin, async (req, res) => {
     const { workspace, member } = seat(res);
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const name = typeof body.name === 'string' ? body.name : '';
     const parsed = createIncomingKeySchema.safeParse(body);
@@ -333,20 +324,20 @@ export function webhookRoutes(deps: WebDeps): Router {
   });
 
   router.get('/incoming/:keyId', admin, async (req, res) => {
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     keyPage(req, res, room, await findKey(req, room));
   });
 
   // A POST (CSRF-checked) that answers the page with the key in it: the raw key is never in a
   // GET-able page, a link or the browser cache.
   router.post('/incoming/:keyId/reveal', admin, async (req, res) => {
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const key = await findKey(req, room);
     keyPage(req, res, room, key, revealIncomingKey(box, key));
   });
 
   router.post('/incoming/:keyId/rotate', admin, async (req, res) => {
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const key = await findKey(req, room);
     const { workspace } = seat(res);
     await rotateIncomingKey(db, box, room.room.id, key.id);
@@ -361,7 +352,7 @@ export function webhookRoutes(deps: WebDeps): Router {
   ] as const) {
     router.post(`/incoming/:keyId/${path}`, admin, async (req, res) => {
       const { workspace } = seat(res);
-      const room = await settingsRoom(req, res);
+      const room = await settingsRoom(db, req, res);
       const key = await findKey(req, room);
       await setIncomingKeyEnabled(db, room.room.id, key.id, enabled);
       flash(
@@ -377,7 +368,7 @@ export function webhookRoutes(deps: WebDeps): Router {
 
   router.post('/incoming/:keyId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);
-    const room = await settingsRoom(req, res);
+    const room = await settingsRoom(db, req, res);
     const key = await findKey(req, room);
     await deleteIncomingKey(db, room.room.id, key.id);
     flash(req, 'ok', `The key "${key.name}" is deleted. Posts to it answer 404.`);
