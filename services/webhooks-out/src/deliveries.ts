@@ -230,6 +230,9 @@ async function earlierMessageNotOwedYet(
             .selectFrom('webhook_deliveries as d')
             .select('d.id')
             .where('d.hook_id', '=', hook.id)
+            // Matches the partial unique index (hook_id, message_id) where event = message_created:
+            // without the event predicate Postgres cannot use it and scans per message.
+            .where('d.event', '=', DELIVERY_EVENT)
             .whereRef('d.message_id', '=', 'm.id'),
         ),
       ),

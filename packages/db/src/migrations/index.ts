@@ -2,6 +2,7 @@ import type { Migration } from 'kysely/migration';
 import * as foundation from './2026_11_21_0001_foundation.js';
 import * as errors from './2026_11_22_0001_errors.js';
 import * as webhooks from './2026_11_22_0002_webhooks.js';
+import * as deliveryHeadIndex from './2026_11_22_0003_delivery_head_index.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_foundation': foundation,
   '2026_11_22_0001_errors': errors,
   '2026_11_22_0002_webhooks': webhooks,
+  '2026_11_22_0003_delivery_head_index': deliveryHeadIndex,
 };

@@ -1,0 +1,81 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * CPU per process while a webhooks benchmark runs, from /proc/<pid>/stat (as ingest/procs.ts
+ * does): the named children, Postgres, Redis, this bench process, and everything else (the machine
+ * is shared).
+ */
+const TICKS_PER_SECOND = 100;
+
+function ticksOf(pid: number): { comm: string; ticks: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = text.lastIndexOf(')');
+    const comm = text.slice(text.indexOf('(') + 1, close);
+    const fields = text.slice(close + 2).split(' ');
+    // utime and stime are fields 14 and 15 (1-based); the slice starts at field 3.
+    return { comm, ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+export type CpuShares = Record<string, number>;
+
+export interface CpuSampler {
+  /** Starts a CPU window. */
+  mark(): void;
+  /** CPU seconds per wall second (2.0 = both cores) per bucket since the last mark. */
+  since(): CpuShares;
+}
+
+/** `children` names the pids to report on their own, e.g. { 'webhooks-in': 1234 }. */
+export function cpuSampler(children: Record<string, number | undefined>): CpuSampler {
+  const byPid = new Map<number, string>();
+  for (const [name, pid] of Object.entries(children)) if (pid !== undefined) byPid.set(pid, name);
+  const bucketOf = (pid: number, comm: string): string =>
+    byPid.get(pid) ??
+    (pid === process.pid
+      ? 'bench'
+      : comm.startsWith('postgres')
+        ? 'postgres'
+        : comm.startsWith('redis')
+          ? 'redis'
+          : 'other');
+  const snapshot = (): Map<number, { bucket: string; ticks: number }> => {
+    const out = new Map<number, { bucket: string; ticks: number }>();
+    for (const name of readdirSync('/proc')) {
+      const pid = Number(name);
+      if (!Number.isInteger(pid)) continue;
+      const stat = ticksOf(pid);
+      if (stat) out.set(pid, { bucket: bucketOf(pid, stat.comm), ticks: stat.ticks });
+    }
+    return out;
+  };
+  let start = { at: performance.now(), procs: snapshot() };
+  return {
+    mark() {
+      start = { at: performance.now(), procs: snapshot() };
+    },
+    since() {
+      const now = snapshot();
+      const seconds = (performance.now() - start.at) / 1000;
+      const shares: CpuShares = Object.fromEntries(
+        [...byPid.values(), 'postgres', 'redis', 'bench', 'other'].map((name) => [name, 0]),
+      );
+      for (const [pid, entry] of now) {
+        const before = start.procs.get(pid)?.ticks ?? 0;
+        shares[entry.bucket] =
+          (shares[entry.bucket] ?? 0) +
+          Math.max(0, entry.ticks - before) / TICKS_PER_SECOND / seconds;
+      }
+      return shares;
+    },
+  };
+}
+
+export function formatCpu(shares: CpuShares): string {
+  return `${Object.entries(shares)
+    .map(([name, value]) => `${name} ${value.toFixed(2)}`)
+    .join(', ')} (cores, of 2)`;
+}

@@ -1,0 +1,602 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { SecretBox } from '@ferry/core';
+import type { Db, Room } from '@ferry/db';
+import {
+  createMember,
+  createRoom,
+  createTestContext,
+  createWorkspace,
+  type TestContext,
+} from '@ferry/testing';
+import { createIncomingKey } from '@ferry/web/incoming-webhooks';
+import { postMessage } from '@ferry/web/messages';
+import { createOutgoingHook } from '@ferry/web/outgoing-hooks';
+import { log, ms, perSecond, ratio, sleep, summarize, verdict } from '../ingest/stats.js';
+import { runLoad, type LoadResult } from './load.js';
+import { formatActivity, samplePgActivity } from './pg-activity.js';
+import { cpuSampler, formatCpu, type CpuShares } from './procs.js';
+
+/**
+ * issue #4's numbers. Incoming: posts accepted per second by the real webhooks-in process over 100
+ * keys, with p50/p95/p99, next to an express + one-INSERT ceiling driven by the same load
+ * generator. Outgoing: deliveries per second from the real outbox relay + webhooks-out processes
+ * to a local receiver that answers 200 at once, and message posted -> first attempt received at
+ * 200 messages/s, next to a plain loop of signed POSTs to the same receiver. See bench/README.md
+ * and bench/RESULTS.md.
+ *
+ * Knobs: BENCH_IN_DURATION_S (15), BENCH_CONNECTIONS (64), BENCH_OUT_MESSAGES (20000),
+ * BENCH_OUT_ROOMS (200), BENCH_OUT_RATE (200 messages/s), BENCH_OUT_LATENCY_S (10).
+ * BENCH_CPU_PROF=<dir> runs every child with `--cpu-prof` into that folder (for finding where a
+ * child's CPU goes; the figures of such a run are slower and not for RESULTS.md).
+ */
+const IN_DURATION_S = Number(process.env.BENCH_IN_DURATION_S ?? 15);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const OUT_MESSAGES = Number(process.env.BENCH_OUT_MESSAGES ?? 20_000);
+const OUT_ROOMS = Number(process.env.BENCH_OUT_ROOMS ?? 200);
+const OUT_RATE = Number(process.env.BENCH_OUT_RATE ?? 200);
+const OUT_LATENCY_S = Number(process.env.BENCH_OUT_LATENCY_S ?? 10);
+const KEYS = 100;
+const WARM_MS = 3_000;
+/** Concurrent sends in the receiver ceiling: webhook-drain's concurrency in the catalog. */
+const CEILING_SENDERS = 32;
+const CEILING_MS = 5_000;
+const TARGETS = { inPerSecond: 3_000, inP99Ms: 40, outPerSecond: 3_000, outP95Ms: 50 };
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const basePort = 20_000 + Math.floor(Math.random() * 20_000);
+const PORTS = { in: basePort, ceiling: basePort + 1, out: basePort + 2, receiver: basePort + 3 };
+/** Wall clock in ms with sub-ms resolution, comparable across processes on this machine. */
+const wall = (): number => performance.timeOrigin + performance.now();
+
+const children = new Set<ChildProcess>();
+const PROFILE_ARGS = process.env.BENCH_CPU_PROF
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+  : [];
+
+/** A child node process from the repository root; `ready` says how to know it is up. */
+async function startChild(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  ready: { port: number } | 'stdout',
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...PROFILE_ARGS, '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+    if (out.length > 10_000) out = out.slice(-5_000);
+  });
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+    if (ready === 'stdout') {
+      if (out.includes('ready\n')) return child;
+    } else {
+      try {
+        const res = await fetch(`http://127.0.0.1:${ready.port}/healthz`);
+        if (res.ok) return child;
+      } catch {
+        // not listening yet
+      }
+    }
+    await sleep(100);
+  }
+  throw new Error(`${name} did not start in 30 s`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Incoming
+
+interface LoadFigures {
+  load: LoadResult;
+  perSecond: number;
+  latency: ReturnType<typeof summarize>;
+  cpu: CpuShares;
+  pg: Awaited<ReturnType<ReturnType<typeof samplePgActivity>['stop']>>;
+}
+
+async function measureLoad(
+  db: Db,
+  port: number,
+  keys: readonly string[],
+  sampler: ReturnType<typeof cpuSampler>,
+): Promise<LoadFigures & { warmAccepted: number }> {
+  const warm = await runLoad({ port, connections: CONNECTIONS, durationMs: WARM_MS, keys });
+  sampler.mark();
+  const activity = samplePgActivity(db);
+  const load = await runLoad({
+    port,
+    connections: CONNECTIONS,
+    durationMs: IN_DURATION_S * 1000,
+    keys,
+  });
+  const cpu = sampler.since();
+  const pg = await activity.stop();
+  return {
+    pg,
+    load,
+    warmAccepted: warm.accepted,
+    perSecond: load.accepted / ((load.lastAnsweredAt - load.firstSentAt) / 1000),
+    latency: summarize(load.latenciesMs),
+    cpu,
+  };
+}
+
+async function incomingBench(ctx: TestContext) {
+  const box = new SecretBox(ctx.config.APP_SECRET);
+  const workspace = await createWorkspace(ctx.db);
+  const member = await createMember(ctx.db, workspace, { role: 'admin' });
+  const room = await createRoom(ctx.db, workspace, { members: [member] });
+  const keys: string[] = [];
+  for (let i = 0; i < KEYS; i++) {
+    const { rawKey } = await createIncomingKey(ctx.db, box, {
+      workspaceId: workspace.id,
+      roomId: room.id,
+      name: `Bench ${i}`,
+      createdBy: member.id,
+    });
+    keys.push(rawKey);
+  }
+  await sql`
+    create table bench_ceiling_messages (
+      id text primary key,
+      room_id text not null,
+      workspace_id text not null,
+      display_name text not null,
+      body text not null,
+      metadata jsonb not null default '{}',
+      created_at timestamptz not null default now()
+    )`.execute(ctx.db);
+  await sql`create index on bench_ceiling_messages (room_id, id)`.execute(ctx.db);
+
+  const service = await startChild(
+    'webhooks-in',
+    'services/webhooks-in/src/main.ts',
+    {
+      ...ctx.env,
+      PORT: String(PORTS.in),
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000000',
+      LOG_LEVEL: 'warn',
+    },
+    { port: PORTS.in },
+  );
+  let measured: LoadFigures & { warmAccepted: number };
+  try {
+    measured = await measureLoad(
+      ctx.db,
+      PORTS.in,
+      keys,
+      cpuSampler({ 'webhooks-in': service.pid }),
+    );
+  } finally {
+    await stopChild(service);
+  }
+  const stored = await sql<{ n: string }>`
+    select count(*) as n from messages where room_id = ${room.id} and author_kind = 'webhook'`.execute(
+    ctx.db,
+  );
+
+  const ceilingChild = await startChild(
+    'ceiling app',
+    'bench/webhooks/ceiling-app.ts',
+    { DATABASE_URL: ctx.config.DATABASE_URL, PORT: String(PORTS.ceiling) },
+    'stdout',
+  );
+  let ceiling: LoadFigures;
+  try {
+    ceiling = await measureLoad(
+      ctx.db,
+      PORTS.ceiling,
+      keys,
+      cpuSampler({ 'ceiling app': ceilingChild.pid }),
+    );
+  } finally {
+    await stopChild(ceilingChild);
+  }
+  return {
+    service: measured,
+    storedMessages: Number(stored.rows[0]?.n ?? 0),
+    expectedMessages: measured.warmAccepted + measured.load.accepted,
+    ceiling,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outgoing
+
+interface ReceiverStats {
+  requests: number;
+  unique: number;
+  duplicates: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+async function receiverStats(): Promise<ReceiverStats> {
+  const res = await fetch(`http://127.0.0.1:${PORTS.receiver}/__stats`);
+  return (await res.json()) as ReceiverStats;
+}
+
+async function receiverReset(): Promise<void> {
+  await fetch(`http://127.0.0.1:${PORTS.receiver}/__reset`, { method: 'POST' });
+}
+
+async function waitReceived(count: number, timeoutMs: number): Promise<ReceiverStats> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const stats = await receiverStats();
+    if (stats.unique >= count) return stats;
+    if (performance.now() > deadline) {
+      throw new Error(`the receiver got ${stats.unique} of ${count} deliveries in time`);
+    }
+    await sleep(100);
+  }
+}
+
+/** Runs `task(i)` for i < total with at most `concurrency` in flight. */
+async function pool(total: number, concurrency: number, task: (i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+}
+
+/**
+ * The receiver's ceiling: a plain loop of POSTs signed the way webhooks-out signs them (both
+ * signatures), CEILING_SENDERS at a time over keep-alive sockets, from this one process.
+ */
+async function receiverCeiling(durationMs: number): Promise<{ sent: number; perSecond: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CEILING_SENDERS });
+  const secret = `whsec_${Buffer.from('bench-ceiling-secret-24b').toString('base64')}`;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const started = performance.now();
+  let sent = 0;
+  const send = (i: number): Promise<void> => {
+    const id = `msgd_ceiling_${i}`;
+    const body = JSON.stringify({
+      event: 'message_created',
+      room: { id: 'room_ceiling', name: 'ceiling', workspace_id: 'workspace_ceiling' },
+      message: {
+        id: `ceiling_${i}`,
+        room_id: 'room_ceiling',
+        body: `Message ${i} of the ceiling loop`,
+        sender: { type: 'member', id: 'member_ceiling', name: 'Ada' },
+        created_at: new Date().toISOString(),
+      },
+    });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Ferry-Webhooks/1',
+      'x-service-event': 'message_created',
+      'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`,
+      'content-length': String(Buffer.byteLength(body)),
+    };
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: PORTS.receiver,
+          path: '/ceiling',
+          method: 'POST',
+          agent,
+          headers,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CEILING_SENDERS }, async () => {
+      while (performance.now() - started < durationMs) {
+        await send(next++);
+        sent++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { sent, perSecond: sent / seconds };
+}
+
+async function outgoingBench(ctx: TestContext) {
+  const box = new SecretBox(ctx.config.APP_SECRET);
+  const workspace = await createWorkspace(ctx.db);
+  const member = await createMember(ctx.db, workspace, { role: 'member' });
+  const rooms: Room[] = [];
+  for (let i = 0; i < OUT_ROOMS; i++) {
+    const room = await createRoom(ctx.db, workspace, { members: [member] });
+    await createOutgoingHook(ctx.db, box, {
+      workspaceId: workspace.id,
+      roomId: room.id,
+      targetUrl: `http://127.0.0.1:${PORTS.receiver}/hook/${i}`,
+      createdBy: member.id,
+    });
+    rooms.push(room);
+  }
+  const post = (i: number, body: string) =>
+    postMessage(ctx.db, {
+      roomId: rooms[i % rooms.length]!.id,
+      workspaceId: workspace.id,
+      authorKind: 'member',
+      authorMemberId: member.id,
+      displayName: 'Ada',
+      body,
+    });
+
+  const receiver = await startChild(
+    'receiver',
+    'bench/webhooks/receiver.ts',
+    { PORT: String(PORTS.receiver) },
+    'stdout',
+  );
+  const started: ChildProcess[] = [receiver];
+  try {
+    const worker = await startChild(
+      'webhooks-out',
+      'services/webhooks-out/src/main.ts',
+      {
+        ...ctx.env,
+        PORT: String(PORTS.out),
+        ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+        LOG_LEVEL: 'warn',
+      },
+      { port: PORTS.out },
+    );
+    started.push(worker);
+
+    // Throughput: a backlog of OUT_MESSAGES member messages (outbox rows, relay not running yet),
+    // then the relay starts and the receiver counts deliveries.
+    const insertStarted = performance.now();
+    await pool(OUT_MESSAGES, 5, async (i) => {
+      await post(i, `Backlog message ${i}: the deploy of build ${i} finished`);
+    });
+    const insertPerSecond = OUT_MESSAGES / ((performance.now() - insertStarted) / 1000);
+    const relayStartedAt = wall();
+    const relay = await startChild(
+      'outbox relay',
+      'bench/webhooks/relay.ts',
+      { ...ctx.env, LOG_LEVEL: 'warn' },
+      'stdout',
+    );
+    started.push(relay);
+    const sampler = cpuSampler({
+      'webhooks-out': worker.pid,
+      relay: relay.pid,
+      receiver: receiver.pid,
+    });
+    sampler.mark();
+    const backlogActivity = samplePgActivity(ctx.db);
+    const backlog = await waitReceived(OUT_MESSAGES, 600_000);
+    const cpuBacklog = sampler.since();
+    const pgBacklog = await backlogActivity.stop();
+    const throughput = {
+      deliveries: backlog.unique,
+      duplicates: backlog.duplicates,
+      perSecond: backlog.unique / ((backlog.lastAt - backlog.firstAt) / 1000),
+      fromRelayStart: backlog.unique / ((backlog.lastAt - relayStartedAt) / 1000),
+      seconds: (backlog.lastAt - backlog.firstAt) / 1000,
+      firstAfterRelayMs: backlog.firstAt - relayStartedAt,
+      insertPerSecond,
+    };
+
+    // Latency: OUT_RATE messages/s for OUT_LATENCY_S, each timed from its commit.
+    await receiverReset();
+    const total = OUT_RATE * OUT_LATENCY_S;
+    const committed = new Map<string, number>();
+    const inFlight: Promise<void>[] = [];
+    const paceStart = performance.now();
+    sampler.mark();
+    for (let i = 0; i < total; i++) {
+      const due = paceStart + (i * 1000) / OUT_RATE;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      inFlight.push(
+        post(i, `Paced message ${i}`).then((message) => {
+          committed.set(message.id, wall());
+        }),
+      );
+    }
+    await Promise.all(inFlight);
+    const postedSeconds = (performance.now() - paceStart) / 1000;
+    await waitReceived(total, 120_000);
+    const cpuPaced = sampler.since();
+    const times = (await (await fetch(`http://127.0.0.1:${PORTS.receiver}/__times`)).json()) as [
+      string,
+      number,
+    ][];
+    const receivedAt = new Map(times);
+    const ids = [...committed.keys()];
+    const relayed = await sql<{ id: string; sent: number }>`
+      select payload->>'messageId' as id, extract(epoch from sent_at) * 1000 as sent
+      from outbox where payload->>'messageId' = any(${ids}::text[])`.execute(ctx.db);
+    const sentAt = new Map(relayed.rows.map((r) => [r.id, Number(r.sent)]));
+    const endToEnd: number[] = [];
+    const toRelay: number[] = [];
+    const relayToReceiver: number[] = [];
+    for (const [id, at] of committed) {
+      const got = receivedAt.get(id);
+      if (got === undefined) continue;
+      endToEnd.push(got - at);
+      const sent = sentAt.get(id);
+      if (sent !== undefined) {
+        toRelay.push(sent - at);
+        relayToReceiver.push(got - sent);
+      }
+    }
+
+    // Ceiling: the receiver fed by a plain signed-POST loop.
+    await receiverReset();
+    await receiverCeiling(1_000);
+    await receiverReset();
+    sampler.mark();
+    const ceiling = await receiverCeiling(CEILING_MS);
+    const cpuCeiling = sampler.since();
+    const ceilingStats = await receiverStats();
+
+    return {
+      throughput,
+      cpuBacklog,
+      pgBacklog,
+      paced: {
+        total,
+        postedPerSecond: total / postedSeconds,
+        endToEnd: summarize(endToEnd),
+        toRelay: summarize(toRelay),
+        relayToReceiver: summarize(relayToReceiver),
+        cpu: cpuPaced,
+      },
+      ceiling: { ...ceiling, received: ceilingStats.unique, cpu: cpuCeiling },
+    };
+  } finally {
+    for (const child of started.reverse()) await stopChild(child);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function failuresOf(load: LoadResult): string {
+  return [...load.failures].map(([s, n]) => `${s}: ${n}`).join(', ') || 'none';
+}
+
+async function main(): Promise<void> {
+  log(`# Ferry webhooks benchmarks, ${new Date().toISOString()}`);
+  log(
+    `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), ` +
+      `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load average ${os
+        .loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')}`,
+  );
+  log(`node ${process.version}; ${execFileSync('psql', ['-V']).toString().trim()}`);
+  log();
+
+  const inCtx = await createTestContext({ LOG_LEVEL: 'warn' });
+  let outCtx: TestContext | undefined;
+  try {
+    log(
+      `## Incoming: POST /wh/in/<key>, ${KEYS} keys, ${CONNECTIONS} connections, ` +
+        `${IN_DURATION_S} s after a ${WARM_MS / 1000} s warm-up`,
+    );
+    const inc = await incomingBench(inCtx);
+    const s = inc.service;
+    log(
+      `  webhooks-in: requests ${s.load.requests} (non-201: ${failuresOf(s.load)}), ` +
+        `accepted ${perSecond(s.perSecond)}; p50 ${ms(s.latency.p50)}, p95 ${ms(s.latency.p95)}, ` +
+        `p99 ${ms(s.latency.p99)}, max ${ms(s.latency.max)}`,
+    );
+    log(
+      `  messages stored: ${inc.storedMessages} (accepted incl. warm-up ${inc.expectedMessages})`,
+    );
+    log(`  CPU: ${formatCpu(s.cpu)}`);
+    for (const line of formatActivity(s.pg)) log(line);
+    const c = inc.ceiling;
+    log(
+      `  ceiling (express + one INSERT): requests ${c.load.requests} (non-201: ` +
+        `${failuresOf(c.load)}), ${perSecond(c.perSecond)}; p50 ${ms(c.latency.p50)}, ` +
+        `p95 ${ms(c.latency.p95)}, p99 ${ms(c.latency.p99)}`,
+    );
+    log(`  CPU: ${formatCpu(c.cpu)}`);
+    for (const line of formatActivity(c.pg)) log(line);
+    log(`  load average now ${os.loadavg()[0]!.toFixed(2)}`);
+    log();
+
+    log(
+      `## Outgoing: ${OUT_ROOMS} rooms with one hook each, receiver answering 200 at once; ` +
+        `relay and webhooks-out as child processes`,
+    );
+    outCtx = await createTestContext({ LOG_LEVEL: 'warn' });
+    const out = await outgoingBench(outCtx);
+    const t = out.throughput;
+    log(
+      `  backlog of ${OUT_MESSAGES} messages (postMessage, 5 at a time: ` +
+        `${perSecond(t.insertPerSecond)}), then the relay started`,
+    );
+    log(
+      `  deliveries ${t.deliveries} (duplicate webhook-ids ${t.duplicates}) in ` +
+        `${t.seconds.toFixed(1)} s: ${perSecond(t.perSecond)} first->last received; ` +
+        `${perSecond(t.fromRelayStart)} from relay start (first delivery ` +
+        `${(t.firstAfterRelayMs / 1000).toFixed(2)} s after spawning it)`,
+    );
+    log(`  CPU: ${formatCpu(out.cpuBacklog)}`);
+    for (const line of formatActivity(out.pgBacklog)) log(line);
+    const p = out.paced;
+    log(
+      `  paced ${p.total} messages at ${perSecond(p.postedPerSecond)}: posted -> first attempt ` +
+        `received p50 ${ms(p.endToEnd.p50)}, p95 ${ms(p.endToEnd.p95)}, p99 ${ms(p.endToEnd.p99)}, ` +
+        `max ${ms(p.endToEnd.max)} (n ${p.endToEnd.n})`,
+    );
+    log(
+      `    of which commit -> relay picked it (outbox.sent_at) p50 ${ms(p.toRelay.p50)}, ` +
+        `p95 ${ms(p.toRelay.p95)}; relay -> received p50 ${ms(p.relayToReceiver.p50)}, ` +
+        `p95 ${ms(p.relayToReceiver.p95)}`,
+    );
+    log(`  CPU: ${formatCpu(p.cpu)}`);
+    log(
+      `  ceiling (signed POST loop, ${CEILING_SENDERS} keep-alive senders, one process): ` +
+        `${perSecond(out.ceiling.perSecond)} (${out.ceiling.sent} sent, ${out.ceiling.received} received)`,
+    );
+    log(`  CPU: ${formatCpu(out.ceiling.cpu)}`);
+    log();
+
+    log('## Summary (targets from issue #4)');
+    log(
+      `  incoming accepted/s: ${perSecond(s.perSecond)} vs ceiling ${perSecond(c.perSecond)} ` +
+        `(${ratio(s.perSecond, c.perSecond)}); target >= ${perSecond(TARGETS.inPerSecond)}: ` +
+        `${verdict(s.perSecond >= TARGETS.inPerSecond)}`,
+    );
+    log(
+      `  incoming p99: ${ms(s.latency.p99)} (ceiling ${ms(c.latency.p99)}); target <= ` +
+        `${TARGETS.inP99Ms} ms: ${verdict(s.latency.p99 <= TARGETS.inP99Ms)}`,
+    );
+    log(
+      `  outgoing deliveries/s: ${perSecond(t.perSecond)} vs ceiling ` +
+        `${perSecond(out.ceiling.perSecond)} (${ratio(t.perSecond, out.ceiling.perSecond)}); ` +
+        `target >= ${perSecond(TARGETS.outPerSecond)}: ${verdict(t.perSecond >= TARGETS.outPerSecond)}`,
+    );
+    log(
+      `  outgoing posted -> received p95 at ${OUT_RATE}/s: ${ms(p.endToEnd.p95)}; target <= ` +
+        `${TARGETS.outP95Ms} ms: ${verdict(p.endToEnd.p95 <= TARGETS.outP95Ms)}`,
+    );
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    await inCtx.close();
+    await outCtx?.close();
+  }
+}
+
+await main();

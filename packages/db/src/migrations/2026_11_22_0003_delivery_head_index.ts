@@ -1,0 +1,16 @@
+import { sql, type Kysely } from 'kysely';
+
+/**
+ * The outgoing worker claims a hook's oldest pending delivery (by the message's created_at, then
+ * id) before every send. Without this partial index each claim read and sorted every delivery the
+ * hook ever had; with it the head is the first entry of a small index.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`create index webhook_deliveries_pending_head_idx on webhook_deliveries (hook_id, created_at, id) where status = 'pending' and event = 'message_created'`.execute(
+    db,
+  );
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop index if exists webhook_deliveries_pending_head_idx`.execute(db);
+}
