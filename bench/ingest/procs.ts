@@ -5,9 +5,10 @@ import { readdirSync, readFileSync } from 'node:fs';
  * bucketed (the ingest HTTP child, the ingest worker child, Postgres, Redis, this load generator,
  * everything else: the machine is shared), plus each ingest child's VmRSS every 200 ms.
  */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
-function readStat(pid: number): { comm: string; ticks: number } | undefined {
+/** A process's name and CPU ticks (user + system) so far; undefined once it has gone. */
+export function readStat(pid: number): { comm: string; ticks: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = text.lastIndexOf(')');

@@ -1,25 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readStat, TICKS_PER_SECOND } from '../ingest/procs.js';
 
 /**
  * CPU per process while a webhooks benchmark runs, from /proc/<pid>/stat (as ingest/procs.ts
  * does): the named children, Postgres, Redis, this bench process, and everything else (the machine
  * is shared).
  */
-const TICKS_PER_SECOND = 100;
-
-function ticksOf(pid: number): { comm: string; ticks: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const close = text.lastIndexOf(')');
-    const comm = text.slice(text.indexOf('(') + 1, close);
-    const fields = text.slice(close + 2).split(' ');
-    // utime and stime are fields 14 and 15 (1-based); the slice starts at field 3.
-    return { comm, ticks: Number(fields[11]) + Number(fields[12]) };
-  } catch {
-    return undefined;
-  }
-}
-
 export type CpuShares = Record<string, number>;
 
 export interface CpuSampler {
@@ -47,7 +33,7 @@ export function cpuSampler(children: Record<string, number | undefined>): CpuSam
     for (const name of readdirSync('/proc')) {
       const pid = Number(name);
       if (!Number.isInteger(pid)) continue;
-      const stat = ticksOf(pid);
+      const stat = readStat(pid);
       if (stat) out.set(pid, { bucket: bucketOf(pid, stat.comm), ticks: stat.ticks });
     }
     return out;
