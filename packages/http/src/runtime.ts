@@ -71,6 +71,15 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs 
   process.on('SIGINT', handle);
 }
 
+/** Parse config once at start; a bad value prints every problem and exits 1 (no stack trace). */
+export function configOrExit<C>(load: () => C): C {
+  try {
+    return load();
+  } catch (error) {
+    exitOnConfigError(error);
+  }
+}
+
 /** Print a config error readably and exit, instead of a stack trace. */
 export function exitOnConfigError(error: unknown): never {
   process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,15 +1,10 @@
-import { loadConfig, type Config } from '@ferry/core';
-import { exitOnConfigError, onShutdown } from '@ferry/http';
+import { loadConfig } from '@ferry/core';
+import { configOrExit, onShutdown } from '@ferry/http';
 import { createLogger } from '@ferry/core';
 import { startAll } from './server.js';
 
 // `pnpm start`: the whole product in one process on PORT (default 3000).
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  exitOnConfigError(error);
-}
+const config = configOrExit(loadConfig);
 const ferry = await startAll(config);
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'ferry' });
 logger.info(`Ferry is up: ${config.PUBLIC_URL}`);

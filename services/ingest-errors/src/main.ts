@@ -2,21 +2,16 @@ import http from 'node:http';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { migrateToLatest } from '@ferry/db';
-import { exitOnConfigError, listen, onShutdown, openRuntime } from '@ferry/http';
+import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { closeWorkers, createRedisConnection } from '@ferry/queues';
 import { createIngestApp, ingestDeps } from './app.js';
-import { loadIngestConfig, type IngestConfig } from './config.js';
+import { loadIngestConfig } from './config.js';
 import type { IngestDeps } from './deps.js';
 import { startErrorWriter } from './worker.js';
 
 // The ingest-errors service on its own: POST /ingest/errors and/or the worker that writes reports
 // (INGEST_ROLE).
-let config: IngestConfig;
-try {
-  config = loadIngestConfig();
-} catch (error) {
-  exitOnConfigError(error);
-}
+const config = configOrExit(loadIngestConfig);
 if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'ingest-errors');
 const role = config.ingest.INGEST_ROLE;

@@ -1,17 +1,12 @@
 import http from 'node:http';
-import { loadConfig, type Config } from '@ferry/core';
+import { loadConfig } from '@ferry/core';
 import { migrateToLatest } from '@ferry/db';
-import { exitOnConfigError, listen, onShutdown, openRuntime } from '@ferry/http';
+import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { runOutboxRelay } from '@ferry/queues';
 import { createWebApp } from './app.js';
 
 // The web service on its own: pages, /api/v1 (except dispatch), socket.io for pages.
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  exitOnConfigError(error);
-}
+const config = configOrExit(loadConfig);
 if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'web');
 const { app, realtime } = createWebApp(runtime);

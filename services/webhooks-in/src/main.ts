@@ -1,17 +1,12 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
-import { exitOnConfigError, listen, onShutdown, openRuntime } from '@ferry/http';
+import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { createRedisConnection } from '@ferry/queues';
 import { createWebhooksInApp, webhooksInDeps } from './app.js';
-import { loadWebhooksInConfig, type WebhooksInConfig } from './config.js';
+import { loadWebhooksInConfig } from './config.js';
 
 // The webhooks-in service on its own: POST /wh/in/<key>.
-let config: WebhooksInConfig;
-try {
-  config = loadWebhooksInConfig();
-} catch (error) {
-  exitOnConfigError(error);
-}
+const config = configOrExit(loadWebhooksInConfig);
 if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'webhooks-in');
 const producerRedis = createRedisConnection(config.REDIS_URL, {

@@ -3,7 +3,7 @@ import { migrateToLatest } from '@ferry/db';
 import {
   createHttpApp,
   createMetrics,
-  exitOnConfigError,
+  configOrExit,
   finishApp,
   healthRouter,
   listen,
@@ -11,17 +11,12 @@ import {
   openRuntime,
 } from '@ferry/http';
 import { createRedisConnection } from '@ferry/queues';
-import { loadWebhooksOutConfig, type WebhooksOutConfig } from './config.js';
+import { loadWebhooksOutConfig } from './config.js';
 import { startWebhooksOut } from './worker.js';
 
 // The webhooks-out service on its own: the delivery workers, and HTTP only for /healthz, /readyz
 // and /metrics (the container health check and Prometheus).
-let config: WebhooksOutConfig;
-try {
-  config = loadWebhooksOutConfig();
-} catch (error) {
-  exitOnConfigError(error);
-}
+const config = configOrExit(loadWebhooksOutConfig);
 if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'webhooks-out');
 const metrics = createMetrics('webhooks-out');
