@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { ErrorSource, Role } from '@ferry/db';
+import { ERROR_SOURCES, type Role } from '@ferry/db';
 import {
   createErrorGroup,
   createErrorOccurrence,
-  createMember,
   createVisitor,
   createWorkspace,
 } from '@ferry/testing';
-import { FormClient, startWeb, type WebHarness } from './harness.js';
+import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';
 
-const SOURCES: ErrorSource[] = ['ruby', 'js', 'api', 'mobile', 'node', 'python', 'php'];
+const SOURCES = ERROR_SOURCES;
 
 describe('Errors pages', () => {
   let web: WebHarness;
@@ -21,12 +20,8 @@ describe('Errors pages', () => {
   });
 
   async function seated(role: Role) {
-    const workspace = await createWorkspace(web.ctx.db);
-    const seat = await createMember(web.ctx.db, workspace, { role });
-    const client = new FormClient(web.url);
-    await client.signIn(seat.user.email, seat.user.password);
-    const base = `/w/${workspace.id}/${workspace.slug}`;
-    return { workspace, seat, client, base, errors: `${base}/errors` };
+    const seated = await signedInSeat(web, role);
+    return { ...seated, errors: `${seated.base}/errors` };
   }
 
   /** Group i was last seen i minutes after a fixed start, so higher numbers are more recent. */

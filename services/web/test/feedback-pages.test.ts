@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Role } from '@ferry/db';
-import { createFeedback, createMember, createMessage, createWorkspace } from '@ferry/testing';
-import { FormClient, startWeb, type WebHarness } from './harness.js';
+import { createFeedback, createMessage, createWorkspace } from '@ferry/testing';
+import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 describe('feedback inbox and ticket pages', () => {
   let web: WebHarness;
@@ -13,12 +13,8 @@ describe('feedback inbox and ticket pages', () => {
   });
 
   async function seated(role: Role) {
-    const workspace = await createWorkspace(web.ctx.db);
-    const seat = await createMember(web.ctx.db, workspace, { role });
-    const client = new FormClient(web.url);
-    await client.signIn(seat.user.email, seat.user.password);
-    const base = `/w/${workspace.id}/${workspace.slug}`;
-    return { workspace, seat, client, base, inbox: `${base}/feedback` };
+    const seated = await signedInSeat(web, role);
+    return { ...seated, inbox: `${seated.base}/feedback` };
   }
 
   it('explains how to file feedback when the inbox is empty', async () => {

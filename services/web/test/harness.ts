@@ -1,4 +1,12 @@
-import { createTestContext, startApp, type RunningApp, type TestContext } from '@ferry/testing';
+import type { Role } from '@ferry/db';
+import {
+  createMember,
+  createTestContext,
+  createWorkspace,
+  startApp,
+  type RunningApp,
+  type TestContext,
+} from '@ferry/testing';
 import { createWebApp } from '../src/app.js';
 
 export interface WebHarness {
@@ -83,4 +91,16 @@ export class FormClient {
     const res = await this.post('/login', { email, password });
     if (res.status !== 302) throw new Error(`Sign-in failed with ${res.status}`);
   }
+}
+
+/**
+ * A new workspace with one seat of `role`, signed in: the start of most page tests. `base` is the
+ * workspace's path prefix (`/w/<id>/<slug>`).
+ */
+export async function signedInSeat(web: WebHarness, role: Role) {
+  const workspace = await createWorkspace(web.ctx.db);
+  const seat = await createMember(web.ctx.db, workspace, { role });
+  const client = new FormClient(web.url);
+  await client.signIn(seat.user.email, seat.user.password);
+  return { workspace, seat, client, base: `/w/${workspace.id}/${workspace.slug}` };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createMember, createUser, createWorkspace } from '@ferry/testing';
-import { FormClient, startWeb, type WebHarness } from './harness.js';
+import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 describe('members and roles', () => {
   let web: WebHarness;
@@ -11,13 +11,7 @@ describe('members and roles', () => {
     await web.close();
   });
 
-  async function workspaceWith(role: 'owner' | 'admin' | 'member' | 'guest') {
-    const workspace = await createWorkspace(web.ctx.db);
-    const seat = await createMember(web.ctx.db, workspace, { role });
-    const client = new FormClient(web.url);
-    await client.signIn(seat.user.email, seat.user.password);
-    return { workspace, seat, client, base: `/w/${workspace.id}/${workspace.slug}` };
-  }
+  const workspaceWith = (role: 'owner' | 'admin' | 'member' | 'guest') => signedInSeat(web, role);
 
   it('lets an admin add an existing account with a role, and shows inline errors otherwise', async () => {
     const { client, base, workspace } = await workspaceWith('admin');

@@ -3,7 +3,7 @@ import { hashSecret } from '@ferry/core';
 import type { Role, TokenScope } from '@ferry/db';
 import { createApiToken, createMember, createWorkspace } from '@ferry/testing';
 import { createTokenSchema, grantsScope, touchToken } from '../src/domain/tokens.js';
-import { FormClient, startWeb, type WebHarness } from './harness.js';
+import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 const RAW_TOKEN = /fry_[A-Za-z0-9_-]{43}/;
 
@@ -17,12 +17,8 @@ describe('API tokens', () => {
   });
 
   async function seated(role: Role) {
-    const workspace = await createWorkspace(web.ctx.db);
-    const seat = await createMember(web.ctx.db, workspace, { role });
-    const client = new FormClient(web.url);
-    await client.signIn(seat.user.email, seat.user.password);
-    const base = `/w/${workspace.id}/${workspace.slug}`;
-    return { workspace, seat, client, base, tokens: `${base}/settings/tokens` };
+    const seated = await signedInSeat(web, role);
+    return { ...seated, tokens: `${seated.base}/settings/tokens` };
   }
 
   function api(path: string, token?: string, init: RequestInit = {}): Promise<Response> {
