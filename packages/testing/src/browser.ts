@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export interface TestBrowser {
   browser: Browser;
@@ -34,4 +34,20 @@ export async function launchBrowser(): Promise<TestBrowser> {
       await browser.close();
     },
   };
+}
+
+/**
+ * Signs in through the real form at `<baseUrl>/login` (inputs labelled "Email" and "Password", the
+ * button "Sign in") and returns once the form was submitted; callers wait for their own landing.
+ */
+export async function signInWithForm(
+  page: Page,
+  baseUrl: string,
+  email: string,
+  password: string,
+): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }

@@ -8,6 +8,7 @@ import {
   createWorkspace,
   launchBrowser,
   type TestBrowser,
+  signInWithForm,
 } from '@ferry/testing';
 import { startWeb, type WebHarness } from './harness.js';
 
@@ -74,10 +75,7 @@ describe('the Errors pages in a browser', () => {
 
     const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 860 } });
     const page = await context.newPage();
-    await page.goto(`${web.url}/login`);
-    await page.getByLabel('Email').fill(member.user.email);
-    await page.getByLabel('Password').fill(member.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithForm(page, web.url, member.user.email, member.user.password);
     await page.getByRole('heading', { name: 'Acme Shop' }).waitFor();
 
     await page.getByRole('link', { name: 'Errors', exact: true }).click();
@@ -128,10 +126,7 @@ describe('the Errors pages in a browser', () => {
 
     const guestContext = await chrome.browser.newContext();
     const guestPage = await guestContext.newPage();
-    await guestPage.goto(`${web.url}/login`);
-    await guestPage.getByLabel('Email').fill(guest.user.email);
-    await guestPage.getByLabel('Password').fill(guest.user.password);
-    await guestPage.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithForm(guestPage, web.url, guest.user.email, guest.user.password);
     await guestPage.getByRole('heading', { name: 'Acme Shop' }).waitFor();
     expect(await guestPage.getByRole('link', { name: 'Errors', exact: true }).count()).toBe(0);
     const refused = await guestPage.goto(`${web.url}/w/${workspace.id}/${workspace.slug}/errors`);

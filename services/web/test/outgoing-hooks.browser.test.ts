@@ -11,6 +11,7 @@ import {
   launchBrowser,
   Receiver,
   type TestBrowser,
+  signInWithForm,
 } from '@ferry/testing';
 import { startWeb, type WebHarness } from './harness.js';
 
@@ -55,10 +56,7 @@ describe('outgoing webhooks in a browser', () => {
   });
 
   async function signIn(page: Page, email: string, password: string, workspaceName: string) {
-    await page.goto(`${web.url}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithForm(page, web.url, email, password);
     await page.getByRole('heading', { name: workspaceName }).waitFor();
   }
 

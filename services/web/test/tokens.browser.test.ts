@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createMember, createWorkspace, launchBrowser, type TestBrowser } from '@ferry/testing';
+import {
+  createMember,
+  createWorkspace,
+  launchBrowser,
+  type TestBrowser,
+  signInWithForm,
+} from '@ferry/testing';
 import { startWeb, type WebHarness } from './harness.js';
 
 const RAW_TOKEN = /fry_[A-Za-z0-9_-]{43}/;
@@ -26,10 +32,7 @@ describe('API tokens and the feedback inbox in a browser', () => {
     });
     const page = await context.newPage();
 
-    await page.goto(`${web.url}/login`);
-    await page.getByLabel('Email').fill(admin.user.email);
-    await page.getByLabel('Password').fill(admin.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithForm(page, web.url, admin.user.email, admin.user.password);
     await page.getByRole('heading', { name: 'Acme Support' }).waitFor();
 
     await page.getByRole('link', { name: 'API tokens' }).click();

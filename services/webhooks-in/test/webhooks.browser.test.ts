@@ -11,6 +11,7 @@ import {
   launchBrowser,
   type TestBrowser,
   type TestContext,
+  signInWithForm,
 } from '@ferry/testing';
 import { createWebApp, type WebApp } from '@ferry/web';
 import { webhooksInDeps, webhooksInRouter } from '../src/app.js';
@@ -61,10 +62,7 @@ describe('incoming webhook keys in a browser', () => {
     const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
 
-    await page.goto(`${url}/login`);
-    await page.getByLabel('Email').fill(admin.user.email);
-    await page.getByLabel('Password').fill(admin.user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInWithForm(page, url, admin.user.email, admin.user.password);
     await page.getByRole('heading', { name: 'Acme Ops' }).waitFor();
 
     await page.goto(`${url}/w/${workspace.id}/${workspace.slug}/rooms/${room.id}`);
