@@ -5,7 +5,7 @@ import { can, type Capability } from './capabilities.js';
 import type { WebDeps } from './deps.js';
 import { findUser } from './domain/users.js';
 import { findMembership } from './domain/workspaces.js';
-import { workspaceBase, type PageContext } from './views/layout.js';
+import { layout, workspaceBase, type PageContext, type PageOptions } from './views/layout.js';
 import type { SafeHtml } from './views/html.js';
 
 /** What a page handler can rely on after the middleware below ran. */
@@ -104,4 +104,15 @@ export function flash(req: Request, kind: 'ok' | 'error', text: string): void {
 
 export function send(res: Response, page: SafeHtml, status = 200): void {
   res.status(status).type('html').send(page.value);
+}
+
+/** Renders a full page in the layout; `body` gets the page context (CSRF token, user, seat). */
+export function renderPage(
+  req: Request,
+  res: Response,
+  options: Omit<PageOptions, 'body'> & { body: (ctx: PageContext) => SafeHtml },
+  status = 200,
+): void {
+  const ctx = pageContext(req, res);
+  send(res, layout(ctx, { ...options, body: options.body(ctx) }), status);
 }

@@ -4,9 +4,9 @@ import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
 import { authenticate, signInSchema, signUp, signUpSchema } from '../domain/users.js';
 import { listWorkspacesForUser } from '../domain/workspaces.js';
-import { locals, pageContext, send } from '../request-context.js';
+import { locals, renderPage } from '../request-context.js';
 import { html } from '../views/html.js';
-import { csrfField, field, layout } from '../views/layout.js';
+import { csrfField, field } from '../views/layout.js';
 
 /** Only same-site relative paths are followed after sign-in (no open redirect). */
 function safeNext(value: unknown): string | undefined {
@@ -20,24 +20,25 @@ function loginPage(
   errors: Record<string, string> = {},
   status = 200,
 ): void {
-  const ctx = pageContext(req, res);
-  send(
+  renderPage(
+    req,
     res,
-    layout(ctx, {
+    {
       title: 'Sign in',
-      body: html`<div class="card">
-        <h1>Sign in to Ferry</h1>
-        ${errors._ ? html`<div class="flash error" role="alert">${errors._}</div>` : ''}
-        <form method="post" action="/login" novalidate>
-          ${csrfField(ctx)}
-          ${values.next ? html`<input type="hidden" name="next" value="${values.next}" />` : ''}
-          ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true, autocomplete: 'username' })}
-          ${field({ label: 'Password', name: 'password', type: 'password', error: errors.password, required: true, autocomplete: 'current-password' })}
-          <button type="submit">Sign in</button>
-        </form>
-        <p class="muted">No account yet? <a href="/signup">Sign up</a></p>
-      </div>`,
-    }),
+      body: (ctx) =>
+        html`<div class="card">
+          <h1>Sign in to Ferry</h1>
+          ${errors._ ? html`<div class="flash error" role="alert">${errors._}</div>` : ''}
+          <form method="post" action="/login" novalidate>
+            ${csrfField(ctx)}
+            ${values.next ? html`<input type="hidden" name="next" value="${values.next}" />` : ''}
+            ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true, autocomplete: 'username' })}
+            ${field({ label: 'Password', name: 'password', type: 'password', error: errors.password, required: true, autocomplete: 'current-password' })}
+            <button type="submit">Sign in</button>
+          </form>
+          <p class="muted">No account yet? <a href="/signup">Sign up</a></p>
+        </div>`,
+    },
     status,
   );
 }
@@ -49,23 +50,24 @@ function signupPage(
   errors: Record<string, string> = {},
   status = 200,
 ): void {
-  const ctx = pageContext(req, res);
-  send(
+  renderPage(
+    req,
     res,
-    layout(ctx, {
+    {
       title: 'Sign up',
-      body: html`<div class="card">
-        <h1>Create your account</h1>
-        <form method="post" action="/signup" novalidate>
-          ${csrfField(ctx)}
-          ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, required: true, maxlength: 120, autocomplete: 'name' })}
-          ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true, autocomplete: 'email' })}
-          ${field({ label: 'Password', name: 'password', type: 'password', error: errors.password, required: true, autocomplete: 'new-password', hint: 'At least 8 characters.' })}
-          <button type="submit">Sign up</button>
-        </form>
-        <p class="muted">Already have an account? <a href="/login">Sign in</a></p>
-      </div>`,
-    }),
+      body: (ctx) =>
+        html`<div class="card">
+          <h1>Create your account</h1>
+          <form method="post" action="/signup" novalidate>
+            ${csrfField(ctx)}
+            ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, required: true, maxlength: 120, autocomplete: 'name' })}
+            ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true, autocomplete: 'email' })}
+            ${field({ label: 'Password', name: 'password', type: 'password', error: errors.password, required: true, autocomplete: 'new-password', hint: 'At least 8 characters.' })}
+            <button type="submit">Sign up</button>
+          </form>
+          <p class="muted">Already have an account? <a href="/login">Sign in</a></p>
+        </div>`,
+    },
     status,
   );
 }

@@ -6,9 +6,9 @@ import {
   createWorkspaceSchema,
   listWorkspacesForUser,
 } from '../domain/workspaces.js';
-import { locals, pageContext, requireUser, send } from '../request-context.js';
+import { locals, renderPage, requireUser } from '../request-context.js';
 import { html } from '../views/html.js';
-import { csrfField, emptyState, field, layout, workspaceBase } from '../views/layout.js';
+import { csrfField, emptyState, field, workspaceBase } from '../views/layout.js';
 
 function newWorkspacePage(
   req: Request,
@@ -17,21 +17,22 @@ function newWorkspacePage(
   errors: Record<string, string> = {},
   status = 200,
 ): void {
-  const ctx = pageContext(req, res);
-  send(
+  renderPage(
+    req,
     res,
-    layout(ctx, {
+    {
       title: 'New workspace',
-      body: html`<div class="card">
-        <h1>Create a workspace</h1>
-        <p class="muted">A workspace holds your team's rooms, feedback and errors.</p>
-        <form method="post" action="/workspaces" novalidate>
-          ${csrfField(ctx)}
-          ${field({ label: 'Workspace name', name: 'name', value: values.name, error: errors.name, required: true, maxlength: 80 })}
-          <button type="submit">Create workspace</button>
-        </form>
-      </div>`,
-    }),
+      body: (ctx) =>
+        html`<div class="card">
+          <h1>Create a workspace</h1>
+          <p class="muted">A workspace holds your team's rooms, feedback and errors.</p>
+          <form method="post" action="/workspaces" novalidate>
+            ${csrfField(ctx)}
+            ${field({ label: 'Workspace name', name: 'name', value: values.name, error: errors.name, required: true, maxlength: 80 })}
+            <button type="submit">Create workspace</button>
+          </form>
+        </div>`,
+    },
     status,
   );
 }
@@ -43,12 +44,10 @@ export function workspaceRoutes({ db }: WebDeps): Router {
   router.get('/workspaces', async (req, res) => {
     const user = locals(res).user!;
     const workspaces = await listWorkspacesForUser(db, user.id);
-    const ctx = pageContext(req, res);
-    send(
-      res,
-      layout(ctx, {
-        title: 'Your workspaces',
-        body: html`<div class="page-head">
+    renderPage(req, res, {
+      title: 'Your workspaces',
+      body: () =>
+        html`<div class="page-head">
             <h1>Your workspaces</h1>
             <a class="button" href="/workspaces/new">New workspace</a>
           </div>
@@ -77,8 +76,7 @@ export function workspaceRoutes({ db }: WebDeps): Router {
                     to add you.`,
                 )
           }`,
-      }),
-    );
+    });
   });
 
   router.get('/workspaces/new', (req, res) => {
