@@ -219,6 +219,27 @@ describe('outgoing webhook delivery', () => {
     expect((await hookRow(hookId)).consecutive_failures).toBe(0);
   });
 
+  it('does not follow redirects: a 3xx is a failed attempt and the Location is never called', async () => {
+    const { room, receiver, hookId } = await hookWithReceiver();
+    const elsewhere = await world.newReceiver();
+    receiver.replyOnce({ status: 302, headers: { location: `${elsewhere.url}/stolen` } });
+    await world.post(room, 'stay here');
+    await receiver.waitFor(2);
+    await waitUntil('the retry to succeed', async () => {
+      const [d] = await deliveriesOf(hookId);
+      return d?.status === 'succeeded';
+    });
+    const [delivery] = await deliveriesOf(hookId);
+    const attempts = await world.ctx.db
+      .selectFrom('webhook_attempts')
+      .select('status_code')
+      .where('delivery_id', '=', delivery!.id)
+      .orderBy('attempted_at')
+      .execute();
+    expect(attempts.map((a) => a.status_code)).toEqual([302, 200]);
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
   it('waits at least the throttle minimum after a 429 and a timeout, and honours Retry-After', async () => {
     const { room, receiver } = await hookWithReceiver();
     receiver.replyOnce({ status: 429 });
