@@ -37,6 +37,11 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // Node scripts run as they are (no build): the guard in infra/.
+    files: ['infra/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     // Browser scripts served to pages: plain JS with browser globals.
     files: ['services/*/public/**/*.js'],
     languageOptions: {
@@ -48,6 +53,8 @@ export default tseslint.config(
         console: 'readonly',
         setTimeout: 'readonly',
         location: 'readonly',
+        setInterval: 'readonly',
+        encodeURIComponent: 'readonly',
       },
     },
   },

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { createMember, createWorkspace, startApp, type TestContext } from '@ferry/testing';
-import { createWebApp } from '@ferry/web';
+import { createWebApp, loadWebSettings, webDeps } from '@ferry/web';
 import { log, ms, summarize, type Summary } from './stats.js';
 
 /**
@@ -130,7 +130,7 @@ export async function benchErrorsPage(ctx: TestContext): Promise<ErrorsPageResul
 
   // The page itself, as a signed-in member, through the real web app.
   const member = await createMember(ctx.db, target, { role: 'member' });
-  const web = createWebApp(ctx);
+  const web = createWebApp(webDeps(ctx, loadWebSettings(ctx.env)));
   const app = await startApp(web.app, (server) => web.realtime.attach(server));
   let http: Summary | undefined;
   let httpStatus = 0;

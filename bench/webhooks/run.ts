@@ -13,9 +13,7 @@ import {
   createWorkspace,
   type TestContext,
 } from '@ferry/testing';
-import { createIncomingKey } from '@ferry/web/incoming-webhooks';
-import { postMessage } from '@ferry/web/messages';
-import { createOutgoingHook } from '@ferry/web/outgoing-hooks';
+import { createIncomingKey, postMessage, createOutgoingHook } from '@ferry/workspace';
 import { log, ms, perSecond, ratio, sleep, summarize, verdict } from '../ingest/stats.js';
 import { runLoad, type LoadResult } from './load.js';
 import { formatActivity, samplePgActivity } from './pg-activity.js';

@@ -6,7 +6,8 @@ import { z } from 'zod';
  */
 const DEV_APP_SECRET = 'ferry-dev-secret-do-not-use-in-production';
 
-const booleanFromEnv = z
+/** `true`/`false`, `1`/`0`, `yes`/`no`: the one way every setting reads a switch. */
+export const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
@@ -24,6 +25,8 @@ export const baseConfigShape = {
   PUBLIC_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: booleanFromEnv.default(false),
+  /** A service's own entry applies pending migrations before it serves (`pnpm start` always does). */
+  MIGRATE_ON_START: booleanFromEnv.default(false),
 };
 
 export const baseConfigSchema = z.object(baseConfigShape);
@@ -44,18 +47,58 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parse the environment once. Throws a ConfigError listing every problem, one per line. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const cleaned = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
-  const result = baseConfigSchema.safeParse(cleaned);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
+export type EnvLoader<T> = (env?: NodeJS.ProcessEnv) => T;
+
+/**
+ * A loader for one group of settings: empty values count as unset (so `FOO=` in an env file means
+ * "the default"), the shape is parsed once, and a bad value throws a ConfigError naming every
+ * problem. Every service declares its settings as a shape and gets its loader here.
+ */
+export function defineConfig<S extends z.ZodRawShape>(
+  shape: S,
+): EnvLoader<z.output<z.ZodObject<S>>> {
+  const schema = z.object(shape);
+  return (env = process.env) => {
+    const cleaned = Object.fromEntries(
+      Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
     );
+    const result = schema.safeParse(cleaned);
+    if (!result.success) {
+      throw new ConfigError(
+        result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
+      );
+    }
+    return result.data;
+  };
+}
+
+/**
+ * Runs several loaders over one environment and returns their results by name. Every problem of
+ * every loader is reported in one ConfigError, so a start lists all of them at once.
+ */
+export function loadAll<L extends Record<string, EnvLoader<unknown>>>(
+  loaders: L,
+  env: NodeJS.ProcessEnv = process.env,
+): { [K in keyof L]: ReturnType<L[K]> } {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, load] of Object.entries(loaders)) {
+    try {
+      out[name] = load(env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
   }
-  const parsed = result.data;
+  if (problems.length) throw new ConfigError(problems);
+  return out as { [K in keyof L]: ReturnType<L[K]> };
+}
+
+const loadBaseEnv = defineConfig(baseConfigShape);
+
+/** Parse the shared environment once. Throws a ConfigError listing every problem, one per line. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = loadBaseEnv(env);
   if (parsed.NODE_ENV === 'production' && !parsed.APP_SECRET) {
     throw new ConfigError(['APP_SECRET: required when NODE_ENV=production']);
   }
@@ -64,5 +107,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     APP_SECRET: parsed.APP_SECRET ?? DEV_APP_SECRET,
     PUBLIC_URL: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/$/, ''),
     usingDevSecret: !parsed.APP_SECRET,
+  };
+}
+
+/**
+ * A service process's whole config: the shared settings plus the service's own under `key`
+ * (`config.ingest`, `config.webhooksOut`, ...), every problem of both listed at once.
+ */
+export function serviceConfig<K extends string, T>(
+  key: K,
+  loadSettings: EnvLoader<T>,
+): EnvLoader<Config & Record<K, T>> {
+  return (env = process.env) => {
+    const { base, own } = loadAll({ base: loadConfig, own: loadSettings }, env);
+    return { ...base, [key]: own } as Config & Record<K, T>;
   };
 }

@@ -20,6 +20,9 @@ export const ID_PREFIXES = {
   outgoingWebhook: 'owh',
   webhookDelivery: 'dlv',
   webhookAttempt: 'att',
+  agent: 'agt',
+  agentWork: 'wrk',
+  agentProposal: 'prp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './ids.js';
 export * from './logger.js';
 export * from './secrets.js';
+export * from './text.js';

@@ -10,7 +10,7 @@ type Json<T> = ColumnType<T, string | T, string | T>;
 type JsonWithDefault<T> = ColumnType<T, string | T | undefined, string | T>;
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
-export type RoomKind = 'channel' | 'dm' | 'conversation';
+export type RoomKind = 'channel' | 'dm' | 'conversation' | 'agent';
 export type AuthorKind = 'member' | 'webhook' | 'agent' | 'system';
 export type MessageKind = 'text' | 'progress' | 'proposal';
 export type FeedbackStatus = 'new' | 'triaged';
@@ -249,7 +249,66 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+export type AgentWorkKind = 'feedback' | 'message';
+export type ShipRoute = 'quick_fix' | 'pr';
+
+export interface AgentsTable {
+  id: string;
+  workspace_id: string;
+  install_id: string;
+  name: string;
+  room_id: string;
+  receives_feedback: ColumnType<boolean, boolean | undefined, boolean>;
+  wake_url: string | null;
+  wake_token_sealed: string | null;
+  token_id: string | null;
+  last_heartbeat_at: Timestamp | null;
+  activity: string | null;
+  stream_seen_at: Timestamp | null;
+  woken_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface AgentWorkTable {
+  id: string;
+  seq: Generated<string>;
+  agent_id: string;
+  workspace_id: string;
+  kind: AgentWorkKind;
+  source: string;
+  conversation_id: string;
+  payload: Json<unknown>;
+  created_at: CreatedAt;
+  delivered_at: Timestamp | null;
+  acked_at: Timestamp | null;
+}
+
+export interface AgentProposalsTable {
+  id: string;
+  work_id: string;
+  agent_id: string;
+  message_id: string;
+  summary: string;
+  files: Json<string[]>;
+  lines: number;
+  route: ShipRoute;
+  reason: string;
+  created_at: CreatedAt;
+}
+
+export interface ShipPoliciesTable {
+  workspace_id: string;
+  max_files: ColumnType<number, number | undefined, number>;
+  max_lines: ColumnType<number, number | undefined, number>;
+  always_reviewed: ColumnType<string[], string[] | undefined, string[]>;
+  updated_at: DefaultTimestamp;
+}
+
 export interface Database {
+  agents: AgentsTable;
+  agent_work: AgentWorkTable;
+  agent_proposals: AgentProposalsTable;
+  ship_policies: ShipPoliciesTable;
   incoming_webhooks: IncomingWebhooksTable;
   incoming_webhook_requests: IncomingWebhookRequestsTable;
   outgoing_webhooks: OutgoingWebhooksTable;
@@ -291,3 +350,7 @@ export type IncomingWebhook = Selectable<IncomingWebhooksTable>;
 export type OutgoingWebhook = Selectable<OutgoingWebhooksTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttempt = Selectable<WebhookAttemptsTable>;
+export type Agent = Selectable<AgentsTable>;
+export type AgentWork = Selectable<AgentWorkTable>;
+export type AgentProposal = Selectable<AgentProposalsTable>;
+export type ShipPolicy = Selectable<ShipPoliciesTable>;

@@ -1,8 +1,10 @@
+import querystring from 'node:querystring';
 import express, { type Express, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { AppError, Logger } from '@ferry/core';
+import { storableDeep, type AppError, type Logger } from '@ferry/core';
 import { errorHandler, notFoundHandler } from './errors.js';
 import type { Metrics } from './metrics.js';
+import { redactPath } from './redact.js';
 import { requestId } from './request-id.js';
 
 export interface HttpAppOptions {
@@ -18,6 +20,9 @@ export interface HttpAppOptions {
 export function createHttpApp({ logger, metrics, trustProxy = false }: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Express 5's default ("simple") query parser, with every value made storable (see
+  // storableBody): a query string is as untrusted as a body.
+  app.set('query parser', (query: string) => storableDeep(querystring.parse(query)));
   app.set('trust proxy', trustProxy);
   app.use(requestId);
   app.use(
@@ -38,11 +43,6 @@ export function createHttpApp({ logger, metrics, trustProxy = false }: HttpAppOp
   );
   app.use(metrics.middleware);
   return app;
-}
-
-/** Paths whose segments are secrets. */
-export function redactPath(url: string): string {
-  return url.replace(/^\/wh\/in\/[^/?#]+/, '/wh/in/[redacted]');
 }
 
 export function finishApp(

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AppError, type Logger } from '@ferry/core';
+import { redactPath } from './redact.js';
 
 /** Turns body-parser and other framework errors into AppErrors with our codes. */
 export function toAppError(error: unknown): AppError {
@@ -50,7 +51,11 @@ export function errorHandler({ logger, renderHtml }: ErrorHandlerOptions): Error
     const appError = toAppError(error);
     if (appError.status >= 500) {
       logger.error(
-        { err: error, requestId: res.locals.requestId as string, path: req.path },
+        {
+          err: error,
+          requestId: res.locals.requestId as string,
+          path: redactPath(req.originalUrl),
+        },
         'request failed',
       );
     }

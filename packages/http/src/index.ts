@@ -6,3 +6,6 @@ export * from './request-id.js';
 export * from './validation.js';
 export * from './runtime.js';
 export * from './ssrf.js';
+export * from './redact.js';
+export * from './rate-limit.js';
+export * from './outbound.js';

@@ -1,5 +1,16 @@
+import type { RequestHandler } from 'express';
 import type { z } from 'zod';
-import { AppError } from '@ferry/core';
+import { AppError, storableDeep } from '@ferry/core';
+
+/**
+ * After a body parser: every string of the parsed body (keys too) made storable, so NUL and lone
+ * surrogates, which JSON and forms carry but Postgres refuses, become U+FFFD here, once, for
+ * every field and every route behind it. Validation then sees ordinary text.
+ */
+export const storableBody: RequestHandler = (req, _res, next) => {
+  if (req.body !== undefined) req.body = storableDeep(req.body as unknown);
+  next();
+};
 
 /** Field path -> first problem, for 422 bodies and inline form errors. */
 export function fieldErrors(error: z.ZodError): Record<string, string> {

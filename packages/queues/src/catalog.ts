@@ -114,25 +114,40 @@ export const queueCatalog = {
     concurrency: 8,
     timeoutMs: 30_000,
   }),
-  /** feedback_filed -> a row in the local agent's durable work log. */
+  /**
+   * Work for local agents, from two events: a filed ticket (-> the workspace's receiving agent)
+   * and a member's message addressed to agents (`agentIds`). The handler (services/agent-gateway)
+   * writes each agent's durable work log.
+   */
   'agent-work': defineQueue({
-    schema: z.object({
-      eventId: idSchema('outbox'),
-      feedbackId: idSchema('feedback'),
-      workspaceId: idSchema('workspace'),
-    }),
+    schema: z.discriminatedUnion('kind', [
+      z.object({
+        kind: z.literal('feedback'),
+        eventId: idSchema('outbox'),
+        feedbackId: idSchema('feedback'),
+        workspaceId: idSchema('workspace'),
+      }),
+      z.object({
+        kind: z.literal('message'),
+        eventId: idSchema('outbox'),
+        messageId: idSchema('message'),
+        roomId: idSchema('room'),
+        workspaceId: idSchema('workspace'),
+        agentIds: z.array(idSchema('agent')).min(1).max(50),
+      }),
+    ]),
     jobOptions: {
       attempts: 10,
       backoff: { type: 'exponential', delay: 1_000 },
       removeOnComplete: 1_000,
       removeOnFail: 10_000,
     },
-    concurrency: 4,
+    concurrency: 8,
     timeoutMs: 30_000,
   }),
   /** A wake request to an offline agent's Wake URL. */
   'agent-wake': defineQueue({
-    schema: z.object({ agentId: idSchema(), workspaceId: idSchema('workspace') }),
+    schema: z.object({ agentId: idSchema('agent'), workspaceId: idSchema('workspace') }),
     jobOptions: {
       attempts: 5,
       backoff: { type: 'exponential', delay: 5_000 },

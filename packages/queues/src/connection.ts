@@ -37,3 +37,23 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
   });
   return redis;
 }
+
+/**
+ * Resolves once the connection is ready (or after `timeoutMs`, when Redis is down: the process
+ * starts anyway and fails fast per request until Redis answers). A fail-fast `producer`
+ * connection refuses commands while it is still connecting, so a process awaits this before it
+ * takes requests: its first requests would otherwise answer 503.
+ */
+export function redisReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    timer.unref();
+    redis.once('ready', done);
+  });
+}

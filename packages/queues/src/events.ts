@@ -49,10 +49,34 @@ export const eventCatalog = {
       }),
     },
   }),
+  /**
+   * A member's message addressed to local agents: posted in an agent's own room, or @-mentioning
+   * agents in a ticket conversation (postMessage decides, in the message's transaction). Only
+   * members address agents: what agents, webhooks and the system post never routes back.
+   */
+  agent_addressed: defineEvent({
+    schema: z.object({
+      messageId: idSchema('message'),
+      roomId: idSchema('room'),
+      workspaceId: idSchema('workspace'),
+      agentIds: z.array(idSchema('agent')).min(1).max(50),
+    }),
+    relayTo: {
+      'agent-work': ({ messageId, roomId, workspaceId, agentIds }, eventId) => ({
+        kind: 'message' as const,
+        eventId,
+        messageId,
+        roomId,
+        workspaceId,
+        agentIds,
+      }),
+    },
+  }),
   feedback_filed: defineEvent({
     schema: z.object({ feedbackId: idSchema('feedback'), workspaceId: idSchema('workspace') }),
     relayTo: {
       'agent-work': ({ feedbackId, workspaceId }, eventId) => ({
+        kind: 'feedback' as const,
         eventId,
         feedbackId,
         workspaceId,
@@ -62,6 +86,15 @@ export const eventCatalog = {
 };
 
 export type EventType = keyof typeof eventCatalog;
+
+/** Every queue some event is relayed to: each needs a consumer wherever the relay runs. */
+export function routedQueues(): QueueName[] {
+  const routed = new Set<QueueName>();
+  for (const definition of Object.values(eventCatalog) as { relayTo: object }[]) {
+    for (const queue of Object.keys(definition.relayTo) as QueueName[]) routed.add(queue);
+  }
+  return [...routed];
+}
 export type EventPayload<E extends EventType> = z.output<(typeof eventCatalog)[E]['schema']>;
 export type EventInput<E extends EventType> = z.input<(typeof eventCatalog)[E]['schema']>;
 

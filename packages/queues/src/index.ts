@@ -5,3 +5,4 @@ export * from './outbox.js';
 export * from './producer.js';
 export * from './worker.js';
 export * from './relay-process.js';
+export * from './jobs.js';

@@ -8,6 +8,7 @@ import {
   jobsForEvent,
   parseEvent,
   type EventInput,
+  type EventPayload,
   type EventType,
 } from './events.js';
 import type { Producer } from './producer.js';
@@ -58,7 +59,19 @@ export interface OutboxRelayOptions {
   maintenanceEveryMs?: number;
   /** Sent rows older than this are deleted. */
   retentionDays?: number;
+  /**
+   * Called after each batch commits with the events it relayed (payloads parsed): what every
+   * process must hear about every committed event of a type, whoever wrote it (the live announce of
+   * stored messages). Runs once per batch, after the rows are marked sent; it must not throw and
+   * must not wait on anything slow (it is not retried: the events are already relayed).
+   */
+  onRelayed?: (events: readonly RelayedEvent[]) => void;
 }
+
+/** One relayed outbox event, typed by its catalog entry. */
+export type RelayedEvent = {
+  [E in EventType]: { id: string; type: E; payload: EventPayload<E> };
+}[EventType];
 
 export interface OutboxRelay {
   /** Starts the loop (startOutboxRelay does this for you). */
@@ -67,6 +80,8 @@ export interface OutboxRelay {
   stop(): Promise<void>;
   /** Relays one batch now; resolves with the number of rows it settled. */
   drainOnce(): Promise<number>;
+  /** New rows were committed (a Postgres notification): look now instead of after the poll. */
+  nudge(): void;
   /** Deletes old sent rows and logs unsent rows of unknown types; returns rows deleted. */
   maintain(): Promise<number>;
 }
@@ -113,7 +128,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const afterEnqueue = crashHook();
 
   async function drainOnce(): Promise<number> {
-    return db.transaction().execute(async (trx) => {
+    const relayed: RelayedEvent[] = [];
+    const settled = await db.transaction().execute(async (trx) => {
       // Only types this build knows: a row of a newer type (written by a newer deploy) is left for
       // a relay that knows it instead of being dropped or blocking the head of the outbox.
       const rows: OutboxBatchRow[] = await trx
@@ -133,6 +149,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         if (!isEventType(row.type)) continue; // the query already excluded these
         try {
           jobs.push(...jobsForEvent(row.type, row.payload, row.id));
+          if (options.onRelayed) {
+            relayed.push({
+              id: row.id,
+              type: row.type,
+              payload: parseEvent(row.type, row.payload),
+            } as RelayedEvent);
+          }
         } catch (error) {
           if (!(error instanceof InvalidPayloadError)) throw error;
           // A known type whose payload fails its schema can't succeed on any retry by this build.
@@ -162,6 +185,14 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         .execute();
       return rows.length;
     });
+    if (relayed.length && options.onRelayed) {
+      try {
+        options.onRelayed(relayed);
+      } catch (err) {
+        logger.warn({ err }, 'outbox onRelayed hook failed');
+      }
+    }
+    return settled;
   }
 
   async function maintain(): Promise<number> {
@@ -204,6 +235,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let running: Promise<void> | undefined;
   let stopping = false;
   let wakeUp: (() => void) | undefined;
+  /** A nudge came while a batch was being relayed: go again without pausing. */
+  let nudged = false;
 
   const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -242,7 +275,12 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           logger.warn({ err }, 'outbox maintenance failed');
         }
       }
-      // A full batch means more are probably waiting: go again at once.
+      // A full batch means more are probably waiting: go again at once; so does a nudge that came
+      // while this batch was being relayed (its rows may have committed after our SELECT).
+      if (nudged) {
+        nudged = false;
+        continue;
+      }
       if (settled < batchSize && !stopping) await pause(pollMs);
     }
   }
@@ -261,6 +299,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     },
     drainOnce,
     maintain,
+    nudge() {
+      if (wakeUp) wakeUp();
+      else nudged = true;
+    },
   };
 }
 

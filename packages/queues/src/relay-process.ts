@@ -1,8 +1,11 @@
 import type { Config, Logger } from '@ferry/core';
-import type { Db } from '@ferry/db';
+import { listen, type Db } from '@ferry/db';
 import { createRedisConnection } from './connection.js';
-import { startOutboxRelay } from './outbox.js';
+import { startOutboxRelay, type OutboxRelayOptions } from './outbox.js';
 import { createProducer } from './producer.js';
+
+/** The channel the outbox trigger notifies (packages/db migration 2026_11_22_0005). */
+export const OUTBOX_CHANNEL = 'ferry_outbox';
 
 /**
  * The outbox relay as a service process runs it: its own Redis connection and producer, stopped
@@ -12,10 +15,12 @@ export function runOutboxRelay({
   db,
   config,
   logger,
+  onRelayed,
 }: {
   db: Db;
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX'>;
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'DATABASE_URL'>;
   logger: Logger;
+  onRelayed?: OutboxRelayOptions['onRelayed'];
 }): { stop(): Promise<void> } {
   const connection = createRedisConnection(config.REDIS_URL, {
     role: 'producer',
@@ -23,11 +28,25 @@ export function runOutboxRelay({
     name: 'outbox-relay',
   });
   const producer = createProducer({ connection, prefix: config.REDIS_PREFIX, logger });
-  // A short poll keeps "message posted -> webhook sent" in tens of milliseconds; an idle poll is
-  // one index-only query on the partial unsent index, so 40 a second cost next to nothing.
-  const relay = startOutboxRelay({ db, producer, logger, pollMs: 25 });
+  // Woken at commit: every outbox insert notifies `ferry_outbox` (migration 0005), so "message
+  // posted -> relayed" is a few milliseconds. The poll is only the safety net for a lost
+  // notification (while the listener reconnects).
+  const relay = startOutboxRelay({
+    db,
+    producer,
+    logger,
+    pollMs: 500,
+    ...(onRelayed ? { onRelayed } : {}),
+  });
+  const listener = listen(
+    config.DATABASE_URL,
+    OUTBOX_CHANNEL,
+    () => relay.nudge(),
+    (err) => logger.warn({ err }, 'outbox LISTEN connection failed; polling until it is back'),
+  );
   return {
     stop: async () => {
+      await listener.close();
       await relay.stop();
       await producer.close();
       connection.disconnect();

@@ -131,25 +131,33 @@ export function createWorker<Q extends QueueName>(
   return worker;
 }
 
+/** Per-queue worker settings a handler may bring (its service knows its own load). */
+export type HandlerOptions = Partial<Pick<WorkerOptions, 'concurrency' | 'timeoutMs' | 'bull'>>;
+
+/** A queue's handler, alone or with its worker settings. */
+export type JobRegistration<Q extends QueueName> =
+  JobHandler<Q> | { handler: JobHandler<Q>; options?: HandlerOptions };
+
 /** A service's handlers, at most one per queue (the key makes it one per map). */
-export type HandlerMap = { [Q in QueueName]?: JobHandler<Q> };
+export type HandlerMap = { [Q in QueueName]?: JobRegistration<Q> };
 
 /**
- * The startup check (immich's rule): across every handler map given, each queue has at most one
- * handler, and with `requireAll` (the all-in-one process) exactly one. Throws naming the queues.
- * Returns the queues that have a handler.
+ * The startup check (immich's rule), before any worker starts: the queues this process consumes
+ * each have exactly one handler across the maps given, and no handler is given for a queue it
+ * does not consume (a handler nobody meant to run is a wiring mistake too). Throws naming the
+ * queues; returns the consumed queues in catalog order.
  */
 export function checkHandlers(
   maps: readonly HandlerMap[],
-  options: { requireAll?: boolean } = {},
+  consumes: readonly QueueName[],
 ): QueueName[] {
   const counts = new Map<QueueName, number>();
   for (const map of maps) {
+    const unknown = Object.keys(map).filter((key) => !(queueNames as string[]).includes(key));
+    if (unknown.length) throw new Error(`Handlers given for unknown queues: ${unknown.join(', ')}`);
     for (const queue of queueNames) {
       if (map[queue] !== undefined) counts.set(queue, (counts.get(queue) ?? 0) + 1);
     }
-    const unknown = Object.keys(map).filter((key) => !(queueNames as string[]).includes(key));
-    if (unknown.length) throw new Error(`Handlers given for unknown queues: ${unknown.join(', ')}`);
   }
   const doubled = [...counts].filter(([, count]) => count > 1).map(([queue]) => queue);
   if (doubled.length) {
@@ -157,32 +165,43 @@ export function checkHandlers(
       `Every job needs exactly one handler; more than one for: ${doubled.join(', ')}`,
     );
   }
-  const missing = queueNames.filter((queue) => !counts.has(queue));
-  if (options.requireAll && missing.length) {
-    throw new Error(`Every job needs exactly one handler; none for: ${missing.join(', ')}`);
+  const wanted = new Set(consumes);
+  const missing = queueNames.filter((queue) => wanted.has(queue) && !counts.has(queue));
+  if (missing.length) {
+    throw new Error(
+      `Every job needs exactly one handler; none for: ${missing.join(', ')} ` +
+        `(consumed by this process). Add ${missing.length > 1 ? 'them' : 'it'} to the service's handler map.`,
+    );
   }
-  return [...counts.keys()];
+  const extra = [...counts.keys()].filter((queue) => !wanted.has(queue));
+  if (extra.length) {
+    throw new Error(`Handlers given for queues this process does not consume: ${extra.join(', ')}`);
+  }
+  return queueNames.filter((queue) => wanted.has(queue));
 }
 
 function startOne<Q extends QueueName>(
   queue: Q,
-  map: HandlerMap,
+  registration: JobRegistration<Q>,
   options: WorkerOptions,
-): Worker<unknown> | undefined {
-  const handler = map[queue];
-  return handler ? createWorker(queue, handler, options) : undefined;
+): Worker<unknown> {
+  if (typeof registration === 'function') return createWorker(queue, registration, options);
+  const own = registration.options ?? {};
+  return createWorker(queue, registration.handler, {
+    ...options,
+    ...own,
+    bull: { ...options.bull, ...own.bull },
+  });
 }
 
 export interface RegisterWorkersOptions extends Omit<WorkerOptions, 'concurrency' | 'timeoutMs'> {
-  /** The all-in-one process: every catalog queue must have a handler. */
-  requireAll?: boolean;
-  /** Overrides of the catalog's concurrency hints, per queue. */
-  concurrencyByQueue?: Partial<Record<QueueName, number>>;
+  /** Every queue this process consumes: each needs exactly one handler (checkHandlers). */
+  consumes: readonly QueueName[];
 }
 
 /**
  * Checks the handler maps (see checkHandlers) before starting anything, then starts one Worker per
- * handled queue. Pass every map the process runs in one call so the check sees them all.
+ * consumed queue. Pass every map the process runs in one call so the check sees them all.
  */
 export function registerWorkers(
   maps: HandlerMap | readonly HandlerMap[],
@@ -190,18 +209,18 @@ export function registerWorkers(
 ): Worker<unknown>[] {
   const none: HandlerMap[] = [];
   const list = none.concat(maps);
-  const handled = checkHandlers(list, { requireAll: options.requireAll });
+  const consumed = checkHandlers(list, options.consumes);
+  const base: WorkerOptions = {
+    connection: options.connection,
+    prefix: options.prefix,
+    logger: options.logger,
+    ...(options.bull ? { bull: options.bull } : {}),
+  };
   const workers: Worker<unknown>[] = [];
-  for (const queue of handled) {
-    const concurrency = options.concurrencyByQueue?.[queue];
+  for (const queue of consumed) {
     for (const map of list) {
-      const worker = startOne(queue, map, {
-        connection: options.connection,
-        prefix: options.prefix,
-        logger: options.logger,
-        ...(concurrency ? { concurrency } : {}),
-      });
-      if (worker) workers.push(worker);
+      const registration = map[queue] as JobRegistration<typeof queue> | undefined;
+      if (registration) workers.push(startOne(queue, registration, base));
     }
   }
   return workers;

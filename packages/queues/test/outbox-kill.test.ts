@@ -31,6 +31,7 @@ const relayScript = fileURLToPath(new URL('./support/relay-process.ts', import.m
 const target: Record<EventType, QueueName> = {
   message_created: 'webhook-delivery',
   feedback_filed: 'agent-work',
+  agent_addressed: 'agent-work',
 };
 
 describe('outbox relay killed mid-way', () => {

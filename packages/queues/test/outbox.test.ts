@@ -3,12 +3,14 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import { newId } from '@ferry/core';
+import { listen } from '@ferry/db';
 import { createOutboxEvent, createTestContext, type TestContext, waitUntil } from '@ferry/testing';
 import {
   createOutboxRelay,
   createProducer,
   createRedisConnection,
   InvalidPayloadError,
+  OUTBOX_CHANNEL,
   startOutboxRelay,
   writeEvent,
   type OutboxRelay,
@@ -172,6 +174,29 @@ describe('outbox', () => {
     }
     expect(await relay.drainOnce()).toBe(1);
     expect(await producer.queue('webhook-delivery').getJob(eventId)).toBeDefined();
+  });
+
+  it('is woken by the commit (LISTEN/NOTIFY), not by its poll', async () => {
+    // A poll of a minute: only the notification of the commit can make this relay look again.
+    const running = startOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, pollMs: 60_000 });
+    const listener = listen(ctx.config.DATABASE_URL, OUTBOX_CHANNEL, () => running.nudge());
+    try {
+      await running.drainOnce();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the loop is paused now
+      const started = Date.now();
+      const eventId = await ctx.db
+        .transaction()
+        .execute((trx) => writeEvent(trx, 'message_created', message()));
+      await waitUntil(
+        async () => (await producer.queue('webhook-delivery').getJob(eventId)) !== undefined,
+        'the notification to wake the relay',
+        10_000,
+      );
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await listener.close();
+      await running.stop();
+    }
   });
 
   it('runs as a loop that picks up new events and stops cleanly', async () => {

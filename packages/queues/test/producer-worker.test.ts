@@ -59,7 +59,7 @@ describe('producer and worker', () => {
   it('rejects an invalid payload before it reaches Redis', async () => {
     await expect(
       // @ts-expect-error: the catalog requires workspaceId, and the compiler knows it
-      producer.add('agent-wake', { agentId: newId('member') }),
+      producer.add('agent-wake', { agentId: newId('agent') }),
     ).rejects.toThrow(/queue "agent-wake".*workspaceId/);
     await expect(
       producer.add('agent-wake', { agentId: 'not an id', workspaceId: newId('workspace') }),
@@ -67,7 +67,7 @@ describe('producer and worker', () => {
     await expect(
       producer.add(
         'agent-wake',
-        { agentId: newId('member'), workspaceId: newId('workspace') },
+        { agentId: newId('agent'), workspaceId: newId('workspace') },
         { jobId: 'wake:1' },
       ),
     ).rejects.toThrow(/must not contain ':'/);
@@ -75,7 +75,7 @@ describe('producer and worker', () => {
   });
 
   it('hands a worker the validated payload, typed by its queue', async () => {
-    const sent = { agentId: newId('member'), workspaceId: newId('workspace') };
+    const sent = { agentId: newId('agent'), workspaceId: newId('workspace') };
     const received = new Promise<JobPayload<'agent-wake'>>((resolve) => {
       workers.push(
         createWorker(
@@ -140,6 +140,7 @@ describe('producer and worker', () => {
       worker.on('failed', (_job, err) => resolve(err)),
     );
     await producer.add('agent-work', {
+      kind: 'feedback',
       eventId: newId('outbox'),
       feedbackId: newId('feedback'),
       workspaceId: newId('workspace'),
@@ -148,16 +149,25 @@ describe('producer and worker', () => {
     expect(aborted).toBe(true);
   });
 
-  it('refuses two handlers for one queue, and with requireAll a queue with none', () => {
+  it('refuses two handlers for one queue, a consumed queue with none, and an unconsumed one', () => {
     const handler: JobHandler<'agent-wake'> = () => Promise.resolve();
     expect(() =>
-      registerWorkers([{ 'agent-wake': handler }, { 'agent-wake': handler }], workerOptions),
+      registerWorkers([{ 'agent-wake': handler }, { 'agent-wake': handler }], {
+        ...workerOptions,
+        consumes: ['agent-wake'],
+      }),
     ).toThrow(/exactly one handler; more than one for: agent-wake/);
-    expect(() => checkHandlers([{ 'agent-wake': handler }], { requireAll: true })).toThrow(
-      /none for: error-ingest, webhook-delivery, webhook-drain, webhook-send-once, agent-work, dispatch/,
+    expect(() => checkHandlers([{ 'agent-wake': handler }], ['agent-wake', 'dispatch'])).toThrow(
+      /none for: dispatch \(consumed by this process\)/,
+    );
+    expect(() => checkHandlers([{ 'agent-wake': handler }], [])).toThrow(
+      /queues this process does not consume: agent-wake/,
     );
     expect(
-      checkHandlers([{ 'agent-wake': handler }, { dispatch: () => Promise.resolve() }]),
+      checkHandlers(
+        [{ dispatch: () => Promise.resolve() }, { 'agent-wake': handler }],
+        ['dispatch', 'agent-wake'],
+      ),
     ).toEqual(['agent-wake', 'dispatch']);
   });
 
@@ -173,7 +183,7 @@ describe('producer and worker', () => {
           finished = true;
         },
       },
-      workerOptions,
+      { ...workerOptions, consumes: ['error-ingest'] },
     );
     let exitCode: number | undefined;
     const dispose = closeWorkersOnSignal([worker!], ctx.logger, {

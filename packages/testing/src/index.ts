@@ -5,3 +5,4 @@ export * from './receiver.js';
 export * from './stores.js';
 export * from './browser.js';
 export * from './process.js';
+export * from './form-client.js';

@@ -11,7 +11,8 @@ export interface ReceivedRequest {
 
 export interface ReceiverReply {
   status: number;
-  body?: string;
+  /** Text, or exact bytes (invalid UTF-8, NUL, a large answer). */
+  body?: string | Buffer;
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke timeouts). */
   delayMs?: number;

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { Config } from '@ferry/core';
 import { migrateToLatest } from '@ferry/db';
 import {
   createHttpApp,
@@ -10,15 +9,18 @@ import {
   openRuntime,
 } from '@ferry/http';
 import {
-  ingestDeps,
-  ingestRouter,
-  loadIngestSettings,
-  startErrorWriter,
-} from '@ferry/ingest-errors';
-import { closeWorkers, createRedisConnection, runOutboxRelay } from '@ferry/queues';
-import { renderErrorPage, webParts } from '@ferry/web';
-import { loadWebhooksInSettings, webhooksInDeps, webhooksInRouter } from '@ferry/webhooks-in';
-import { loadWebhooksOutSettings, startWebhooksOut } from '@ferry/webhooks-out';
+  agentGatewayDeps,
+  agentGatewayJobs,
+  agentGatewayRouter,
+  agentStreamHub,
+} from '@ferry/agent-gateway';
+import { errorWriterJobs, ingestDeps, ingestRouter } from '@ferry/ingest-errors';
+import { createRedisConnection, redisReady, startJobs } from '@ferry/queues';
+import { renderErrorPage, webDeps, webParts } from '@ferry/web';
+import { webhooksInRouter } from '@ferry/webhooks-in';
+import { webhooksOutJobs } from '@ferry/webhooks-out';
+import { startRelay } from '@ferry/workspace';
+import type { FerryConfig } from './config.js';
 
 export interface RunningFerry {
   server: http.Server;
@@ -27,24 +29,18 @@ export interface RunningFerry {
 
 /**
  * Every service in one process, for a laptop: pending migrations first, then each service's
- * routers on one app (specific paths before the web app's catch-all) and each worker.
+ * routers on one app (specific paths before the web app's catch-all), every service's jobs under
+ * one startup check (each consumed queue has exactly one handler, and every queue the outbox
+ * relays to is consumed here), and the relay.
  */
-export async function startAll(
-  config: Config,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<RunningFerry> {
-  const ingestSettings = loadIngestSettings(env);
-  const webhooksOutSettings = loadWebhooksOutSettings(env);
-  const webhooksInSettings = loadWebhooksInSettings(env);
+export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
+  const config = settings.base;
   const { applied } = await migrateToLatest(config.DATABASE_URL);
   const runtime = openRuntime(config, 'ferry');
   if (applied.length) runtime.logger.info({ applied }, 'migrations applied');
 
-  const metrics = createMetrics('ferry');
-  const app = createHttpApp({ logger: runtime.logger, metrics, trustProxy: config.TRUST_PROXY });
-  app.use(healthRouter({ db: runtime.db, redis: runtime.redis, metrics }));
   // Separate connections per role (see createRedisConnection): requests fail fast while Redis is
-  // down, the worker waits it out.
+  // down, the workers wait it out.
   const producerRedis = createRedisConnection(config.REDIS_URL, {
     role: 'producer',
     logger: runtime.logger,
@@ -55,62 +51,65 @@ export async function startAll(
     logger: runtime.logger,
     name: 'ferry-worker',
   });
-  const ingest = ingestDeps({
-    config,
-    settings: ingestSettings,
-    db: runtime.db,
-    logger: runtime.logger,
-    redis: producerRedis,
-  });
-  app.use(ingestRouter(ingest));
-  app.use(
-    webhooksInRouter(
-      webhooksInDeps({
-        config,
-        settings: webhooksInSettings,
-        db: runtime.db,
-        logger: runtime.logger,
-        redis: producerRedis,
+  const shared = { config, db: runtime.db, logger: runtime.logger };
+  const agentOptions = {
+    ...shared,
+    settings: settings.agentGateway,
+    producerConnection: producerRedis,
+  };
+  const jobs = startJobs(
+    [
+      agentGatewayJobs(agentOptions),
+      errorWriterJobs({ ...shared, retentionLimit: settings.ingest.ERROR_RETENTION_LIMIT }),
+      webhooksOutJobs({
+        ...shared,
+        settings: settings.webhooksOut,
+        producerConnection: producerRedis,
       }),
-    ),
+    ],
+    {
+      connection: workerRedis,
+      prefix: config.REDIS_PREFIX,
+      logger: runtime.logger,
+      requireRoutedQueues: true,
+    },
   );
-  const web = webParts(runtime);
-  app.use('/api/v1', web.api);
-  app.use(web.pages);
+
+  const metrics = createMetrics('ferry');
+  const app = createHttpApp({ logger: runtime.logger, metrics, trustProxy: config.TRUST_PROXY });
+  app.use(healthRouter({ db: runtime.db, redis: runtime.redis, metrics }));
+  const agents = agentGatewayDeps(agentOptions);
+  const hub = agentStreamHub(agents, runtime.redis.duplicate());
+  const gateway = agentGatewayRouter({ ...agents, hub });
+  app.use(gateway.path, gateway.router);
+  const ingest = ingestDeps({ ...shared, settings: settings.ingest, redis: producerRedis });
+  app.use(ingestRouter(ingest));
+  app.use(webhooksInRouter({ ...shared, settings: settings.webhooksIn, redis: producerRedis }));
+  const web = webDeps(runtime, settings.web);
+  const parts = webParts(web);
+  app.use('/api/v1', parts.api);
+  app.use(parts.pages);
   finishApp(app, { logger: runtime.logger, renderHtml: renderErrorPage });
 
+  // Fail-fast producers refuse commands until connected: be ready before taking requests.
+  await redisReady(producerRedis);
   const server = http.createServer(app);
-  web.realtime.attach(server);
+  parts.realtime.attach(server);
   await listen(server, config.PORT, runtime.logger);
-  const relay = runOutboxRelay(runtime);
-  const webhooksOut = startWebhooksOut({
-    config,
-    settings: webhooksOutSettings,
-    db: runtime.db,
-    logger: runtime.logger,
-    connection: workerRedis,
-    producerConnection: producerRedis,
-  });
-  const workers = [
-    startErrorWriter({
-      config,
-      db: runtime.db,
-      logger: runtime.logger,
-      connection: workerRedis,
-      retentionLimit: ingestSettings.ERROR_RETENTION_LIMIT,
-    }),
-  ];
+  const relay = startRelay(runtime);
 
   return {
     server,
     stop: async () => {
       await relay.stop();
-      await web.realtime.close();
+      await hub.close();
+      await parts.realtime.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await closeWorkers(workers);
-      await webhooksOut.stop();
+      await jobs.stop();
       await ingest.producer.close();
+      await web.close();
+      await agents.close();
       producerRedis.disconnect();
       workerRedis.disconnect();
       await runtime.close();

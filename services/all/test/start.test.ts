@@ -1,14 +1,16 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { loadConfig } from '@ferry/core';
 import { Queue } from 'bullmq';
 import { createDb } from '@ferry/db';
+import { errorWriterJobs } from '@ferry/ingest-errors';
+import { createRedisConnection, startJobs } from '@ferry/queues';
 import {
   createApiToken,
   createTestContext,
   createWorkspace,
   type TestContext,
 } from '@ferry/testing';
+import { loadFerryConfig } from '../src/config.js';
 import { startAll, type RunningFerry } from '../src/server.js';
 
 describe('pnpm start (every service in one process)', () => {
@@ -23,7 +25,7 @@ describe('pnpm start (every service in one process)', () => {
   let url: string;
   beforeAll(async () => {
     ctx = await createTestContext();
-    ferry = await startAll(loadConfig({ ...ctx.env, DATABASE_URL: freshUrl(), PORT: '0' }));
+    ferry = await startAll(loadFerryConfig({ ...ctx.env, DATABASE_URL: freshUrl(), PORT: '0' }));
     url = `http://127.0.0.1:${(ferry.server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
@@ -37,6 +39,33 @@ describe('pnpm start (every service in one process)', () => {
     await admin.query(`drop database if exists "${fresh.pathname.slice(1)}_fresh" with (force)`);
     await admin.end();
     await ctx.close();
+  });
+
+  it('refuses to start jobs when an outbox event is relayed to a queue nothing consumes', () => {
+    // pnpm start without webhooks-out's jobs: message_created is relayed to webhook-delivery.
+    const connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    try {
+      expect(() =>
+        startJobs(
+          [
+            errorWriterJobs({
+              config: ctx.config,
+              db: ctx.db,
+              logger: ctx.logger,
+              retentionLimit: 10,
+            }),
+          ],
+          {
+            connection,
+            prefix: ctx.config.REDIS_PREFIX,
+            logger: ctx.logger,
+            requireRoutedQueues: true,
+          },
+        ),
+      ).toThrow(/Outbox events are relayed to queues nothing here consumes: webhook-delivery/);
+    } finally {
+      connection.disconnect();
+    }
   });
 
   it('migrates, then answers health, readiness, pages and the API', async () => {
@@ -56,7 +85,7 @@ describe('pnpm start (every service in one process)', () => {
     expect(await metrics.text()).toContain('http_request_duration_seconds');
   });
 
-  it('relays outbox events to their queues: filed feedback reaches the agent-work queue', async () => {
+  it('relays outbox events: filed feedback is relayed with no agent-work job until a gateway consumes it', async () => {
     const db = createDb(freshUrl());
     try {
       const workspace = await createWorkspace(db);
@@ -67,29 +96,41 @@ describe('pnpm start (every service in one process)', () => {
         body: JSON.stringify({ note: 'The export button is greyed out' }),
       });
       expect(filed.status).toBe(201);
-      const { id } = (await filed.json()) as { id: string };
-      const event = await db
-        .selectFrom('outbox')
-        .select('id')
-        .where('type', '=', 'feedback_filed')
-        .executeTakeFirstOrThrow();
-      const queue = new Queue('agent-work', {
+      // Both events of the filing (the ticket's and its system message's) are relayed: the
+      // message to webhook-delivery, the ticket to nothing yet.
+      let unsent = 2;
+      for (let i = 0; i < 50 && unsent > 0; i++) {
+        const rows = await db
+          .selectFrom('outbox')
+          .select('id')
+          .where('sent_at', 'is', null)
+          .execute();
+        unsent = rows.length;
+        if (unsent) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(unsent).toBe(0);
+      const events = await db.selectFrom('outbox').select(['id', 'type']).execute();
+      expect(events.map((e) => e.type).sort()).toEqual(['feedback_filed', 'message_created']);
+      const agentWork = new Queue('agent-work', {
+        connection: ctx.redis,
+        prefix: ctx.config.REDIS_PREFIX,
+      });
+      const delivery = new Queue('webhook-delivery', {
         connection: ctx.redis,
         prefix: ctx.config.REDIS_PREFIX,
       });
       try {
+        expect(await agentWork.count()).toBe(0);
+        const messageEvent = events.find((e) => e.type === 'message_created')!;
         let job;
         for (let i = 0; i < 50 && !job; i++) {
-          job = await queue.getJob(event.id);
+          job = await delivery.getJob(messageEvent.id);
           if (!job) await new Promise((r) => setTimeout(r, 100));
         }
-        expect(job?.data).toMatchObject({
-          eventId: event.id,
-          feedbackId: id,
-          workspaceId: workspace.id,
-        });
+        expect(job?.data).toMatchObject({ eventId: messageEvent.id, workspaceId: workspace.id });
       } finally {
-        await queue.close();
+        await agentWork.close();
+        await delivery.close();
       }
     } finally {
       await db.destroy();

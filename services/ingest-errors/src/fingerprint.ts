@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { StoredReport } from './report.js';
-import { truncate } from './text.js';
+import { truncate } from '@ferry/core';
 
 /** Without a backtrace, this much of the message stands in for the top frame (SPEC.md). */
 export const MESSAGE_PREFIX = 120;

@@ -5,5 +5,4 @@ export * from './fingerprint.js';
 export * from './jobs/write-errors.js';
 export * from './report.js';
 export * from './retention.js';
-export * from './text.js';
 export * from './worker.js';

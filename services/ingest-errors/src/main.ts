@@ -3,7 +3,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { migrateToLatest } from '@ferry/db';
 import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
-import { closeWorkers, createRedisConnection } from '@ferry/queues';
+import { closeWorkers, createRedisConnection, redisReady } from '@ferry/queues';
 import { createIngestApp, ingestDeps } from './app.js';
 import { loadIngestConfig } from './config.js';
 import type { IngestDeps } from './deps.js';
@@ -12,7 +12,7 @@ import { startErrorWriter } from './worker.js';
 // The ingest-errors service on its own: POST /ingest/errors and/or the worker that writes reports
 // (INGEST_ROLE).
 const config = configOrExit(loadIngestConfig);
-if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
+if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'ingest-errors');
 const role = config.ingest.INGEST_ROLE;
 
@@ -31,6 +31,7 @@ if (role !== 'worker') {
     logger: runtime.logger,
     redis: producerRedis,
   });
+  await redisReady(producerRedis);
   const server = http.createServer(createIngestApp(deps, runtime.redis));
   await listen(server, config.PORT, runtime.logger);
   front = { server, deps, redis: producerRedis };

@@ -1,5 +1,5 @@
 import { ERROR_SOURCES, isErrorSource, type ErrorSource } from '@ferry/db';
-import { storable, truncate } from './text.js';
+import { storable, truncate } from '@ferry/core';
 
 /**
  * One raw report -> the shape we store, exactly per SPEC.md's error report table. Pure: no I/O,

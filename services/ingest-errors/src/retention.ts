@@ -41,29 +41,3 @@ export async function pruneOccurrences(
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
-
-/** Retained occurrences of a workspace, from the trigger-kept counter (0 without a row). */
-export async function retainedOccurrences(db: Db, workspaceId: string): Promise<number> {
-  const row = await db
-    .selectFrom('error_workspace_stats')
-    .select('retained_occurrences')
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst();
-  return row ? Number(row.retained_occurrences) : 0;
-}
-
-/** Retained occurrences of several workspaces, in one read (a workspace without a row: 0). */
-export async function retainedByWorkspace(
-  db: Db,
-  workspaceIds: readonly string[],
-): Promise<Map<string, number>> {
-  const counts = new Map(workspaceIds.map((id) => [id, 0]));
-  if (workspaceIds.length === 0) return counts;
-  const rows = await db
-    .selectFrom('error_workspace_stats')
-    .select(['workspace_id', 'retained_occurrences'])
-    .where('workspace_id', 'in', [...workspaceIds])
-    .execute();
-  for (const row of rows) counts.set(row.workspace_id, Number(row.retained_occurrences));
-  return counts;
-}

@@ -2,7 +2,7 @@ import type { BackoffStrategy, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config, Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { createWorker } from '@ferry/queues';
+import { startJobs, type QueueName, type ServiceJobs } from '@ferry/queues';
 import { createBatcher } from './batcher.js';
 import {
   parseJob,
@@ -75,6 +75,9 @@ export const ERROR_WRITER_BATCH: BatchShape = { maxJobs: 100, maxWaitMs: 5 };
 /** Two full batches can be in flight: one commits while the next fills. */
 export const ERROR_WRITER_CONCURRENCY = 200;
 
+/** The queues the ingest-errors service consumes. */
+export const INGEST_QUEUES: readonly QueueName[] = ['error-ingest'];
+
 /**
  * A worker killed more than once while holding the same job (OOM, deploys in a crash loop) must not
  * fail it: BullMQ's default of 1 would move such a job to failed, its reports unwritten. Writes are
@@ -93,7 +96,7 @@ const MAX_STALLED_COUNT = 10;
  * re-implement locks, retries and backoff.) A failed batch is retried job by job in the batcher,
  * so one bad job cannot fail the others; a job whose write still fails is retried by BullMQ.
  */
-export function startErrorWriter(options: ErrorWriterOptions): Worker<unknown> {
+export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>): ServiceJobs {
   const deps = { db: options.db, logger: options.logger, retentionLimit: options.retentionLimit };
   const shape = options.batch ?? ERROR_WRITER_BATCH;
   const batcher = createBatcher<ParsedJob, WriteResult>({
@@ -101,23 +104,40 @@ export function startErrorWriter(options: ErrorWriterOptions): Worker<unknown> {
     maxWaitMs: shape.maxWaitMs,
     write: (jobs) => writeErrorBatch(deps, jobs),
   });
-  return createWorker('error-ingest', (payload) => batcher.add(parseJob(payload)), {
-    concurrency: options.concurrency ?? ERROR_WRITER_CONCURRENCY,
+  return {
+    service: 'ingest-errors',
+    consumes: INGEST_QUEUES,
+    handlers: {
+      'error-ingest': {
+        handler: (payload) => batcher.add(parseJob(payload)),
+        options: {
+          concurrency: options.concurrency ?? ERROR_WRITER_CONCURRENCY,
+          bull: {
+            maxStalledCount: MAX_STALLED_COUNT,
+            ...(options.stalled
+              ? {
+                  lockDuration: options.stalled.lockDurationMs,
+                  stalledInterval: options.stalled.stalledIntervalMs,
+                }
+              : {}),
+            // Every error-ingest worker must register it: the catalog's backoff type is ours.
+            settings: {
+              backoffStrategy: cappedExponentialBackoff(options.backoff ?? ERROR_INGEST_BACKOFF),
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The writer alone on its own connection (the service's worker role, and tests). */
+export function startErrorWriter(options: ErrorWriterOptions): Worker<unknown> {
+  const [worker] = startJobs([errorWriterJobs(options)], {
     connection: options.connection,
     prefix: options.config.REDIS_PREFIX,
     logger: options.logger,
-    bull: {
-      maxStalledCount: MAX_STALLED_COUNT,
-      ...(options.stalled
-        ? {
-            lockDuration: options.stalled.lockDurationMs,
-            stalledInterval: options.stalled.stalledIntervalMs,
-          }
-        : {}),
-      // Every error-ingest worker must register it: the catalog's backoff type is ours.
-      settings: {
-        backoffStrategy: cappedExponentialBackoff(options.backoff ?? ERROR_INGEST_BACKOFF),
-      },
-    },
-  });
+  }).workers;
+  if (!worker) throw new Error('the error-ingest worker did not start');
+  return worker;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { LIMITS, coerceReport, type StoredReport } from '../src/report.js';
-import { storable, truncate } from '../src/text.js';
+import { storable, truncate } from '@ferry/core';
 import { anyString, isWellFormed, wellFormedString } from './strings.js';
 
 const receivedAt = new Date('2026-11-22T12:00:00.000Z');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Workspace } from '@ferry/db';
-import { createProducer, createRedisConnection, type Producer } from '@ferry/queues';
+import { createProducer, createRedisConnection, redisReady, type Producer } from '@ferry/queues';
 import {
   createTestContext,
   createVisitor,
@@ -96,6 +96,7 @@ describe('POST /ingest/errors', () => {
       logger: ctx.logger,
       redis: producerRedis,
     });
+    await redisReady(producerRedis);
     app = await startApp(createIngestApp(deps, ctx.redis));
     worker = startErrorWriter({
       config: ctx.config,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { storable, truncate } from '../src/text.js';
+import { storable, truncate } from '@ferry/core';
 import { anyString, isWellFormed, wellFormedString } from './strings.js';
 
 describe('truncate', () => {

@@ -12,7 +12,8 @@ import {
 } from '../src/jobs/write-errors.js';
 import type { QueuedReport } from '../src/queued.js';
 import { parseBatch } from '../src/report.js';
-import { pruneOccurrences, retainedOccurrences, shouldPrune } from '../src/retention.js';
+import { retainedOccurrences } from '@ferry/workspace';
+import { pruneOccurrences, shouldPrune } from '../src/retention.js';
 
 describe('error-ingest processor', () => {
   let ctx: TestContext;

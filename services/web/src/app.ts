@@ -6,6 +6,7 @@ import type { WebDeps } from './deps.js';
 import { renderErrorPage } from './error-page.js';
 import { createRealtime, type Realtime } from './realtime.js';
 import { apiRoutes, pageRoutes } from './routes.js';
+import { pageSecurityHeaders } from './security-headers.js';
 import { sessionMiddleware } from './session.js';
 
 const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'public');
@@ -21,12 +22,19 @@ export interface WebApp {
  */
 export function webParts(deps: WebDeps): { api: Router; pages: Router; realtime: Realtime } {
   const session = sessionMiddleware(deps);
+  const headers = pageSecurityHeaders({ https: deps.config.PUBLIC_URL.startsWith('https://') });
   const pages = express.Router();
+  pages.use(headers);
+  // Browsers ask for /favicon.ico whatever the page links: answer with the one icon we have.
+  pages.get('/favicon.ico', (_req, res) => res.redirect(301, '/assets/favicon.svg'));
   pages.use('/assets', express.static(PUBLIC_DIR, { maxAge: '1h', index: false }));
   pages.use(session);
   const realtime = createRealtime(deps, session);
   pages.use(pageRoutes(deps, realtime));
-  return { api: apiRoutes(deps), pages, realtime };
+  const api = express.Router();
+  api.use(headers);
+  api.use(apiRoutes(deps));
+  return { api, pages, realtime };
 }
 
 /** The web service alone: health, API, pages, and HTML/JSON errors. */

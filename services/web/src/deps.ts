@@ -1,11 +1,67 @@
+import type { Response } from 'express';
 import type { Redis } from 'ioredis';
-import type { Config, Logger } from '@ferry/core';
+import { SecretBox, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
+import { createProducer, type Producer } from '@ferry/queues';
+import type { WebSettings } from './config.js';
+import { dispatchCardPlugin } from './pages/agents.js';
+import type { SafeHtml } from './views/html.js';
 
-/** What the web app's routes and domain functions are given; built once in main.ts or a test. */
+/**
+ * A card another feature puts on a page (the local agents' Dispatch card on the Dashboard and the
+ * API tokens page). It renders itself for the signed-in seat; the page only lays cards out.
+ */
+export type PageCard = (deps: { db: Db }, res: Response) => Promise<SafeHtml>;
+
+export interface PageCards {
+  dashboard: readonly PageCard[];
+  tokens: readonly PageCard[];
+}
+
+/** What the web app's routes are given: built once per process (webDeps), closed on shutdown. */
 export interface WebDeps {
   config: Config;
+  settings: WebSettings;
   db: Db;
   redis: Redis;
   logger: Logger;
+  /** Seals and opens stored secrets (webhook keys, signing secrets) under APP_SECRET. */
+  box: SecretBox;
+  /** Jobs for other services ('Send again', test events, re-enable wake-ups for webhooks-out). */
+  producer: Producer;
+  cards: PageCards;
+}
+
+export interface WebResources extends WebDeps {
+  /** Closes what webDeps opened (the producer's queues); not the db or Redis it was given. */
+  close(): Promise<void>;
+}
+
+/** The web app's deps from a process's connections and its parsed settings. */
+export function webDeps(
+  base: { config: Config; db: Db; redis: Redis; logger: Logger },
+  settings: WebSettings,
+  cards: Partial<PageCards> = {},
+): WebResources {
+  // The producer shares the app's Redis connection; a Queue never closes a connection it was given.
+  const producer = createProducer({
+    connection: base.redis,
+    prefix: base.config.REDIS_PREFIX,
+    logger: base.logger,
+  });
+  return {
+    config: base.config,
+    settings,
+    db: base.db,
+    redis: base.redis,
+    logger: base.logger,
+    box: new SecretBox(base.config.APP_SECRET),
+    producer,
+    // The Dispatch card is web's own; callers may replace either list.
+    cards: {
+      dashboard: cards.dashboard ?? [dispatchCardPlugin],
+      tokens: cards.tokens ?? [dispatchCardPlugin],
+    },
+    close: () => producer.close(),
+  };
 }

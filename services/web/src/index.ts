@@ -1,3 +1,4 @@
 export * from './app.js';
-export type { WebDeps } from './deps.js';
+export * from './config.js';
+export { webDeps, type PageCard, type PageCards, type WebDeps, type WebResources } from './deps.js';
 export { renderErrorPage } from './error-page.js';

@@ -1,23 +1,27 @@
 import http from 'node:http';
-import { loadConfig } from '@ferry/core';
 import { migrateToLatest } from '@ferry/db';
 import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
-import { runOutboxRelay } from '@ferry/queues';
 import { createWebApp } from './app.js';
+import { loadWebConfig } from './config.js';
+import { webDeps } from './deps.js';
+import { startRelay } from '@ferry/workspace';
 
 // The web service on its own: pages, /api/v1 (except dispatch), socket.io for pages.
-const config = configOrExit(loadConfig);
-if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
+const config = configOrExit(loadWebConfig);
+if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'web');
-const { app, realtime } = createWebApp(runtime);
+const deps = webDeps(runtime, config.web);
+const { app, realtime } = createWebApp(deps);
 const server = http.createServer(app);
 realtime.attach(server);
 await listen(server, config.PORT, runtime.logger);
-// The web app writes most outbox events (messages, feedback); it relays them too. Safe to scale.
-const relay = runOutboxRelay(runtime);
+// The web app writes most outbox events (messages, feedback); it relays them too, and announces
+// every stored message to the pages that show it. Safe to scale.
+const relay = startRelay(runtime);
 onShutdown(runtime.logger, async () => {
   await relay.stop();
   await realtime.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  await deps.close();
   await runtime.close();
 });

@@ -1,5 +1,6 @@
 import { Marked } from 'marked';
 import sanitizeHtml from 'sanitize-html';
+import { MENTION, type MentionHandles } from '@ferry/workspace';
 import { escapeHtml, raw, type SafeHtml } from './views/html.js';
 
 /**
@@ -10,25 +11,6 @@ import { escapeHtml, raw, type SafeHtml } from './views/html.js';
  * keeps only an allowlist of tags, attributes and URL schemes. The second layer is the one that
  * guarantees safety; the first keeps the output readable (link text instead of an empty <a>).
  */
-
-/** Lower-cased `@handles` that resolve to a workspace member (see mentionHandles). */
-export type MentionHandles = ReadonlySet<string>;
-
-/**
- * The handles a member answers to: their first name and their whole name without spaces, lower
- * case ("Ada Lovelace" -> ada, adalovelace). Kept deliberately simple; two Adas share `@ada`.
- */
-export function mentionHandles(names: Iterable<string>): MentionHandles {
-  const handles = new Set<string>();
-  for (const name of names) {
-    const trimmed = name.trim().toLowerCase();
-    const first = trimmed.split(/\s+/)[0];
-    if (first) handles.add(first);
-    const joined = trimmed.replace(/\s+/g, '');
-    if (joined) handles.add(joined);
-  }
-  return handles;
-}
 
 const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
 
@@ -59,10 +41,6 @@ const marked = new Marked({
     },
   },
 });
-
-// A mention starts after a non-word character (so `bob@example` is not one) and ends on a letter,
-// digit or underscore (so `@ada.` highlights `@ada`).
-const MENTION = /(^|[^\p{L}\p{N}_])@([\p{L}\p{N}](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?)/gu;
 
 /** Tags whose text is never scanned for mentions: code, and links (their text is the link). */
 const NO_MENTIONS = new Set(['code', 'pre', 'a']);

@@ -4,10 +4,20 @@ import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import { z } from 'zod';
 import { isId } from '@ferry/core';
-import type { Db, Message } from '@ferry/db';
+import type { Db } from '@ferry/db';
+import {
+  findMessage,
+  findRoomSeat,
+  liveChannelKey,
+  MESSAGES_STORED_EVENT,
+  storedMessagesSchema,
+  usersWhoCanOpen,
+  workspaceMentionHandles,
+  type MentionHandles,
+  type StoredMessage,
+  type StoredMessages,
+} from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
-import { findMessage, workspaceMentionHandles } from './domain/messages.js';
-import { findRoomSeat, usersWhoCanOpen } from './domain/rooms.js';
 import { messageItem } from './views/messages.js';
 
 /**
@@ -34,16 +44,10 @@ import { messageItem } from './views/messages.js';
  * That is why a message is announced to every process with a server-side event and each process
  * emits to its own sockets (`io.local`), rather than one `io.to(room).emit` fanned out blindly.
  *
- * From a non-web process (webhooks-in, dispatch and agent workers), later: store the message with
- * postMessage, then announce it on the same Redis with @socket.io/redis-emitter and the same key
- * prefix, as the same server-side event, so every web process runs the same re-check:
- *
- *   import { Emitter } from '@socket.io/redis-emitter';
- *   const emitter = new Emitter(redis, { key: `${config.REDIS_PREFIX}:socket.io` });
- *   emitter.serverSideEmit('message:created', { roomId, messageId });
- *
- * Without `html` each web process that holds sockets in the room renders the message itself. Do
- * not `emitter.to('room:<id>').emit('message:new', ...)`: that would skip the re-check.
+ * Announcements come from the outbox relay (packages/workspace live.ts): after each relayed batch
+ * it publishes one `messages:stored` server-side event naming the committed messages by id, from
+ * whichever process relayed them. Each web process renders what it delivers (see deliverLocally);
+ * nothing in an announcement is ever put on a page as markup.
  */
 
 export type JoinReply = { ok: true } | { ok: false; error: { code: string; message: string } };
@@ -64,15 +68,9 @@ interface ServerToClientEvents {
   'room:left': (event: { roomId: string }) => void;
 }
 
-export interface MessageAnnouncement {
-  roomId: string;
-  messageId: string;
-  /** The rendered `<li>`, when the announcer could render it; otherwise each process renders. */
-  html?: string | undefined;
-}
-
 interface InterServerEvents {
-  'message:created': (event: MessageAnnouncement) => void;
+  // From another process's relay: validated with storedMessagesSchema, never trusted.
+  [MESSAGES_STORED_EVENT]: (event: unknown) => void;
 }
 
 interface SocketData {
@@ -95,11 +93,6 @@ type RealtimeSocket = Socket<
 export interface Realtime {
   io: RealtimeServer;
   attach(server: http.Server): void;
-  /**
-   * Delivers a stored message live to every process's sockets in its room. `html` is its
-   * rendered `<li>` when the caller has it already. Never throws.
-   */
-  broadcastMessage(message: Message, html?: string): Promise<void>;
   /** Every socket of this user, on every process, stops receiving the room now. */
   leaveRoom(userId: string, roomId: string): void;
   close(): Promise<void>;
@@ -110,22 +103,18 @@ const userChannel = (userId: string): string => `user:${userId}`;
 
 const joinSchema = z.object({ roomId: z.string().refine((v) => isId(v, 'room')) });
 
-const announcementSchema = z.object({
-  roomId: z.string().refine((v) => isId(v, 'room')),
-  messageId: z.string().refine((v) => isId(v, 'message')),
-  html: z.string().max(1_000_000).optional(),
-});
-
 /**
  * Emits an announced message to this process's sockets in the room, after re-checking in the
- * database that each socket's user may still open it; the others are evicted first.
+ * database that each socket's user may still open it; the others are evicted first. The message
+ * is read and rendered here, from the database: the announcement only named it.
  */
 async function deliverLocally(
   io: RealtimeServer,
   db: Db,
-  announcement: MessageAnnouncement,
+  announced: StoredMessage,
+  handles: (workspaceId: string) => Promise<MentionHandles>,
 ): Promise<void> {
-  const channel = roomChannel(announcement.roomId);
+  const channel = roomChannel(announced.roomId);
   const socketIds = io.sockets.adapter.rooms.get(channel);
   if (!socketIds?.size) return;
   const sockets = [...socketIds]
@@ -133,45 +122,41 @@ async function deliverLocally(
     .filter((s): s is RealtimeSocket => s !== undefined);
   const allowed = await usersWhoCanOpen(
     db,
-    announcement.roomId,
+    announced.roomId,
     sockets.map((s) => s.data.userId),
   );
   for (const socket of sockets) {
     if (allowed.has(socket.data.userId)) continue;
     await socket.leave(channel);
-    socket.emit('room:left', { roomId: announcement.roomId });
+    socket.emit('room:left', { roomId: announced.roomId });
   }
   if (allowed.size === 0) return;
-  let html = announcement.html;
-  if (html === undefined) {
-    const message = await findMessage(db, announcement.roomId, announcement.messageId);
-    if (!message) return;
-    html = messageItem(message, await workspaceMentionHandles(db, message.workspace_id)).value;
-  }
-  io.local
-    .to(channel)
-    .emit('message:new', { id: announcement.messageId, roomId: announcement.roomId, html });
+  const message = await findMessage(db, announced.roomId, announced.id);
+  if (!message) return;
+  const html = messageItem(message, await handles(message.workspace_id)).value;
+  io.local.to(channel).emit('message:new', { id: message.id, roomId: message.room_id, html });
 }
 
 /**
- * Announces a stored message to every web process (each delivers to its own sockets, see above).
- * Other code in a web process calls this through `realtime.broadcastMessage(message)`.
+ * Delivers every announced message this process holds sockets for, in id (time) order. Mention
+ * handles are read once per workspace per announcement.
  */
-export async function broadcastMessage(
+async function deliverAnnounced(
   io: RealtimeServer,
   db: Db,
-  message: Message,
-  html?: string,
+  announced: StoredMessages,
 ): Promise<void> {
-  const announcement: MessageAnnouncement = {
-    roomId: message.room_id,
-    messageId: message.id,
-    html:
-      html ?? messageItem(message, await workspaceMentionHandles(db, message.workspace_id)).value,
+  const handleCache = new Map<string, Promise<MentionHandles>>();
+  const handles = (workspaceId: string): Promise<MentionHandles> => {
+    let found = handleCache.get(workspaceId);
+    if (!found) {
+      found = workspaceMentionHandles(db, workspaceId);
+      handleCache.set(workspaceId, found);
+    }
+    return found;
   };
-  // Server-side events are not delivered to their sender: this process delivers itself.
-  io.serverSideEmit('message:created', announcement);
-  await deliverLocally(io, db, announcement);
+  const ordered = [...announced.messages].sort((a, b) => (a.id < b.id ? -1 : 1));
+  for (const message of ordered) await deliverLocally(io, db, message, handles);
 }
 
 async function onRoomJoin(
@@ -205,6 +190,22 @@ async function onRoomJoin(
   reply({ ok: true });
 }
 
+/**
+ * The handshake's Origin is PUBLIC_URL's, one of ALLOWED_ORIGINS, or the origin the request was
+ * sent to (same-origin: its Host). No Origin at all is a non-browser client, which holds no
+ * victim's cookies; it still needs a session like everyone.
+ */
+export function originAllowed(req: http.IncomingMessage, allowed: ReadonlySet<string>): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  if (allowed.has(origin)) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
 export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime {
   const { db, logger, config } = deps;
   // Two connections of their own: the subscriber one is in subscribe mode and serves nothing else.
@@ -213,10 +214,17 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
   for (const client of [pub, sub]) {
     client.on('error', (err: Error) => logger.warn({ err: err.message }, 'socket.io redis error'));
   }
+  const allowedOrigins = new Set([
+    new URL(config.PUBLIC_URL).origin,
+    ...deps.settings.allowedOrigins,
+  ]);
   const io: RealtimeServer = new Server({
+    // Cross-site WebSocket hijacking: a page on another site could open a socket that carries our
+    // session cookie. Browsers always send Origin on these requests; it must be ours.
+    allowRequest: (req, callback) => callback(null, originAllowed(req, allowedOrigins)),
     serveClient: true,
     transports: ['websocket', 'polling'],
-    adapter: createAdapter(pub, sub, { key: `${config.REDIS_PREFIX}:socket.io` }),
+    adapter: createAdapter(pub, sub, { key: liveChannelKey(config.REDIS_PREFIX) }),
   });
   io.use((socket, next) => {
     const req = socket.request as http.IncomingMessage & { session?: { userId?: string } };
@@ -244,13 +252,13 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     });
   });
 
-  io.on('message:created', (event) => {
-    const parsed = announcementSchema.safeParse(event);
+  io.on(MESSAGES_STORED_EVENT, (event) => {
+    const parsed = storedMessagesSchema.safeParse(event);
     if (!parsed.success) {
-      logger.warn('ignored a malformed message:created announcement');
+      logger.warn('ignored a malformed messages:stored announcement');
       return;
     }
-    deliverLocally(io, db, parsed.data).catch((err: unknown) =>
+    deliverAnnounced(io, db, parsed.data).catch((err: unknown) =>
       logger.warn({ err }, 'live delivery failed'),
     );
   });
@@ -261,14 +269,6 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       io.attach(server);
       // The engine exists only once attached; sockets then share the pages' session cookie.
       io.engine.use(session);
-    },
-    async broadcastMessage(message, html) {
-      try {
-        await broadcastMessage(io, db, message, html);
-      } catch (err) {
-        // The message is stored and shows on the next load; live delivery is best effort.
-        logger.warn({ err, messageId: message.id }, 'broadcast failed');
-      }
     },
     leaveRoom(userId, roomId) {
       io.in(userChannel(userId)).socketsLeave(roomChannel(roomId));

@@ -1,11 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '@ferry/core';
 import type { Member, User, Workspace } from '@ferry/db';
-import { can, type Capability } from './capabilities.js';
+import { can, type Capability, findUser, findMembership } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
-import { findUser } from './domain/users.js';
-import { findMembership } from './domain/workspaces.js';
-import { layout, workspaceBase, type PageContext, type PageOptions } from './views/layout.js';
+import { workspaceBase, type PageContext } from './views/layout.js';
 import type { SafeHtml } from './views/html.js';
 
 /** What a page handler can rely on after the middleware below ran. */
@@ -102,17 +100,27 @@ export function flash(req: Request, kind: 'ok' | 'error', text: string): void {
   req.session.flash = [...(req.session.flash ?? []), { kind, text }];
 }
 
+/**
+ * For pages that can show a raw secret (a new token, a revealed key): never cached, so the Back
+ * button cannot bring the value back from the browser cache.
+ */
+export function noStore(res: Response): void {
+  res.set('Cache-Control', 'no-store');
+}
+
 export function send(res: Response, page: SafeHtml, status = 200): void {
   res.status(status).type('html').send(page.value);
 }
 
-/** Renders a full page in the layout; `body` gets the page context (CSRF token, user, seat). */
+/**
+ * Answers with a page: `view` (from views/) gets this request's page context (CSRF token, user,
+ * seat, flash) and returns the whole document. The one path from a route to HTML.
+ */
 export function renderPage(
   req: Request,
   res: Response,
-  options: Omit<PageOptions, 'body'> & { body: (ctx: PageContext) => SafeHtml },
+  view: (ctx: PageContext) => SafeHtml,
   status = 200,
 ): void {
-  const ctx = pageContext(req, res);
-  send(res, layout(ctx, { ...options, body: options.body(ctx) }), status);
+  send(res, view(pageContext(req, res)), status);
 }

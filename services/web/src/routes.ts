@@ -1,9 +1,10 @@
 import express, { Router } from 'express';
-import { notFoundHandler } from '@ferry/http';
+import { notFoundHandler, storableBody } from '@ferry/http';
 import { errorsApi } from './api/errors.js';
 import { feedbackApi } from './api/feedback.js';
 import type { WebDeps } from './deps.js';
 import type { Realtime } from './realtime.js';
+import { agentRoutes } from './pages/agents.js';
 import { authRoutes } from './pages/auth.js';
 import { dashboardRoutes } from './pages/dashboard.js';
 import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
@@ -22,6 +23,7 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   const router = Router();
   router.use(express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 200 }));
   router.use(express.json({ limit: '100kb' }));
+  router.use(storableBody);
   router.use(csrf.csrfSynchronisedProtection);
   router.use(loadUser(deps));
   router.use(authRoutes(deps));
@@ -37,6 +39,7 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   workspace.use('/rooms', roomRoutes(deps, realtime));
   workspace.use('/settings/tokens', tokenRoutes(deps));
   workspace.use('/feedback', feedbackRoutes(deps));
+  workspace.use('/agents', agentRoutes(deps));
   workspace.use('/errors', errorRoutes(deps));
   workspace.use('/settings/errors', errorSettingsRoutes(deps));
   workspace.use('/', dashboardRoutes(deps));
@@ -48,6 +51,7 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
 export function apiRoutes(deps: WebDeps): Router {
   const router = Router();
   router.use(express.json({ limit: '256kb' }));
+  router.use(storableBody);
   router.use('/feedback', feedbackApi(deps));
   router.use('/errors', errorsApi(deps));
   // Unknown API paths answer a JSON 404 here rather than falling into the pages (and their CSRF

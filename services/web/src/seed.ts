@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox, type Config } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { createIncomingKey } from './domain/incoming-webhooks.js';
-import { createOutgoingHook } from './domain/outgoing-hooks.js';
-import { joinRoom } from './domain/rooms.js';
-import { createToken } from './domain/tokens.js';
-import { signUp } from './domain/users.js';
-import { addMember, createWorkspace } from './domain/workspaces.js';
+import {
+  createIncomingKey,
+  createOutgoingHook,
+  joinRoom,
+  createToken,
+  signUp,
+  addMember,
+  createWorkspace,
+} from '@ferry/workspace';
 import { workspaceBase } from './views/layout.js';
 
 export interface SeedResult {

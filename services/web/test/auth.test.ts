@@ -32,6 +32,34 @@ describe('sign up, sign in, workspaces', () => {
     expect(dashboard.text).toContain('Acme Support');
   });
 
+  it('slows password guessing: 429 with Retry-After per account, before any password check', async () => {
+    const workspace = await createWorkspace(web.ctx.db);
+    const victim = await createMember(web.ctx.db, workspace);
+    const attacker = new FormClient(web.url);
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await attacker.post('/login', {
+        email: victim.user.email.toUpperCase(),
+        password: `guess ${i}`,
+      });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual(Array(10).fill(401));
+    // The 11th attempt is refused, even with the right password.
+    const limited = await attacker.post('/login', {
+      email: victim.user.email,
+      password: victim.user.password,
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.text).toContain('Too many attempts. Wait');
+    const direct = await fetch(`${web.url}/login`, { method: 'POST' });
+    expect(direct.status).toBeLessThan(500);
+    // Another account from the same address is not locked out.
+    const other = await createMember(web.ctx.db, workspace);
+    const client = new FormClient(web.url);
+    await client.signIn(other.user.email, other.user.password);
+  });
+
   it('answers bad sign-up input with inline errors, never a 500', async () => {
     const client = new FormClient(web.url);
     const bad = await client.post(

@@ -103,6 +103,12 @@ describe('feedback inbox and ticket pages', () => {
       display_name: 'laptop-agent',
       body: 'Looking into it <img src=x onerror=alert(2)>',
     });
+    await createMessage(web.ctx.db, room, {
+      author_kind: 'agent',
+      display_name: 'laptop-agent',
+      kind: 'progress',
+      body: 'Running the test suite',
+    });
 
     const page = await client.get(`${inbox}/${ticket.id}`);
     expect(page.status).toBe(200);
@@ -124,7 +130,11 @@ describe('feedback inbox and ticket pages', () => {
     expect(text.indexOf('checkout/_form')).toBeLessThan(text.indexOf('shared/_footer'));
     expect(text).toContain('New feedback from Ada on /checkout');
     expect(text).toContain('laptop-agent');
-    expect(text).toContain('Looking into it &lt;img src=x onerror=alert(2)&gt;');
+    // The conversation uses the room's message renderer (views/messages.ts): markdown with raw
+    // HTML dropped, the agent badge, and the progress chip's kind class.
+    expect(text).toContain('<div class="body"><p>Looking into it </p></div>');
+    expect(text).toMatch(/<li\s+class="message chip author-agent kind-progress"/);
+    expect(text).toContain('<span class="badge agent"');
     expect(text).toContain(`href="${base}/rooms/${ticket.room_id}"`);
   });
 

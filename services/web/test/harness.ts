@@ -1,5 +1,6 @@
 import type { Role } from '@ferry/db';
 import {
+  FormClient,
   createMember,
   createTestContext,
   createWorkspace,
@@ -7,90 +8,45 @@ import {
   type RunningApp,
   type TestContext,
 } from '@ferry/testing';
+import { startRelay } from '@ferry/workspace';
 import { createWebApp } from '../src/app.js';
+import { loadWebSettings } from '../src/config.js';
+import { webDeps, type WebResources } from '../src/deps.js';
+
+export { FormClient };
 
 export interface WebHarness {
   ctx: TestContext;
+  deps: WebResources;
   app: RunningApp;
   url: string;
   close(): Promise<void>;
 }
 
-/** The web service on a random port over an isolated database and Redis prefix. */
+/**
+ * The web service on a random port over an isolated database and Redis prefix, with the outbox
+ * relay running as in `pnpm start` (it announces stored messages to open pages). `env` is the
+ * process environment the app's settings are parsed from (e.g. ALLOW_PRIVATE_WEBHOOK_TARGETS).
+ */
 export async function startWeb(env: Record<string, string> = {}): Promise<WebHarness> {
   const ctx = await createTestContext(env);
-  const web = createWebApp(ctx);
+  const deps = webDeps(ctx, loadWebSettings(ctx.env));
+  const web = createWebApp(deps);
   const app = await startApp(web.app, (server) => web.realtime.attach(server));
+  const relay = startRelay(ctx);
   return {
     ctx,
+    deps,
     app,
     url: app.url,
     close: async () => {
+      await relay.stop();
       await web.realtime.close();
       await app.close();
+      await deps.close();
       await ctx.close();
     },
   };
-}
-
-/** A cookie-keeping client for form posts: gets the CSRF token from a page, then posts with it. */
-export class FormClient {
-  private cookies = new Map<string, string>();
-  constructor(private readonly base: string) {}
-
-  private cookieHeader(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  private keep(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, ...value] = (pair ?? '').split('=');
-      if (name) this.cookies.set(name.trim(), value.join('='));
-    }
-  }
-
-  async get(
-    path: string,
-    headers: Record<string, string> = {},
-  ): Promise<{ status: number; text: string; location: string | null }> {
-    const res = await fetch(this.base + path, {
-      headers: { cookie: this.cookieHeader(), ...headers },
-      redirect: 'manual',
-    });
-    this.keep(res);
-    return { status: res.status, text: await res.text(), location: res.headers.get('location') };
-  }
-
-  async csrf(path = '/login'): Promise<string> {
-    const page = await this.get(path);
-    const match = /name="csrf-token" content="([^"]+)"/.exec(page.text);
-    if (!match?.[1]) throw new Error(`No CSRF token on ${path} (status ${page.status})`);
-    return match[1];
-  }
-
-  /** Posts a form with a fresh CSRF token unless `_csrf` is given (even as ''). */
-  async post(
-    path: string,
-    form: Record<string, string>,
-    options: { csrfFrom?: string } = {},
-  ): Promise<{ status: number; text: string; location: string | null }> {
-    const body = new URLSearchParams(form);
-    if (!('_csrf' in form)) body.set('_csrf', await this.csrf(options.csrfFrom ?? '/login'));
-    const res = await fetch(this.base + path, {
-      method: 'POST',
-      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
-      body,
-      redirect: 'manual',
-    });
-    this.keep(res);
-    return { status: res.status, text: await res.text(), location: res.headers.get('location') };
-  }
-
-  async signIn(email: string, password: string): Promise<void> {
-    const res = await this.post('/login', { email, password });
-    if (res.status !== 302) throw new Error(`Sign-in failed with ${res.status}`);
-  }
 }
 
 /**

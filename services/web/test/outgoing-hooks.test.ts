@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretBox } from '@ferry/core';
 import { createProducer, type Producer } from '@ferry/queues';
 import { createMember, createMessage, createRoom, createWorkspace } from '@ferry/testing';
-import { createOutgoingHook, OUTGOING_TARGET_MAX } from '../src/domain/outgoing-hooks.js';
+import { createOutgoingHook, OUTGOING_TARGET_MAX } from '@ferry/workspace';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
 /**
@@ -16,8 +16,7 @@ describe('outgoing webhook pages', () => {
   let box: SecretBox;
 
   beforeAll(async () => {
-    delete process.env.ALLOW_PRIVATE_WEBHOOK_TARGETS;
-    web = await startWeb();
+    web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false' });
     producer = createProducer({ connection: web.ctx.redis, prefix: web.ctx.config.REDIS_PREFIX });
     box = new SecretBox(web.ctx.config.APP_SECRET);
   });

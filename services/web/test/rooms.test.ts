@@ -12,8 +12,10 @@ import {
   type RunningApp,
 } from '@ferry/testing';
 import { createWebApp } from '../src/app.js';
-import { postMessage } from '../src/domain/messages.js';
-import { mentionHandles, renderMarkdown } from '../src/markdown.js';
+import { loadWebSettings } from '../src/config.js';
+import { webDeps } from '../src/deps.js';
+import { MESSAGES_STORED_EVENT, mentionHandles, postMessage } from '@ferry/workspace';
+import { renderMarkdown } from '../src/markdown.js';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
 describe('markdown', () => {
@@ -107,10 +109,14 @@ class LiveClient {
     socket.on('room:left', (e: { roomId: string }) => this.left.push(e.roomId));
   }
 
-  static async open(url: string, cookie: string): Promise<LiveClient> {
+  static async open(
+    url: string,
+    cookie: string,
+    headers: Record<string, string> = {},
+  ): Promise<LiveClient> {
     const socket = connect(url, {
       transports: ['websocket'],
-      extraHeaders: { cookie },
+      extraHeaders: { cookie, ...headers },
       reconnection: false,
       forceNew: true,
     });
@@ -546,6 +552,20 @@ describe('rooms and messages', () => {
   });
 
   describe('live updates', () => {
+    it('refuses a socket opened from a page of another site (Origin), with a valid session', async () => {
+      const { cookie } = await world();
+      const session = await cookie();
+      await expect(
+        LiveClient.open(web.url, session, { origin: 'https://evil.example' }),
+      ).rejects.toThrow();
+      await expect(LiveClient.open(web.url, session, { origin: 'null' })).rejects.toThrow();
+      // The app's own origins: the one it was reached at, and PUBLIC_URL's.
+      for (const origin of [new URL(web.url).origin, new URL(web.ctx.config.PUBLIC_URL).origin]) {
+        const live = await LiveClient.open(web.url, session, { origin });
+        live.close();
+      }
+    });
+
     it('joins checked rooms only and delivers new messages to sockets in the room', async () => {
       const { client, cookie, rooms, workspace, seat } = await world();
       const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
@@ -633,7 +653,8 @@ describe('rooms and messages', () => {
       const { client, rooms, workspace, seat } = await world();
       const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
       // A second web process on the same database and Redis prefix.
-      const second = createWebApp({ ...web.ctx });
+      const secondDeps = webDeps(web.ctx, loadWebSettings(web.ctx.env));
+      const second = createWebApp(secondDeps);
       let other: RunningApp | undefined;
       let live: LiveClient | undefined;
       try {
@@ -648,8 +669,9 @@ describe('rooms and messages', () => {
         await live.waitFor(() => live!.messages.length === 1, 'cross-process message');
         expect(live.messages[0]!.html).toContain('from process one');
 
-        // What @socket.io/redis-emitter's serverSideEmit publishes (see realtime.ts): a stored
-        // message announced by id only, rendered by the web process that holds the socket.
+        // What the relay's announcer publishes (@socket.io/redis-emitter's serverSideEmit, see
+        // packages/workspace live.ts): stored messages by id only, rendered by the web process
+        // that holds the socket. Markup smuggled into an announcement is never used.
         const stored = await createMessage(web.ctx.db, room, {
           author_kind: 'agent',
           display_name: 'Fixer',
@@ -660,17 +682,31 @@ describe('rooms and messages', () => {
           JSON.stringify({
             uid: 'emitter',
             type: 6,
-            data: ['message:created', { roomId: room.id, messageId: stored.id }],
+            data: [
+              MESSAGES_STORED_EVENT,
+              {
+                messages: [
+                  {
+                    id: stored.id,
+                    roomId: room.id,
+                    workspaceId: workspace.id,
+                    html: '<img src=x onerror=alert(1)>',
+                  },
+                ],
+              },
+            ],
           }),
         );
         await live.waitFor(() => live!.messages.length === 2, 'announced message');
         expect(live.messages[1]!.id).toBe(stored.id);
         expect(live.messages[1]!.html).toContain('announced <strong>elsewhere</strong>');
         expect(live.messages[1]!.html).toContain('class="badge agent"');
+        expect(live.messages[1]!.html).not.toContain('onerror');
       } finally {
         live?.close();
         await second.realtime.close();
         await other?.close();
+        await secondDeps.close();
       }
     });
   });

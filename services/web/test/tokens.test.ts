@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { hashSecret } from '@ferry/core';
 import type { Role, TokenScope } from '@ferry/db';
 import { createApiToken, createMember, createWorkspace } from '@ferry/testing';
-import { createTokenSchema, grantsScope, touchToken } from '../src/domain/tokens.js';
+import { createTokenSchema, grantsScope, touchToken } from '@ferry/workspace';
 import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 const RAW_TOKEN = /fry_[A-Za-z0-9_-]{43}/;
@@ -31,6 +31,55 @@ describe('API tokens', () => {
       },
     });
   }
+
+  /** Every string value under this test's Redis prefix (sessions, slots, queues), joined. */
+  async function everythingInRedis(): Promise<{ text: string; keys: string[] }> {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await web.ctx.redis.scan(
+        cursor,
+        'MATCH',
+        `${web.ctx.config.REDIS_PREFIX}:*`,
+        'COUNT',
+        500,
+      );
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    const values: string[] = [];
+    for (const key of keys) {
+      if ((await web.ctx.redis.type(key)) === 'string')
+        values.push((await web.ctx.redis.get(key)) ?? '');
+    }
+    return { text: values.join('\n'), keys };
+  }
+
+  it('keeps a new raw value minutes, sealed and outside the session, and drops it once shown', async () => {
+    const { client, tokens } = await seated('admin');
+    const created = await client.post(
+      tokens,
+      { name: 'Never looked at', scopes: 'tenant:read' },
+      { csrfFrom: `${tokens}/new` },
+    );
+    expect(created.status).toBe(303);
+    const before = await everythingInRedis();
+    expect(before.text).not.toMatch(RAW_TOKEN);
+    const slots = before.keys.filter((key) => key.includes(':show-once:'));
+    expect(slots).toHaveLength(1);
+    const ttl = await web.ctx.redis.ttl(slots[0]!);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(600);
+    const sessions = before.keys.filter((key) => key.includes(':sess:'));
+    expect(sessions.length).toBeGreaterThan(0);
+
+    const shown = await client.get(created.location!);
+    const raw = RAW_TOKEN.exec(shown.text)?.[0];
+    expect(raw).toBeDefined();
+    const after = await everythingInRedis();
+    expect(after.keys.filter((key) => key.includes(':show-once:'))).toEqual([]);
+    expect(after.text).not.toContain(raw!);
+  });
 
   it('creates a token through the form and shows its raw value exactly once', async () => {
     const { client, tokens, workspace, seat } = await seated('admin');

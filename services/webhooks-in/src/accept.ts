@@ -1,6 +1,6 @@
 import { AppError, hashSecret, isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { MESSAGE_BODY_MAX, messageBodySchema, postMessage } from '@ferry/web/messages';
+import { MESSAGE_BODY_MAX, messageBodySchema, postMessage, toRoomName } from '@ferry/workspace';
 import { sql } from 'kysely';
 import type { WebhooksInDeps } from './deps.js';
 
@@ -85,12 +85,20 @@ export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | und
 
 /**
  * SPEC.md `room`: only rooms the key's creator has joined (a joined room is always one they can
- * see), in the key's workspace, never a DM.
+ * see), in the key's workspace, never a DM. The field takes a room id, or a channel name as Slack
+ * and Mattermost clients send it (`#general` or `general`; matched the way channel names are
+ * written, so `#Support Team` finds `support-team`). Returns the room to post in, or undefined.
  */
-export async function creatorCanPostIn(db: Db, key: LiveKey, roomId: string): Promise<boolean> {
-  if (roomId === key.roomId) return true;
-  if (!isId(roomId, 'room')) return false;
-  const row = await db
+export async function roomForPost(
+  db: Db,
+  key: LiveKey,
+  room: string | undefined,
+): Promise<string | undefined> {
+  if (room === undefined || room === key.roomId) return key.roomId;
+  const byId = isId(room, 'room');
+  const name = byId ? '' : toRoomName(room);
+  if (!byId && !name) return undefined;
+  let query = db
     .selectFrom('rooms as r')
     .innerJoin('room_members as rm', (join) =>
       join
@@ -99,11 +107,11 @@ export async function creatorCanPostIn(db: Db, key: LiveKey, roomId: string): Pr
         .on('rm.left_at', 'is', null),
     )
     .select('r.id')
-    .where('r.id', '=', roomId)
-    .where('r.workspace_id', '=', key.workspaceId)
-    .where('r.kind', '!=', 'dm')
-    .executeTakeFirst();
-  return row !== undefined;
+    .where('r.workspace_id', '=', key.workspaceId);
+  query = byId
+    ? query.where('r.id', '=', room).where('r.kind', '!=', 'dm')
+    : query.where('r.name', '=', name).where('r.kind', '=', 'channel');
+  return (await query.executeTakeFirst())?.id;
 }
 
 export interface IncomingPost {
@@ -162,7 +170,7 @@ export function parseIncomingPost(payload: unknown, headerKey: string | undefine
   let room: string | undefined;
   const rawRoom = firstPresent(object, ['room', 'room_hashid', 'channel']);
   if (rawRoom !== undefined) {
-    if (typeof rawRoom !== 'string') fields.room = 'Must be a room id string.';
+    if (typeof rawRoom !== 'string') fields.room = 'Must be a room id or a channel name.';
     else room = rawRoom.trim() || undefined;
   }
 
@@ -243,12 +251,12 @@ export async function acceptPost(
   key: LiveKey,
   post: IncomingPost,
 ): Promise<Accepted> {
-  const roomId = post.room ?? key.roomId;
-  if (!(await creatorCanPostIn(deps.db, key, roomId))) {
+  const roomId = await roomForPost(deps.db, key, post.room);
+  if (!roomId) {
     throw new AppError(
       'validation_failed',
-      "The webhook post is not valid. room: Not a room this key's creator has joined.",
-      { fields: { room: "Not a room this key's creator has joined." } },
+      "The webhook post is not valid. room: Not a room or channel this key's creator has joined.",
+      { fields: { room: "Not a room or channel this key's creator has joined." } },
     );
   }
   return deps.db.transaction().execute(async (trx) => {

@@ -2,4 +2,3 @@ export * from './accept.js';
 export * from './app.js';
 export * from './config.js';
 export * from './deps.js';
-export * from './rate-limit.js';

@@ -1,26 +1,28 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
 import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
-import { createRedisConnection } from '@ferry/queues';
-import { createWebhooksInApp, webhooksInDeps } from './app.js';
+import { createRedisConnection, redisReady } from '@ferry/queues';
+import { createWebhooksInApp } from './app.js';
+import type { WebhooksInDeps } from './deps.js';
 import { loadWebhooksInConfig } from './config.js';
 
 // The webhooks-in service on its own: POST /wh/in/<key>.
 const config = configOrExit(loadWebhooksInConfig);
-if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
+if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'webhooks-in');
 const producerRedis = createRedisConnection(config.REDIS_URL, {
   role: 'producer',
   logger: runtime.logger,
   name: 'webhooks-in-producer',
 });
-const deps = webhooksInDeps({
+const deps: WebhooksInDeps = {
   config,
   settings: config.webhooksIn,
   db: runtime.db,
   logger: runtime.logger,
   redis: producerRedis,
-});
+};
+await redisReady(producerRedis);
 const server = http.createServer(createWebhooksInApp(deps, runtime.redis));
 await listen(server, config.PORT, runtime.logger);
 onShutdown(runtime.logger, async () => {

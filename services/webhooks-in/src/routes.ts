@@ -1,5 +1,6 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
+import { hitRateLimit, storableBody } from '@ferry/http';
 import {
   acceptPost,
   findLiveKey,
@@ -9,7 +10,6 @@ import {
   type LiveKey,
 } from './accept.js';
 import type { WebhooksInDeps } from './deps.js';
-import { hitRateLimit, rateLimitKey } from './rate-limit.js';
 
 export const WEBHOOKS_IN_PATH = '/wh/in/:key';
 const BODY_LIMIT = '256kb';
@@ -27,7 +27,8 @@ function liveKey(res: Response): LiveKey {
  * one Redis call each, before any parsing), then the body.
  */
 export function webhooksInRoutes(deps: WebhooksInDeps): Router {
-  const router = Router();
+  // Case-sensitive: /WH/IN/<key> is not this route (and the key never reaches a handler).
+  const router = Router({ caseSensitive: true });
   // Any content type is read as JSON: Slack-style senders do not always set the header.
   const json = express.json({ limit: BODY_LIMIT, type: () => true });
 
@@ -42,7 +43,7 @@ export function webhooksInRoutes(deps: WebhooksInDeps): Router {
     const key = liveKey(res);
     const retryAfter = await hitRateLimit(
       deps.redis,
-      rateLimitKey(deps.config.REDIS_PREFIX, key.id),
+      `${deps.config.REDIS_PREFIX}:whin:rl:${key.id}`,
       deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE,
     );
     if (retryAfter !== undefined) {
@@ -55,15 +56,12 @@ export function webhooksInRoutes(deps: WebhooksInDeps): Router {
     next();
   };
 
-  router.post(WEBHOOKS_IN_PATH, findKey, rateLimit, json, async (req, res) => {
+  router.post(WEBHOOKS_IN_PATH, findKey, rateLimit, json, storableBody, async (req, res) => {
     const key = liveKey(res);
     const post = parseIncomingPost(req.body as unknown, req.get('Idempotency-Key'));
     const accepted = await acceptPost(deps, key, post);
-    if (accepted.status === 201) {
-      // After commit: the message exists for every web process that re-reads it. Everyone who
-      // can open the room gets it live, the key's creator included (SPEC.md: notify everyone).
-      deps.announce({ roomId: accepted.roomId, messageId: accepted.messageId });
-    }
+    // Everyone who can open the room sees it live (SPEC.md: notify everyone), the key's creator
+    // included: the outbox relay announces the committed message (packages/workspace live.ts).
     res.status(accepted.status).json({ message_id: accepted.messageId });
     if (Math.random() * PRUNE_ONE_IN < 1) {
       pruneIdempotencyRecords(deps.db).catch((err: unknown) =>

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { IncomingWebhook } from '@slack/webhook';
 import { SecretBox } from '@ferry/core';
 import type { Member, Room, Workspace } from '@ferry/db';
 import { sql } from 'kysely';
@@ -17,8 +18,8 @@ import {
   deleteIncomingKey,
   rotateIncomingKey,
   setIncomingKeyEnabled,
-} from '@ferry/web/incoming-webhooks';
-import { createWebhooksInApp, webhooksInDeps } from '../src/app.js';
+} from '@ferry/workspace';
+import { createWebhooksInApp } from '../src/app.js';
 
 describe('POST /wh/in/:key', () => {
   let ctx: TestContext;
@@ -27,19 +28,17 @@ describe('POST /wh/in/:key', () => {
   let workspace: Workspace;
   let admin: Member & { user: { name: string } };
   let room: Room;
-  const announced: { roomId: string; messageId: string }[] = [];
 
   beforeAll(async () => {
     ctx = await createTestContext();
     box = new SecretBox(ctx.config.APP_SECRET);
-    const deps = webhooksInDeps({
+    const deps = {
       config: ctx.config,
       settings: { WEBHOOK_RATE_LIMIT_PER_MINUTE: 60 },
       db: ctx.db,
       logger: ctx.logger,
       redis: ctx.redis,
-      announce: (m) => announced.push(m),
-    });
+    };
     app = await startApp(createWebhooksInApp(deps, ctx.redis));
     workspace = await createWorkspace(ctx.db);
     admin = await createMember(ctx.db, workspace, { role: 'admin' });
@@ -84,7 +83,7 @@ describe('POST /wh/in/:key', () => {
     expect(Object.keys(body.error.fields)).toEqual([field]);
   }
 
-  it('posts a message as the webhook: 201 {message_id}, announced, one outbox event', async () => {
+  it('posts a message as the webhook: 201 {message_id}, one outbox event (the relay announces it)', async () => {
     const key = await newKey();
     const res = await post(key.rawKey, { body: 'Deploy **finished**' });
     expect(res.status).toBe(201);
@@ -99,7 +98,6 @@ describe('POST /wh/in/:key', () => {
       body: 'Deploy **finished**',
       metadata: { webhook_id: key.id },
     });
-    expect(announced).toContainEqual({ roomId: room.id, messageId: message_id });
     const events = await ctx.db
       .selectFrom('outbox')
       .select('payload')
@@ -197,6 +195,36 @@ describe('POST /wh/in/:key', () => {
     const foreign = await createRoom(ctx.db, await createWorkspace(ctx.db), { members: [admin] });
     for (const target of [notJoined.id, dm.id, foreign.id, 'general', 'room_nope']) {
       await expect422(await post(key.rawKey, { body: 'x', room: target }), 'room');
+    }
+  });
+
+  it('takes Slack and Mattermost clients as they are: a channel name in channel/room', async () => {
+    const key = await newKey();
+    const deploys = await createRoom(ctx.db, workspace, { name: 'deploys', members: [admin] });
+    await createRoom(ctx.db, workspace, { name: 'secret-plans' });
+    await createRoom(ctx.db, await createWorkspace(ctx.db), {
+      name: 'elsewhere',
+      members: [admin],
+    });
+    const slack = new IncomingWebhook(`${app.url}/wh/in/${key.rawKey}`);
+    const sent = await slack.send({
+      text: 'Deploy *finished*',
+      channel: '#deploys',
+      username: 'CI',
+    });
+    // The client hands back the answer's body as it parsed it.
+    const { message_id } = sent.text as unknown as { message_id: string };
+    expect(await message(message_id)).toMatchObject({ room_id: deploys.id, display_name: 'CI' });
+    for (const channel of ['deploys', '#Deploys', ' #deploys ']) {
+      const res = await post(key.rawKey, { text: 'again', channel });
+      expect(res.status).toBe(201);
+      const { message_id: id } = (await res.json()) as { message_id: string };
+      expect((await message(id)).room_id).toBe(deploys.id);
+    }
+    // Where the key's creator may not post, by name as by id: not joined, another workspace.
+    await expect(slack.send({ text: 'x', channel: '#secret-plans' })).rejects.toThrow(/422/);
+    for (const channel of ['#elsewhere', '#', '#nope']) {
+      await expect422(await post(key.rawKey, { body: 'x', channel }), 'room');
     }
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, loadConfig, type Config } from '@ferry/core';
+import { defineConfig, loadAll, serviceConfig } from '@ferry/core';
 import { loadSsrfSettings, type SsrfSettings } from '@ferry/http';
 
 /** DESIGN.md "Outgoing delivery": tries at now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. */
@@ -35,8 +35,7 @@ export const webhooksOutShape = {
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
 };
 
-const settingsSchema = z.object(webhooksOutShape);
-type ParsedSettings = z.infer<typeof settingsSchema>;
+const loadShape = defineConfig(webhooksOutShape);
 
 export interface WebhooksOutSettings {
   retryScheduleMs: number[];
@@ -47,11 +46,9 @@ export interface WebhooksOutSettings {
   ssrf: SsrfSettings;
 }
 
-export interface WebhooksOutConfig extends Config {
-  webhooksOut: WebhooksOutSettings;
-}
-
-function fromParsed(parsed: ParsedSettings, ssrf: SsrfSettings): WebhooksOutSettings {
+/** Only the webhooks-out settings (for `pnpm start`, whose base config is loaded too). */
+export function loadWebhooksOutSettings(env: NodeJS.ProcessEnv = process.env): WebhooksOutSettings {
+  const { parsed, ssrf } = loadAll({ parsed: loadShape, ssrf: loadSsrfSettings }, env);
   return {
     retryScheduleMs: parsed.WEBHOOK_RETRY_SCHEDULE_MS,
     timeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
@@ -62,23 +59,6 @@ function fromParsed(parsed: ParsedSettings, ssrf: SsrfSettings): WebhooksOutSett
   };
 }
 
-/** Only the webhooks-out settings (for `pnpm start`, whose base config is loaded already). */
-export function loadWebhooksOutSettings(env: NodeJS.ProcessEnv = process.env): WebhooksOutSettings {
-  const cleaned = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
-  const result = settingsSchema.safeParse(cleaned);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
-    );
-  }
-  if (result.data.WEBHOOK_RETRY_SCHEDULE_MS.length === 0) {
-    throw new ConfigError(['WEBHOOK_RETRY_SCHEDULE_MS: at least one try']);
-  }
-  return fromParsed(result.data, loadSsrfSettings(env));
-}
-
-export function loadWebhooksOutConfig(env: NodeJS.ProcessEnv = process.env): WebhooksOutConfig {
-  return { ...loadConfig(env), webhooksOut: loadWebhooksOutSettings(env) };
-}
+/** The whole config of the webhooksOut process; every problem listed at once. */
+export const loadWebhooksOutConfig = serviceConfig('webhooksOut', loadWebhooksOutSettings);
+export type WebhooksOutConfig = ReturnType<typeof loadWebhooksOutConfig>;

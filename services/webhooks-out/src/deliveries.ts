@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
-import { newId, type SecretBox } from '@ferry/core';
+import { newId, storable, truncate, type Logger, type SecretBox } from '@ferry/core';
 import type { Db, OutgoingWebhook, WebhookDelivery } from '@ferry/db';
+import { previousSecretLive } from '@ferry/workspace';
 import type { WebhooksOutSettings } from './config.js';
 import { messageCreatedPayload } from './payload.js';
 import { nextRetryDelayMs, parseRetryAfter } from './schedule.js';
-import type { SendResult } from './send.js';
+import { EXCERPT_BYTES, type SendResult } from '@ferry/http';
 import type { SigningSecrets } from './signing.js';
 
 /**
@@ -45,14 +46,9 @@ export function signingSecrets(
   >,
   now = new Date(),
 ): SigningSecrets {
-  const previousLive =
-    hook.previous_secret_sealed !== null &&
-    hook.previous_secret_expires_at !== null &&
-    hook.previous_secret_expires_at > now;
   return {
     current: box.decrypt(hook.secret_sealed),
-    previous:
-      previousLive && hook.previous_secret_sealed ? box.decrypt(hook.previous_secret_sealed) : null,
+    previous: previousSecretLive(hook, now) ? box.decrypt(hook.previous_secret_sealed) : null,
   };
 }
 
@@ -257,6 +253,8 @@ export interface RecordOptions {
     'retryScheduleMs' | 'throttleMinDelayMs' | 'disableAfterFailures'
   >;
   random?: () => number;
+  /** Where a failed first write of the attempt is reported. */
+  logger?: Logger;
 }
 
 /**
@@ -266,6 +264,44 @@ export interface RecordOptions {
  * scheduled delivery or marks it failed when its tries are used up.
  */
 export async function recordAttempt(
+  db: Db,
+  delivery: Pick<WebhookDelivery, 'id' | 'hook_id' | 'event' | 'attempts'>,
+  result: SendResult,
+  options: RecordOptions,
+): Promise<RecordedAttempt> {
+  // Whatever a receiver answers, its bytes must not be able to fail this write: an attempt that
+  // cannot be recorded would be sent again and again, never counted, and block the hook's stream.
+  const clean: SendResult = {
+    ...result,
+    excerpt: result.excerpt === null ? null : storable(truncate(result.excerpt, EXCERPT_BYTES)),
+    error: result.error === null ? null : storable(truncate(result.error, ERROR_MAX)),
+  };
+  try {
+    return await writeAttempt(db, delivery, clean, options);
+  } catch (err) {
+    // Still the attempt counts: record it without the receiver's text. If this fails too (the
+    // database is down), the job fails and the send is retried once the lease expires.
+    options.logger?.warn(
+      { err, deliveryId: delivery.id },
+      'recording an attempt failed; without its answer',
+    );
+    return writeAttempt(
+      db,
+      delivery,
+      {
+        ...clean,
+        excerpt: null,
+        error: clean.ok ? null : `HTTP ${clean.statusCode ?? 'error'} (answer not stored)`,
+      },
+      options,
+    );
+  }
+}
+
+/** Longest stored error text (a connection error's message). */
+const ERROR_MAX = 500;
+
+async function writeAttempt(
   db: Db,
   delivery: Pick<WebhookDelivery, 'id' | 'hook_id' | 'event' | 'attempts'>,
   result: SendResult,

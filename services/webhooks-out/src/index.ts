@@ -6,6 +6,5 @@ export * from './jobs/fan-out.js';
 export * from './jobs/send-once.js';
 export * from './payload.js';
 export * from './schedule.js';
-export * from './send.js';
 export * from './signing.js';
 export * from './worker.js';

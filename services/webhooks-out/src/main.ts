@@ -17,7 +17,7 @@ import { startWebhooksOut } from './worker.js';
 // The webhooks-out service on its own: the delivery workers, and HTTP only for /healthz, /readyz
 // and /metrics (the container health check and Prometheus).
 const config = configOrExit(loadWebhooksOutConfig);
-if (process.env.MIGRATE_ON_START === 'true') await migrateToLatest(config.DATABASE_URL);
+if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'webhooks-out');
 const metrics = createMetrics('webhooks-out');
 const app = createHttpApp({ logger: runtime.logger, metrics, trustProxy: config.TRUST_PROXY });

@@ -2,7 +2,7 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SecretBox, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { closeWorkers, createProducer, createWorker, type WorkerOptions } from '@ferry/queues';
+import { createProducer, startJobs, type QueueName, type ServiceJobs } from '@ferry/queues';
 import type { WebhooksOutSettings } from './config.js';
 import { hooksWithDueDeliveries } from './deliveries.js';
 import type { WebhooksOutDeps } from './deps.js';
@@ -34,19 +34,31 @@ export interface RunningWebhooksOut {
   stop(): Promise<void>;
 }
 
+/** The queues the webhooks-out service consumes. */
+export const WEBHOOKS_OUT_QUEUES: readonly QueueName[] = [
+  'webhook-delivery',
+  'webhook-drain',
+  'webhook-send-once',
+];
+
 /**
  * Deliveries survive worker deaths by being rows, not jobs, so a job handed to another worker more
  * than once is always safe to re-run; BullMQ's default of 1 would fail it instead.
  */
 const MAX_STALLED_COUNT = 10;
 
+export interface WebhooksOutJobs extends ServiceJobs {
+  /** Finds hooks with due deliveries and gives each a drain job; returns how many. */
+  sweep(): Promise<number>;
+}
+
 /**
- * The webhooks-out workers: `webhook-delivery` (fan-out), `webhook-drain` (ordered sends) and
+ * The webhooks-out jobs: `webhook-delivery` (fan-out), `webhook-drain` (ordered sends) and
  * `webhook-send-once` (by hand), plus the sweep: a timer that finds hooks with due deliveries and
  * gives each a drain job. Drain jobs are wake-ups only, so the sweep makes a lost one (Redis
  * flushed, a crash between commit and enqueue) cost at most one interval.
  */
-export function startWebhooksOut(options: WebhooksOutOptions): RunningWebhooksOut {
+export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>): WebhooksOutJobs {
   const producer = createProducer({
     connection: options.producerConnection,
     prefix: options.config.REDIS_PREFIX,
@@ -59,29 +71,15 @@ export function startWebhooksOut(options: WebhooksOutOptions): RunningWebhooksOu
     logger: options.logger,
     settings: options.settings,
   };
-  const workerOptions: WorkerOptions = {
-    connection: options.connection,
-    prefix: options.config.REDIS_PREFIX,
-    logger: options.logger,
-    bull: {
-      maxStalledCount: MAX_STALLED_COUNT,
-      ...(options.stalled
-        ? {
-            lockDuration: options.stalled.lockDurationMs,
-            stalledInterval: options.stalled.stalledIntervalMs,
-          }
-        : {}),
-    },
+  const bull = {
+    maxStalledCount: MAX_STALLED_COUNT,
+    ...(options.stalled
+      ? {
+          lockDuration: options.stalled.lockDurationMs,
+          stalledInterval: options.stalled.stalledIntervalMs,
+        }
+      : {}),
   };
-  const workers = [
-    createWorker('webhook-delivery', (payload) => fanOut(deps, payload), workerOptions),
-    createWorker('webhook-drain', (payload, _job, signal) => drainHook(deps, payload, signal), {
-      ...workerOptions,
-      // A drain holds no lock on the hook while idle; its longest step is one send.
-      timeoutMs: Math.max(60_000, options.settings.timeoutMs * 4),
-    }),
-    createWorker('webhook-send-once', (payload) => sendOnce(deps, payload), workerOptions),
-  ];
 
   const interval = options.settings.sweepIntervalMs;
   const sweep = async (): Promise<number> => {
@@ -100,21 +98,46 @@ export function startWebhooksOut(options: WebhooksOutOptions): RunningWebhooksOu
   };
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    if (stopped) return;
-    running = sweep().catch((err: unknown) => options.logger.warn({ err }, 'webhook sweep failed'));
-  }, interval);
-  timer.unref();
+  let timer: NodeJS.Timeout | undefined;
 
   return {
-    workers,
+    service: 'webhooks-out',
+    consumes: WEBHOOKS_OUT_QUEUES,
+    handlers: {
+      'webhook-delivery': { handler: (payload) => fanOut(deps, payload), options: { bull } },
+      'webhook-drain': {
+        handler: (payload, _job, signal) => drainHook(deps, payload, signal),
+        // A drain holds no lock on the hook while idle; its longest step is one send.
+        options: { bull, timeoutMs: Math.max(60_000, options.settings.timeoutMs * 4) },
+      },
+      'webhook-send-once': { handler: (payload) => sendOnce(deps, payload), options: { bull } },
+    },
     sweep,
-    stop: async () => {
+    start() {
+      timer = setInterval(() => {
+        if (stopped) return;
+        running = sweep().catch((err: unknown) =>
+          options.logger.warn({ err }, 'webhook sweep failed'),
+        );
+      }, interval);
+      timer.unref();
+    },
+    async close() {
       stopped = true;
       clearInterval(timer);
       await running;
-      await closeWorkers(workers);
       await producer.close();
     },
   };
+}
+
+/** The webhooks-out workers alone (this service's entry, and tests). */
+export function startWebhooksOut(options: WebhooksOutOptions): RunningWebhooksOut {
+  const jobs = webhooksOutJobs(options);
+  const running = startJobs([jobs], {
+    connection: options.connection,
+    prefix: options.config.REDIS_PREFIX,
+    logger: options.logger,
+  });
+  return { workers: running.workers, sweep: () => jobs.sweep(), stop: () => running.stop() };
 }

@@ -11,7 +11,7 @@ import {
   requestDrain,
   requestSendOnce,
   rotateSigningSecret,
-} from '@ferry/web/outgoing-hooks';
+} from '@ferry/workspace';
 import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
 
 /**
@@ -216,6 +216,42 @@ describe('outgoing webhook delivery', () => {
     expect(attempts[0]?.response_excerpt).toBe('boom');
     expect(attempts[1]?.response_excerpt).toHaveLength(1024);
     expect(attempts.every((a) => a.duration_ms >= 0)).toBe(true);
+    expect((await hookRow(hookId)).consecutive_failures).toBe(0);
+  });
+
+  it('records answers with NUL, invalid UTF-8 or 10 MB: counted once, stream not blocked', async () => {
+    const { room, receiver, hookId } = await hookWithReceiver();
+    receiver.replyOnce({ status: 500, body: 'bad\u0000answer' });
+    receiver.replyOnce({ status: 200, body: Buffer.from([0x6f, 0x6b, 0xff, 0xfe, 0x00, 0xc3]) });
+    receiver.replyOnce({ status: 200, body: Buffer.alloc(10 * 1024 * 1024, 0) });
+    await world.post(room, 'first');
+    await world.post(room, 'second');
+    await waitUntil('both to be delivered', async () => {
+      const rows = await deliveriesOf(hookId);
+      return rows.length === 2 && rows.every((d) => d.status === 'succeeded');
+    });
+    const rows = await deliveriesOf(hookId);
+    const attempts = await world.ctx.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where(
+        'delivery_id',
+        'in',
+        rows.map((d) => d.id),
+      )
+      .orderBy('attempted_at')
+      .execute();
+    // first: 500 (NUL answer) then 200 (invalid UTF-8); second: 200 (10 MB of NUL).
+    expect(attempts.map((a) => a.status_code)).toEqual([500, 200, 200]);
+    expect(attempts[0]!.response_excerpt).toBe('bad\ufffdanswer');
+    expect(attempts[1]!.response_excerpt).toMatch(/^ok\ufffd/);
+    expect(attempts[2]!.response_excerpt).toHaveLength(1024);
+    expect(attempts[2]!.response_excerpt).toMatch(/^\ufffd+$/);
+    expect(rows.map((d) => d.attempts)).toEqual([2, 1]);
+    const bodies = receiver.requests.map(
+      (r) => (JSON.parse(r.body) as { message: { body: string } }).message.body,
+    );
+    expect(bodies).toEqual(['first', 'first', 'second']);
     expect((await hookRow(hookId)).consecutive_failures).toBe(0);
   });
 

@@ -3,6 +3,8 @@ import * as foundation from './2026_11_21_0001_foundation.js';
 import * as errors from './2026_11_22_0001_errors.js';
 import * as webhooks from './2026_11_22_0002_webhooks.js';
 import * as deliveryHeadIndex from './2026_11_22_0003_delivery_head_index.js';
+import * as agents from './2026_11_22_0004_agents.js';
+import * as outboxNotify from './2026_11_22_0005_outbox_notify.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -13,4 +15,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_errors': errors,
   '2026_11_22_0002_webhooks': webhooks,
   '2026_11_22_0003_delivery_head_index': deliveryHeadIndex,
+  '2026_11_22_0004_agents': agents,
+  '2026_11_22_0005_outbox_notify': outboxNotify,
 };

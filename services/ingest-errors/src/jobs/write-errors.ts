@@ -4,7 +4,8 @@ import { newId, type Logger } from '@ferry/core';
 import type { Db, Tx } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
 import { queuedReportSchema, type QueuedReport } from '../queued.js';
-import { pruneOccurrences, retainedByWorkspace, shouldPrune } from '../retention.js';
+import { retainedByWorkspace } from '@ferry/workspace';
+import { pruneOccurrences, shouldPrune } from '../retention.js';
 
 export interface WriteErrorsDeps {
   db: Db;

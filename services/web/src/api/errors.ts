@@ -13,8 +13,9 @@ import {
   latestOccurrences,
   listErrorGroups,
   retainedOccurrences,
-} from '../domain/errors.js';
-import { apiAuth, requireToken } from './auth.js';
+  apiAuth,
+  requireToken,
+} from '@ferry/workspace';
 
 /** `?source=&page=` as a form would send them: an empty value means "not given". */
 const blankAsMissing = (value: unknown): unknown => (value === '' ? undefined : value);

@@ -11,8 +11,9 @@ import {
   findFeedback,
   listFeedback,
   ticketJson,
-} from '../domain/feedback.js';
-import { apiAuth, requireToken } from './auth.js';
+  apiAuth,
+  requireToken,
+} from '@ferry/workspace';
 
 /**
  * express.json() leaves a body it does not recognise as JSON unparsed (`req.body` undefined) and

@@ -1,75 +1,21 @@
-import { Router, type Request, type Response } from 'express';
+import { createHash } from 'node:crypto';
+import { Router, type Request } from 'express';
 import { AppError } from '@ferry/core';
-import { fieldErrors } from '@ferry/http';
+import { fieldErrors, hitRateLimit } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
-import { authenticate, signInSchema, signUp, signUpSchema } from '../domain/users.js';
-import { listWorkspacesForUser } from '../domain/workspaces.js';
+import {
+  authenticate,
+  signInSchema,
+  signUp,
+  signUpSchema,
+  listWorkspacesForUser,
+} from '@ferry/workspace';
 import { locals, renderPage } from '../request-context.js';
-import { html } from '../views/html.js';
-import { csrfField, field } from '../views/layout.js';
+import { loginPage, signupPage } from '../views/auth.js';
 
 /** Only same-site relative paths are followed after sign-in (no open redirect). */
 function safeNext(value: unknown): string | undefined {
   return typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : undefined;
-}
-
-function loginPage(
-  req: Request,
-  res: Response,
-  values: { email?: string; next?: string },
-  errors: Record<string, string> = {},
-  status = 200,
-): void {
-  renderPage(
-    req,
-    res,
-    {
-      title: 'Sign in',
-      body: (ctx) =>
-        html`<div class="card">
-          <h1>Sign in to Ferry</h1>
-          ${errors._ ? html`<div class="flash error" role="alert">${errors._}</div>` : ''}
-          <form method="post" action="/login" novalidate>
-            ${csrfField(ctx)}
-            ${values.next ? html`<input type="hidden" name="next" value="${values.next}" />` : ''}
-            ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true, autocomplete: 'username' })}
-            ${field({ label: 'Password', name: 'password', type: 'password', error: errors.password, required: true, autocomplete: 'current-password' })}
-            <button type="submit">Sign in</button>
-          </form>
-          <p class="muted">No account yet? <a href="/signup">Sign up</a></p>
-        </div>`,
-    },
-    status,
-  );
-}
-
-function signupPage(
-  req: Request,
-  res: Response,
-  values: { name?: string; email?: string },
-  errors: Record<string, string> = {},
-  status = 200,
-): void {
-  renderPage(
-    req,
-    res,
-    {
-      title: 'Sign up',
-      body: (ctx) =>
-        html`<div class="card">
-          <h1>Create your account</h1>
-          <form method="post" action="/signup" novalidate>
-            ${csrfField(ctx)}
-            ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, required: true, maxlength: 120, autocomplete: 'name' })}
-            ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true, autocomplete: 'email' })}
-            ${field({ label: 'Password', name: 'password', type: 'password', error: errors.password, required: true, autocomplete: 'new-password', hint: 'At least 8 characters.' })}
-            <button type="submit">Sign up</button>
-          </form>
-          <p class="muted">Already have an account? <a href="/login">Sign in</a></p>
-        </div>`,
-    },
-    status,
-  );
 }
 
 /** Regenerate the session id at sign-in so a planted id cannot be reused (session fixation). */
@@ -90,7 +36,38 @@ function startSession(req: Request, userId: string): Promise<void> {
   });
 }
 
-export function authRoutes({ db }: WebDeps): Router {
+/**
+ * Password guessing is slowed per account and per client address (fixed one-minute windows in
+ * Redis, shared by every web process): past the limit, sign-in and sign-up answer 429 with
+ * Retry-After before any password is hashed or compared.
+ */
+async function signInThrottle(
+  deps: Pick<WebDeps, 'redis' | 'config' | 'settings'>,
+  req: Request,
+  account: string | undefined,
+): Promise<number | undefined> {
+  const { perAccount, perAddress } = deps.settings.signInLimits;
+  const prefix = `${deps.config.REDIS_PREFIX}:signin`;
+  const byAddress = await hitRateLimit(
+    deps.redis,
+    `${prefix}:ip:${req.ip ?? 'unknown'}`,
+    perAddress,
+  );
+  if (byAddress !== undefined || !account) return byAddress;
+  const digest = createHash('sha256').update(account.trim().toLowerCase()).digest('hex');
+  return hitRateLimit(deps.redis, `${prefix}:account:${digest}`, perAccount);
+}
+
+function tooManyAttempts(retryAfter: number): AppError {
+  return new AppError(
+    'rate_limited',
+    `Too many attempts. Wait ${retryAfter} seconds, then try again.`,
+    { headers: { 'Retry-After': String(retryAfter) } },
+  );
+}
+
+export function authRoutes(deps: WebDeps): Router {
+  const { db } = deps;
   const router = Router();
 
   router.get('/', async (_req, res) => {
@@ -109,32 +86,34 @@ export function authRoutes({ db }: WebDeps): Router {
       res.redirect(safeNext(req.query.next) ?? '/');
       return;
     }
-    loginPage(req, res, { next: safeNext(req.query.next) });
+    const values = { next: safeNext(req.query.next) };
+    renderPage(req, res, (ctx) => loginPage(ctx, { values }));
   });
 
   router.post('/login', async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
+    const account = typeof body.email === 'string' ? body.email : undefined;
+    const retryAfter = await signInThrottle(deps, req, account);
+    if (retryAfter !== undefined) {
+      res.setHeader('Retry-After', String(retryAfter));
+      const values = { email: account ?? '', next };
+      const errors = { _: tooManyAttempts(retryAfter).message };
+      renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 429);
+      return;
+    }
     const parsed = signInSchema.safeParse(body);
     if (!parsed.success) {
-      loginPage(
-        req,
-        res,
-        { email: typeof body.email === 'string' ? body.email : '', next },
-        fieldErrors(parsed.error),
-        422,
-      );
+      const values = { email: typeof body.email === 'string' ? body.email : '', next };
+      const errors = fieldErrors(parsed.error);
+      renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 422);
       return;
     }
     const user = await authenticate(db, parsed.data.email, parsed.data.password);
     if (!user) {
-      loginPage(
-        req,
-        res,
-        { email: parsed.data.email, next },
-        { _: 'That email and password do not match an account.' },
-        401,
-      );
+      const values = { email: parsed.data.email, next };
+      const errors = { _: 'That email and password do not match an account.' };
+      renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 401);
       return;
     }
     await startSession(req, user.id);
@@ -142,7 +121,7 @@ export function authRoutes({ db }: WebDeps): Router {
   });
 
   router.get('/signup', (req, res) => {
-    signupPage(req, res, {});
+    renderPage(req, res, (ctx) => signupPage(ctx, { values: {} }));
   });
 
   router.post('/signup', async (req, res) => {
@@ -151,9 +130,17 @@ export function authRoutes({ db }: WebDeps): Router {
       name: typeof body.name === 'string' ? body.name : '',
       email: typeof body.email === 'string' ? body.email : '',
     };
+    const retryAfter = await signInThrottle(deps, req, undefined);
+    if (retryAfter !== undefined) {
+      res.setHeader('Retry-After', String(retryAfter));
+      const errors = { _: tooManyAttempts(retryAfter).message };
+      renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), 429);
+      return;
+    }
     const parsed = signUpSchema.safeParse(body);
     if (!parsed.success) {
-      signupPage(req, res, values, fieldErrors(parsed.error), 422);
+      const errors = fieldErrors(parsed.error);
+      renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), 422);
       return;
     }
     try {
@@ -162,7 +149,8 @@ export function authRoutes({ db }: WebDeps): Router {
       res.redirect('/workspaces/new');
     } catch (error) {
       if (error instanceof AppError && error.options.fields) {
-        signupPage(req, res, values, error.options.fields, error.status);
+        const errors = error.options.fields;
+        renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), error.status);
         return;
       }
       throw error;

@@ -1,24 +1,16 @@
-import { Router, type Response } from 'express';
-import type { Db } from '@ferry/db';
-import { can } from '../capabilities.js';
+import { Router } from 'express';
+import { can, countFeedbackByStatus } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
-import { pageContext, seat, send } from '../request-context.js';
-import { html, type SafeHtml } from '../views/html.js';
-import { layout, workspaceBase } from '../views/layout.js';
+import { renderPage, seat } from '../request-context.js';
+import { dashboardPage } from '../views/dashboard.js';
 
-/**
- * Cards later features add to the Dashboard (the local-agent Dispatch card goes here). Each renders
- * itself for the current seat; the dashboard only lays them out.
- */
-export type DashboardCard = (deps: { db: Db }, res: Response) => Promise<SafeHtml>;
-export const dashboardCards: DashboardCard[] = [];
-
-export function dashboardRoutes({ db }: WebDeps): Router {
+export function dashboardRoutes({ db, cards: plugins }: WebDeps): Router {
   const router = Router({ mergeParams: true });
   router.get('/', async (req, res) => {
     const { workspace, member } = seat(res);
-    const base = workspaceBase(workspace);
-    const [rooms, feedback] = await Promise.all([
+    const [rooms, feedback, cards] = await Promise.all([
+      // Channels this seat has joined. (No domain function counts them yet: listRooms would
+      // build the whole rooms list for one number.)
       db
         .selectFrom('room_members')
         .innerJoin('rooms', 'rooms.id', 'room_members.room_id')
@@ -27,42 +19,13 @@ export function dashboardRoutes({ db }: WebDeps): Router {
         .where('room_members.left_at', 'is', null)
         .where('rooms.kind', '=', 'channel')
         .executeTakeFirstOrThrow(),
-      db
-        .selectFrom('feedback')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('workspace_id', '=', workspace.id)
-        .where('status', '=', 'new')
-        .executeTakeFirstOrThrow(),
+      can(member.role, 'feedback.read')
+        ? countFeedbackByStatus(db, workspace.id)
+        : Promise.resolve(undefined),
+      Promise.all(plugins.dashboard.map((card) => card({ db }, res))),
     ]);
-    const extra = await Promise.all(dashboardCards.map((card) => card({ db }, res)));
-    send(
-      res,
-      layout(pageContext(req, res), {
-        title: 'Dashboard',
-        section: 'dashboard',
-        body: html`<h1>${workspace.name}</h1>
-          <div class="cards">
-            <section class="card" aria-labelledby="rooms-card">
-              <h2 id="rooms-card">Rooms</h2>
-              <p>You are in <strong>${rooms.n}</strong> room${rooms.n === '1' ? '' : 's'}.</p>
-              <a href="${base}/rooms">Open rooms →</a>
-            </section>
-            ${
-              can(member.role, 'feedback.read')
-                ? html`<section class="card" aria-labelledby="feedback-card">
-                    <h2 id="feedback-card">Feedback</h2>
-                    <p>
-                      <strong>${feedback.n}</strong> new ticket${feedback.n === '1' ? '' : 's'}
-                      waiting for triage.
-                    </p>
-                    <a href="${base}/feedback">Open the inbox →</a>
-                  </section>`
-                : ''
-            }
-            ${extra}
-          </div>`,
-      }),
-    );
+    const data = { workspace, rooms: Number(rooms.n), newFeedback: feedback?.new, cards };
+    renderPage(req, res, (ctx) => dashboardPage(ctx, data));
   });
   return router;
 }

@@ -1,12 +1,11 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '@ferry/core';
 import { fieldErrors } from '@ferry/http';
-import { can, ROLES } from '../capabilities.js';
+import { can, addMember, addMemberSchema, listMembers, removeMember } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
-import { addMember, addMemberSchema, listMembers, removeMember } from '../domain/workspaces.js';
-import { flash, pageContext, requireCapability, seat, send } from '../request-context.js';
-import { html } from '../views/html.js';
-import { csrfField, field, layout, timeAgo, workspaceBase } from '../views/layout.js';
+import { flash, renderPage, requireCapability, seat } from '../request-context.js';
+import { workspaceBase } from '../views/layout.js';
+import { membersPage } from '../views/members.js';
 
 export function memberRoutes({ db }: WebDeps): Router {
   const router = Router({ mergeParams: true });
@@ -19,77 +18,16 @@ export function memberRoutes({ db }: WebDeps): Router {
     status = 200,
   ): Promise<void> {
     const { workspace, member } = seat(res);
-    const base = workspaceBase(workspace);
     const members = await listMembers(db, workspace.id);
-    const ctx = pageContext(req, res);
-    const manage = can(member.role, 'members.manage');
-    send(
-      res,
-      layout(ctx, {
-        title: 'Members',
-        section: 'members',
-        body: html`<h1>Members</h1>
-          <table>
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Email</th>
-                <th>Role</th>
-                <th>Joined</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${members.map(
-                (m) =>
-                  html`<tr>
-                    <td>
-                      ${m.name}${m.id === member.id ? html` <span class="badge">you</span>` : ''}
-                    </td>
-                    <td>${m.email}</td>
-                    <td><span class="badge">${m.role}</span></td>
-                    <td>${timeAgo(m.joined_at)}</td>
-                    <td>
-                      ${
-                        manage || m.id === member.id
-                          ? html`<form
-                              method="post"
-                              action="${base}/members/${m.id}/remove"
-                              class="inline"
-                            >
-                              ${csrfField(ctx)}<button class="danger small" type="submit">
-                                ${m.id === member.id ? 'Leave' : 'Remove'}
-                              </button>
-                            </form>`
-                          : ''
-                      }
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-          ${
-            manage
-              ? html`<section class="card" style="margin-top:1.5rem">
-                  <h2>Add a member</h2>
-                  <form method="post" action="${base}/members" novalidate>
-                    ${csrfField(ctx)}
-                    ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true })}
-                    <div class="field ${errors.role ? 'has-error' : ''}">
-                      <label for="f-role">Role</label>
-                      <select id="f-role" name="role">
-                        ${ROLES.filter((r) => r !== 'owner').map((r) => html`<option value="${r}" ${r === (values.role ?? 'member') ? html`selected` : ''}>${r}</option>`)}
-                      </select>
-                      ${errors.role ? html`<p class="error">${errors.role}</p>` : ''}
-                    </div>
-                    <button type="submit">Add member</button>
-                  </form>
-                </section>`
-              : ''
-          }`,
-      }),
-      status,
-    );
+    const data = {
+      workspace,
+      members,
+      selfId: member.id,
+      canManage: can(member.role, 'members.manage'),
+      values,
+      errors,
+    };
+    renderPage(req, res, (ctx) => membersPage(ctx, data), status);
   }
 
   router.get('/', async (req, res) => page(req, res));

@@ -1,5 +1,5 @@
 import type { Role, Workspace } from '@ferry/db';
-import { can, type Capability } from '../capabilities.js';
+import { can, type Capability } from '@ferry/workspace';
 import { html, type SafeHtml } from './html.js';
 
 export interface PageContext {
@@ -34,6 +34,7 @@ const NAV: NavEntry[] = [
   { key: 'rooms', label: 'Rooms', path: '/rooms' },
   { key: 'feedback', label: 'Feedback', path: '/feedback', capability: 'feedback.read' },
   { key: 'errors', label: 'Errors', path: '/errors', capability: 'errors.read' },
+  { key: 'agents', label: 'Agents', path: '/agents', capability: 'feedback.read' },
   { key: 'members', label: 'Members', path: '/members' },
   { key: 'tokens', label: 'API tokens', path: '/settings/tokens', capability: 'tokens.manage' },
   {
@@ -81,6 +82,7 @@ export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
         <meta name="csrf-token" content="${ctx.csrfToken}" />
         <title>${title}</title>
         <link rel="stylesheet" href="/assets/app.css" />
+        <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
       </head>
       <body class="${ctx.workspace ? 'with-sidebar' : 'plain'}">
         <header class="topbar">
@@ -150,28 +152,4 @@ export function emptyState(title: string, body: SafeHtml | string): SafeHtml {
     <h2>${title}</h2>
     <p>${body}</p>
   </div>`;
-}
-
-/** "3 minutes ago" with the exact time on hover. */
-export function timeAgo(date: Date | string | null | undefined): SafeHtml {
-  if (!date) return html`<span class="muted">never</span>`;
-  const d = new Date(date);
-  const seconds = Math.round((Date.now() - d.getTime()) / 1000);
-  const units: [number, string][] = [
-    [60, 'second'],
-    [60, 'minute'],
-    [24, 'hour'],
-    [30, 'day'],
-    [12, 'month'],
-    [Number.POSITIVE_INFINITY, 'year'],
-  ];
-  let value = Math.max(0, seconds);
-  let label = 'second';
-  for (const [size, unit] of units) {
-    label = unit;
-    if (value < size) break;
-    value = Math.floor(value / size);
-  }
-  const text = seconds < 5 ? 'just now' : `${value} ${label}${value === 1 ? '' : 's'} ago`;
-  return html`<time datetime="${d.toISOString()}" title="${d.toUTCString()}">${text}</time>`;
 }

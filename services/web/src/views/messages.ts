@@ -1,11 +1,13 @@
 import type { Message } from '@ferry/db';
-import { renderMarkdown, type MentionHandles } from '../markdown.js';
+import type { MentionHandles } from '@ferry/workspace';
+import { renderMarkdown } from '../markdown.js';
 import { html, type SafeHtml } from './html.js';
-import { timeAgo } from './layout.js';
+import { timeAgo } from './format.js';
 
 /**
- * One message as an `<li>`: the same markup on the room page and in live `message:new` events, so
- * a message looks the same whether it was there on load or arrived over the socket.
+ * One message as an `<li>`: the one renderer for messages, used by the room page, live
+ * `message:new` events and the feedback ticket's conversation, so a message (an agent's progress
+ * chip, a proposal, a webhook post) looks the same wherever it is shown.
  */
 
 const AUTHOR_BADGES: Record<Message['author_kind'], SafeHtml | ''> = {
@@ -50,12 +52,59 @@ function authorBadge(message: Message, webhookKeyBase: string | undefined): Safe
   return AUTHOR_BADGES[message.author_kind];
 }
 
+/** What an agent's proposal message carries (services/agent-gateway agent-events.ts). */
+interface ProposalMeta {
+  route?: unknown;
+  reason?: unknown;
+  files?: unknown;
+  lines?: unknown;
+}
+
+/**
+ * A proposal's badge: "quick fix" (committed to the base branch) or "PR", with the rule that
+ * decided as its hover text (SPEC.md). It only informs: nothing here applies the change.
+ */
+function proposalBadge(message: Message): SafeHtml {
+  const meta = (message.metadata ?? {}) as ProposalMeta;
+  const quick = meta.route === 'quick_fix';
+  const reason = typeof meta.reason === 'string' ? meta.reason : 'Decided by the ship policy';
+  const files = Array.isArray(meta.files) ? meta.files.length : null;
+  const lines = typeof meta.lines === 'number' ? meta.lines : null;
+  const size =
+    files !== null && lines !== null
+      ? `${files} file${files === 1 ? '' : 's'}, ${lines} line${lines === 1 ? '' : 's'}`
+      : '';
+  return html`<span
+      class="badge route ${quick ? 'route-quick' : 'route-pr'}"
+      title="${quick ? 'Quick fix' : 'Pull request'}: ${reason}"
+      tabindex="0"
+      >${quick ? 'quick fix' : 'PR'}</span
+    >${size ? html`<span class="proposal-size">${size}</span>` : ''}`;
+}
+
+/** An agent's progress step: one compact line, the same in rooms and ticket conversations. */
+function progressChip(message: Message): SafeHtml {
+  return html`<li
+    class="message chip author-${message.author_kind} kind-progress"
+    data-id="${message.id}"
+  >
+    <span class="chip-author">${message.display_name}</span>
+    <span class="chip-text">${message.body}</span>
+    ${timeAgo(message.created_at)}
+  </li>`;
+}
+
 export function messageItem(
   message: Message,
   handles: MentionHandles,
   options: { webhookKeyBase?: string | undefined } = {},
 ): SafeHtml {
+  if (message.kind === 'progress') return progressChip(message);
   const name = message.display_name;
+  const proposal =
+    message.kind === 'proposal'
+      ? html`<div class="proposal-line">${proposalBadge(message)}</div>`
+      : '';
   return html`<li
     class="message author-${message.author_kind} kind-${message.kind}"
     data-id="${message.id}"
@@ -68,7 +117,7 @@ export function messageItem(
         }
         ${timeAgo(message.created_at)}
       </div>
-      <div class="body">${renderMarkdown(message.body, handles)}</div>
+      <div class="body">${proposal}${renderMarkdown(message.body, handles)}</div>
     </div>
   </li>`;
 }

@@ -1,7 +1,7 @@
 import type { JobPayload } from '@ferry/queues';
 import { claimHead, leaseMs, recordAttempt, signingSecrets } from '../deliveries.js';
 import type { WebhooksOutDeps } from '../deps.js';
-import { postWebhook } from '../send.js';
+import { postOutbound } from '@ferry/http';
 import { deliveryHeaders } from '../signing.js';
 
 /** A drain hands over to a fresh job after this much, so one busy hook never hits the job timeout. */
@@ -44,13 +44,14 @@ export async function drainHook(
       event: delivery.event,
       body: delivery.body,
     });
-    const result = await postWebhook(hook.target_url, headers, delivery.body, {
+    const result = await postOutbound(hook.target_url, headers, delivery.body, {
       timeoutMs: deps.settings.timeoutMs,
       ssrf: deps.settings.ssrf,
     });
     const recorded = await recordAttempt(deps.db, delivery, result, {
       mode: 'scheduled',
       settings: deps.settings,
+      logger: deps.logger,
     });
     sent++;
     if (recorded.disabled) {

@@ -4,7 +4,7 @@ import type { JobPayload } from '@ferry/queues';
 import { recordAttempt, signingSecrets, TEST_EVENT } from '../deliveries.js';
 import type { WebhooksOutDeps } from '../deps.js';
 import { messageCreatedPayload } from '../payload.js';
-import { postWebhook } from '../send.js';
+import { postOutbound } from '@ferry/http';
 import { deliveryHeaders } from '../signing.js';
 
 /**
@@ -70,10 +70,14 @@ export async function sendOnce(
     event: 'message_created',
     body: delivery.body,
   });
-  const result = await postWebhook(hook.target_url, headers, delivery.body, {
+  const result = await postOutbound(hook.target_url, headers, delivery.body, {
     timeoutMs: deps.settings.timeoutMs,
     ssrf: deps.settings.ssrf,
   });
-  await recordAttempt(deps.db, delivery, result, { mode: 'manual', settings: deps.settings });
+  await recordAttempt(deps.db, delivery, result, {
+    mode: 'manual',
+    settings: deps.settings,
+    logger: deps.logger,
+  });
   return { ok: result.ok };
 }

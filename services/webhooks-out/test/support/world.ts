@@ -10,8 +10,7 @@ import {
   Receiver,
   type TestContext,
 } from '@ferry/testing';
-import { postMessage } from '@ferry/web/messages';
-import { createOutgoingHook } from '@ferry/web/outgoing-hooks';
+import { postMessage, createOutgoingHook } from '@ferry/workspace';
 import {
   loadWebhooksOutSettings,
   startWebhooksOut,

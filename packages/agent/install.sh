@@ -1,0 +1,380 @@
+#!/usr/bin/env bash
+# Ferry local agent installer.
+#
+#   install.sh --dispatch     add an agent instance for a workspace (asks host, token, checkout;
+#                             confirms the workspace by name before wiring anything)
+#   install.sh --list         installed instances and whether each is up
+#   install.sh --update       pull the agent's code (when it is a git checkout), reinstall it,
+#                             restart every instance
+#   install.sh --remove ID    stop, disable and forget one instance
+#
+# Answers are read from stdin (one per line), so it can be scripted. Overrides (tests use them to
+# run in a temporary root without systemd):
+#   SERVICE_ETC_DIR         /etc/service-dispatch       <id>.env files (mode 600)
+#   SERVICE_UNIT_DIR        /etc/systemd/system         the template unit and per-instance drop-ins
+#   SYSTEMCTL               systemctl                   command used for systemctl calls
+#   SERVICE_INSTALL_PREFIX  /opt/service-dispatch       where the agent's code is installed
+#   SERVICE_STATE_ROOT      /var/lib/service-dispatch   per-instance state folders
+#   SERVICE_PYTHON          python3                     the Python 3.9+ used for checks
+#   SERVICE_RUN_AS          (owner of the checkout)     User= of the unit; empty: no User= drop-in
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+ETC_DIR=${SERVICE_ETC_DIR:-/etc/service-dispatch}
+UNIT_DIR=${SERVICE_UNIT_DIR:-/etc/systemd/system}
+PREFIX=${SERVICE_INSTALL_PREFIX:-/opt/service-dispatch}
+STATE_ROOT=${SERVICE_STATE_ROOT:-/var/lib/service-dispatch}
+PYTHON=${SERVICE_PYTHON:-python3}
+read -r -a SYSTEMCTL_CMD <<<"${SYSTEMCTL:-systemctl}"
+UNIT_TEMPLATE=service-dispatch@.service
+
+say() { printf '%s\n' "$*"; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die() {
+  printf 'error: %s\n' "$*" >&2
+  exit 1
+}
+sysctl() { "${SYSTEMCTL_CMD[@]}" "$@"; }
+
+usage() {
+  sed -n '4,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+# ask VAR "Prompt: " [default]  -- required unless a default is given; EOF takes the default.
+ask() {
+  local __var=$1 __prompt=$2 __default=${3-} __answer=
+  printf '%s' "$__prompt" >&2
+  if ! IFS= read -r __answer; then
+    printf '\n' >&2
+    if [[ $# -ge 3 ]]; then
+      __answer=$__default
+    else
+      die "no answer to \"${__prompt%: }\" (stdin ended)"
+    fi
+  fi
+  [[ -z $__answer && $# -ge 3 ]] && __answer=$__default
+  printf -v "$__var" '%s' "$__answer"
+}
+
+ask_secret() {
+  local __var=$1 __prompt=$2 __answer=
+  printf '%s' "$__prompt" >&2
+  if [[ -t 0 ]]; then
+    IFS= read -rs __answer || die "no answer"
+    printf '\n' >&2
+  else
+    IFS= read -r __answer || die "no answer to \"${__prompt%: }\" (stdin ended)"
+  fi
+  printf -v "$__var" '%s' "$__answer"
+}
+
+yes_no() { # yes_no "Question? [y/N] " -> 0 for y/yes
+  local answer=
+  ask answer "$1" ""
+  [[ $answer =~ ^[Yy]([Ee][Ss])?$ ]]
+}
+
+valid_id() { [[ $1 =~ ^[A-Za-z0-9_-]{8,64}$ ]]; }
+
+new_install_id() {
+  local id
+  while :; do
+    id=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
+    [[ ${#id} -eq 16 && ! -e "$ETC_DIR/$id.env" ]] && break
+  done
+  printf '%s' "$id"
+}
+
+# A value for a systemd EnvironmentFile line: bare when safe, else double-quoted and escaped.
+env_value() {
+  local v=$1
+  if [[ $v =~ ^[A-Za-z0-9_./:@%+,=-]*$ ]]; then
+    printf '%s' "$v"
+  else
+    v=${v//\\/\\\\}
+    v=${v//\"/\\\"}
+    printf '"%s"' "$v"
+  fi
+}
+
+# env_get FILE KEY -> the value (outer double quotes and their escapes undone)
+env_get() {
+  local line v
+  line=$(grep -m1 "^$2=" "$1" 2>/dev/null || true)
+  v=${line#*=}
+  if [[ $v == \"*\" ]]; then
+    v=${v:1:${#v}-2}
+    v=${v//\\\"/\"}
+    v=${v//\\\\/\\}
+  fi
+  printf '%s' "$v"
+}
+
+instances() { # ids of installed instances, one per line
+  local f
+  shopt -s nullglob
+  for f in "$ETC_DIR"/*.env; do
+    basename "$f" .env
+  done
+  shopt -u nullglob
+}
+
+check_prereqs() {
+  command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON is not installed (Python 3.9 or later is required)"
+  "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 9) else 1)' ||
+    die "$("$PYTHON" --version 2>&1) is too old: Python 3.9 or later is required"
+  command -v git >/dev/null 2>&1 || die "git is not installed"
+}
+
+# Copies the agent's code to $PREFIX (unless this script already runs from there).
+install_code() {
+  mkdir -p "$PREFIX"
+  local prefix_real
+  prefix_real=$(cd "$PREFIX" && pwd -P)
+  if [[ $prefix_real != "$SCRIPT_DIR" ]]; then
+    local tmp
+    tmp=$(mktemp -d "$PREFIX/.install.XXXXXX")
+    cp -R "$SCRIPT_DIR/ferry_agent" "$tmp/ferry_agent"
+    find "$tmp" -name __pycache__ -type d -prune -exec rm -rf {} +
+    cp "$SCRIPT_DIR/install.sh" "$tmp/install.sh"
+    [[ -f $SCRIPT_DIR/README.md ]] && cp "$SCRIPT_DIR/README.md" "$tmp/README.md"
+    mkdir -p "$tmp/systemd"
+    cp "$SCRIPT_DIR/systemd/$UNIT_TEMPLATE" "$tmp/systemd/$UNIT_TEMPLATE"
+    rm -rf "$PREFIX/ferry_agent" "$PREFIX/systemd"
+    mv "$tmp/ferry_agent" "$tmp/systemd" "$PREFIX/"
+    mv -f "$tmp/install.sh" "$PREFIX/install.sh"
+    [[ -f $tmp/README.md ]] && mv -f "$tmp/README.md" "$PREFIX/README.md"
+    rmdir "$tmp" 2>/dev/null || rm -rf "$tmp"
+    chmod -R a+rX "$PREFIX"
+    chmod 755 "$PREFIX/install.sh"
+    printf '%s\n' "$SCRIPT_DIR" >"$PREFIX/SOURCE"
+  fi
+  mkdir -p "$UNIT_DIR"
+  sed -e "s#/etc/service-dispatch#$ETC_DIR#g" -e "s#/opt/service-dispatch#$PREFIX#g" \
+    "$SCRIPT_DIR/systemd/$UNIT_TEMPLATE" >"$UNIT_DIR/$UNIT_TEMPLATE.tmp"
+  mv -f "$UNIT_DIR/$UNIT_TEMPLATE.tmp" "$UNIT_DIR/$UNIT_TEMPLATE"
+  chmod 644 "$UNIT_DIR/$UNIT_TEMPLATE"
+}
+
+cmd_dispatch() {
+  check_prereqs
+  mkdir -p "$ETC_DIR" 2>/dev/null && [[ -w $ETC_DIR ]] ||
+    die "cannot write to $ETC_DIR; run this as root (sudo bash install.sh --dispatch)"
+  chmod 755 "$ETC_DIR" 2>/dev/null || true
+
+  local url token checkout code_root project
+  ask url "Workspace host (SERVICE_URL, e.g. https://ferry.example.com): "
+  url=${url//[[:space:]]/}
+  [[ -n $url ]] || die "the workspace host is required"
+  [[ $url =~ ^https?:// ]] || url="https://$url"
+  while [[ $url == */ ]]; do url=${url%/}; done
+
+  ask_secret token "API token with scope platform:dispatch (input hidden): "
+  token=${token//[[:space:]]/}
+  [[ -n $token ]] || die "the token is required"
+
+  ask checkout "Checkout to work in (a git repository, or a folder of repositories): "
+  checkout=${checkout/#\~/$HOME}
+  [[ -d $checkout ]] || die "$checkout is not a folder"
+  checkout=$(cd "$checkout" && pwd -P)
+  if [[ -e $checkout/.git ]]; then
+    # The checkout is the repo itself: CODE_ROOT is its parent, PROJECT its name (SPEC.md).
+    code_root=$(dirname "$checkout")
+    project=$(basename "$checkout")
+  else
+    code_root=$checkout
+    local repos=() d
+    for d in "$code_root"/*/; do
+      [[ -e $d.git ]] && repos+=("$(basename "$d")")
+    done
+    ((${#repos[@]})) || die "$code_root is not a git repository and holds none"
+    say "Repositories in $code_root: ${repos[*]}" >&2
+    ask project "Project (one of the repositories above): "
+    [[ -n $project && $project != */* && -e $code_root/$project/.git ]] ||
+      die "$code_root/$project is not a git repository"
+  fi
+
+  say "Checking the token with $url ..." >&2
+  local who rc=0
+  who=$(SERVICE_URL=$url SERVICE_TOKEN=$token PYTHONPATH=$SCRIPT_DIR "$PYTHON" -m ferry_agent.whoami) || rc=$?
+  case $rc in
+    0) ;;
+    3) die "the token was refused; create one with scope platform:dispatch on the API tokens page" ;;
+    *) die "could not confirm the workspace at $url" ;;
+  esac
+  local ws_name ws_slug
+  ws_name=$(printf '%s\n' "$who" | awk -F'\t' '$1 == "workspace" { print $2; exit }')
+  ws_slug=$(printf '%s\n' "$who" | awk -F'\t' '$1 == "workspace" { print $3; exit }')
+  [[ -n $ws_name ]] || die "the server did not name a workspace"
+  if ! yes_no "Connect to workspace '$ws_name' ($ws_slug)? [y/N] "; then
+    say "Nothing was changed."
+    exit 1
+  fi
+
+  local agents
+  agents=$(printf '%s\n' "$who" | awk -F'\t' '$1 == "agent" { printf "%s%s (%s)", sep, $2, ($3 == "online" ? "online" : "not connected"); sep = ", " }')
+  if [[ -n $agents ]]; then
+    say "Workspace '$ws_name' already has agents: $agents." >&2
+    say "Another instance gets its own install id, its own room and its own @-name." >&2
+    if ! yes_no "Add another instance? [y/N] "; then
+      say "Nothing was changed."
+      exit 1
+    fi
+  fi
+
+  local default_cli=claude cli name
+  if ! command -v claude >/dev/null 2>&1 && command -v codex >/dev/null 2>&1; then default_cli=codex; fi
+  ask cli "Coding CLI, claude or codex [$default_cli]: " "$default_cli"
+  cli=$(printf '%s' "$cli" | tr '[:upper:]' '[:lower:]')
+  [[ $cli == claude || $cli == codex ]] || die "the coding CLI must be claude or codex"
+  # systemd's PATH is short (/usr/local/bin:/usr/bin:/bin...): pin the CLI's full path when known
+  local cli_path
+  cli_path=$(command -v "$cli" 2>/dev/null || true)
+  [[ -n $cli_path ]] || warn "$cli is not on this shell's PATH; install it for the user the agent runs as (or set SERVICE_CLI_COMMAND in the env file)"
+  ask name "Agent name, @-mentionable [$project]: " ""
+  name=$(printf '%s' "$name" | tr -d '\t\r\n')
+
+  local id env_file state_dir run_as
+  id=$(new_install_id)
+  env_file=$ETC_DIR/$id.env
+  state_dir=$STATE_ROOT/$id
+  if [[ -n ${SERVICE_RUN_AS+x} ]]; then
+    run_as=$SERVICE_RUN_AS
+  else
+    run_as=$(stat -c %U "$checkout" 2>/dev/null || true)
+    [[ $run_as == root || $run_as == UNKNOWN ]] && run_as=
+  fi
+
+  install_code
+
+  mkdir -p "$state_dir"
+  chmod 700 "$state_dir"
+  if [[ -n $run_as && $(id -u) == 0 ]]; then chown "$run_as" "$state_dir" 2>/dev/null || true; fi
+
+  (
+    umask 077
+    {
+      printf '# Ferry agent instance %s (workspace %s, %s). Written by install.sh.\n' "$id" "$ws_name" "$ws_slug"
+      printf '# Never copy this file to make another instance: run install.sh --dispatch again.\n'
+      printf 'SERVICE_URL=%s\n' "$(env_value "$url")"
+      printf 'SERVICE_TOKEN=%s\n' "$(env_value "$token")"
+      printf 'SERVICE_INSTALL_ID=%s\n' "$id"
+      printf 'CODE_ROOT=%s\n' "$(env_value "$code_root")"
+      printf 'PROJECT=%s\n' "$(env_value "$project")"
+      printf 'SERVICE_CLI=%s\n' "$cli"
+      [[ -n $cli_path ]] && printf 'SERVICE_CLI_COMMAND=%s\n' "$(env_value "$cli_path")"
+      [[ -n $name ]] && printf 'SERVICE_AGENT_NAME=%s\n' "$(env_value "$name")"
+      printf 'SERVICE_STATE_DIR=%s\n' "$(env_value "$state_dir")"
+    } >"$env_file.tmp"
+  )
+  chmod 600 "$env_file.tmp"
+  mv -f "$env_file.tmp" "$env_file"
+
+  if [[ -n $run_as ]]; then
+    mkdir -p "$UNIT_DIR/service-dispatch@$id.service.d"
+    printf '[Service]\nUser=%s\n' "$run_as" >"$UNIT_DIR/service-dispatch@$id.service.d/10-user.conf"
+  fi
+
+  sysctl daemon-reload
+  sysctl enable --now "service-dispatch@$id"
+  say "Installed agent instance $id for workspace '$ws_name' ($ws_slug): $code_root/$project with $cli."
+  say "  settings: $env_file"
+  say "  logs:     journalctl -u service-dispatch@$id -f"
+}
+
+cmd_list() {
+  local ids id status project url name
+  ids=$(instances)
+  if [[ -z $ids ]]; then
+    say "No agent instances installed (in $ETC_DIR)."
+    return 0
+  fi
+  printf '%-18s %-16s %-20s %s\n' ID STATUS PROJECT WORKSPACE
+  while IFS= read -r id; do
+    status=$(sysctl is-active "service-dispatch@$id" 2>/dev/null || true)
+    status=${status:-unknown}
+    if [[ $status == active ]]; then status="up"; else status="down ($status)"; fi
+    project=$(env_get "$ETC_DIR/$id.env" PROJECT)
+    name=$(env_get "$ETC_DIR/$id.env" SERVICE_AGENT_NAME)
+    url=$(env_get "$ETC_DIR/$id.env" SERVICE_URL)
+    [[ -n $name ]] && project="$project ($name)"
+    printf '%-18s %-16s %-20s %s\n' "$id" "$status" "$project" "$url"
+  done <<<"$ids"
+}
+
+reinstall_and_restart() {
+  install_code
+  say "No dependencies to install (the agent uses the Python standard library only)."
+  sysctl daemon-reload
+  local id n=0
+  while IFS= read -r id; do
+    [[ -n $id ]] || continue
+    sysctl restart "service-dispatch@$id"
+    n=$((n + 1))
+  done <<<"$(instances)"
+  say "Updated the agent code in $PREFIX and restarted $n instance(s)."
+}
+
+cmd_update() {
+  check_prereqs
+  if [[ ${FERRY_UPDATE_PULLED-} == 1 ]]; then
+    reinstall_and_restart # re-executed from the freshly pulled code
+    return
+  fi
+  local source=$SCRIPT_DIR
+  if [[ -f $SCRIPT_DIR/SOURCE ]]; then
+    local recorded
+    recorded=$(head -n1 "$SCRIPT_DIR/SOURCE")
+    [[ -d $recorded && -f $recorded/install.sh ]] && source=$recorded
+  fi
+  if git -C "$source" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    say "Pulling the agent's code in $source ..."
+    git -C "$source" pull --ff-only || die "git pull failed in $source; nothing was changed"
+    # Run the pulled installer so its own changes apply too.
+    exec env SERVICE_ETC_DIR="$ETC_DIR" SERVICE_UNIT_DIR="$UNIT_DIR" SERVICE_INSTALL_PREFIX="$PREFIX" \
+      SERVICE_STATE_ROOT="$STATE_ROOT" SERVICE_PYTHON="$PYTHON" SYSTEMCTL="${SYSTEMCTL_CMD[*]}" \
+      FERRY_UPDATE_PULLED=1 bash "$source/install.sh" --update
+  fi
+  say "$source is not a git checkout; reinstalling the code as it is."
+  if [[ $source != "$SCRIPT_DIR" ]]; then
+    exec env SERVICE_ETC_DIR="$ETC_DIR" SERVICE_UNIT_DIR="$UNIT_DIR" SERVICE_INSTALL_PREFIX="$PREFIX" \
+      SERVICE_STATE_ROOT="$STATE_ROOT" SERVICE_PYTHON="$PYTHON" SYSTEMCTL="${SYSTEMCTL_CMD[*]}" \
+      FERRY_UPDATE_PULLED=1 bash "$source/install.sh" --update
+  fi
+  reinstall_and_restart
+}
+
+cmd_remove() {
+  local id=${1-}
+  [[ -n $id ]] || die "usage: install.sh --remove ID (see install.sh --list)"
+  valid_id "$id" || die "$id is not an install id"
+  local env_file=$ETC_DIR/$id.env
+  [[ -f $env_file ]] || die "no agent instance $id (no $env_file); see install.sh --list"
+  local state_dir
+  state_dir=$(env_get "$env_file" SERVICE_STATE_DIR)
+  sysctl disable --now "service-dispatch@$id" || warn "systemctl could not stop service-dispatch@$id"
+  rm -f "$env_file"
+  rm -rf "$UNIT_DIR/service-dispatch@$id.service.d"
+  if [[ -n $state_dir && $state_dir == "$STATE_ROOT/$id" && -d $state_dir ]]; then
+    rm -rf "$state_dir"
+  fi
+  sysctl daemon-reload || true
+  say "Removed agent instance $id (unit disabled, $env_file deleted)."
+  say "The agent still appears in the workspace until removed there."
+}
+
+main() {
+  case ${1-} in
+    --dispatch) cmd_dispatch ;;
+    --list) cmd_list ;;
+    --update) cmd_update ;;
+    --remove) cmd_remove "${2-}" ;;
+    -h | --help | "") usage ;;
+    *)
+      usage >&2
+      exit 2
+      ;;
+  esac
+}
+
+main "$@"

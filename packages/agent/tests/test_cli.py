@@ -1,0 +1,242 @@
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from ferry_agent import cli
+from ferry_agent.worker import ProgressSender, coalesce, summary_of
+from tests.helpers import FAKE_CLI, feedback_item, make_repo, message_item
+
+EDIT = "src/app.ts:export const fixed = true;\\n"
+
+
+class FakeCliFormatsTest(unittest.TestCase):
+    """The fake CLI's two real-shaped streams map to the same chips and reply."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="ferry-cli-")
+        self.repo = make_repo(self.tmp, with_origin=False)
+        self.cwd = self.repo["checkout"]
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_cli(self, which, resume=None, **env):
+        runner = cli.Runner(cli=which, command=[sys.executable, FAKE_CLI], timeout=30,
+                            env=dict(os.environ, **env))
+        chips = []
+        result = runner.run("Fix it", self.cwd, resume, chips.append)
+        return result, chips
+
+    def test_same_chips_and_reply_for_both(self):
+        r1, chips1 = self.run_cli("claude", FAKE_CLI_EDIT=EDIT)
+        subprocess.run(["git", "checkout", "-q", "--", "."], cwd=self.cwd, check=True)
+        r2, chips2 = self.run_cli("codex", FAKE_CLI_EDIT=EDIT)
+        expected = ["Reading src/app.ts", "Searching for Pay", "Editing src/app.ts",
+                    "Running npm test"]
+        self.assertEqual(chips1, expected)
+        self.assertEqual(chips2, expected)
+        for r in (r1, r2):
+            self.assertTrue(r.ok, r.error)
+            self.assertEqual(r.text, "Fixed the pay button.\n\nThe click handler was missing.")
+            self.assertTrue(r.session_id)
+
+    def test_failure_read_from_the_stream_not_exit_code(self):
+        r, _ = self.run_cli("claude", FAKE_CLI_FAIL="1", FAKE_CLI_EXIT="0")
+        self.assertFalse(r.ok)
+        self.assertIn("529 Overloaded", r.error)
+        r, _ = self.run_cli("codex", FAKE_CLI_FAIL="1")
+        self.assertFalse(r.ok)
+        self.assertIn("stream disconnected", r.error)
+        r, _ = self.run_cli("claude", FAKE_CLI_EXIT="3", FAKE_CLI_NO_TOOLS="1")
+        self.assertTrue(r.ok)  # a non-zero exit with a successful result is a success
+        self.assertEqual(r.exit_code, 3)
+
+    def test_resume_keeps_session(self):
+        r, _ = self.run_cli("claude", resume="sess-1", FAKE_CLI_NO_TOOLS="1")
+        self.assertEqual(r.session_id, "sess-1")
+        r, _ = self.run_cli("codex", resume="thr-1", FAKE_CLI_NO_TOOLS="1")
+        self.assertEqual(r.session_id, "thr-1")
+
+    def test_missing_cli(self):
+        runner = cli.Runner(cli="claude", command=["definitely-not-a-cli-xyz"])
+        r = runner.run("x", self.cwd, None, lambda c: None)
+        self.assertFalse(r.ok)
+        self.assertFalse(r.launched)
+        self.assertEqual(r.error, "`definitely-not-a-cli-xyz` was not found on PATH. Install it "
+                                  "or set SERVICE_CLI_COMMAND.")
+
+    def test_no_result_is_a_failure_with_stderr(self):
+        script = os.path.join(self.tmp, "dies.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/sh\necho '{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}'\n"
+                    "echo 'Error: not logged in' >&2\nexit 1\n")
+        os.chmod(script, 0o755)
+        r = cli.Runner(cli="claude", command=[script]).run("x", self.cwd, None, lambda c: None)
+        self.assertFalse(r.ok)
+        self.assertIn("without a final result", r.error)
+        self.assertIn("not logged in", r.error)
+
+
+class MappingTest(unittest.TestCase):
+    def test_claude_lines(self):
+        m = cli.ClaudeMapper("/repo")
+        chips = []
+        for line in [
+            {"type": "system", "subtype": "init", "session_id": "abc", "cwd": "/repo"},
+            {"type": "assistant", "message": {"content": [
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "name": "Read", "input": {"file_path": "/repo/src/app.ts"}},
+                {"type": "tool_use", "name": "Write", "input": {"file_path": "/elsewhere/x.ts"}},
+                {"type": "tool_use", "name": "Glob", "input": {"pattern": "**/*.rb"}},
+                {"type": "tool_use", "name": "Bash", "input": {"command": "cat README.md"}},
+                {"type": "tool_use", "name": "WebSearch", "input": {"query": "rails csrf"}},
+                {"type": "tool_use", "name": "TodoWrite", "input": {}},
+                {"type": "tool_use", "name": "mcp__db__query", "input": {}},
+            ]}},
+            {"type": "result", "subtype": "success", "is_error": False, "result": "Done.",
+             "session_id": "abc"},
+        ]:
+            chips += m.feed(line)
+        self.assertEqual(chips, ["Reading src/app.ts", "Editing /elsewhere/x.ts",
+                                 "Searching for **/*.rb", "Reading README.md",
+                                 "Searching the web for rails csrf", "Using mcp__db__query"])
+        out = m.outcome()
+        self.assertTrue(out.ok)
+        self.assertEqual((out.text, out.session_id), ("Done.", "abc"))
+
+    def test_claude_error_subtype(self):
+        m = cli.ClaudeMapper()
+        m.feed({"type": "result", "subtype": "error_max_turns", "is_error": True,
+                "session_id": "s"})
+        out = m.outcome()
+        self.assertFalse(out.ok)
+        self.assertIn("error_max_turns", out.error)
+
+    def test_codex_items(self):
+        m = cli.CodexMapper("/repo")
+        chips = []
+        for line in [
+            {"type": "thread.started", "thread_id": "t1"},
+            {"type": "turn.started"},
+            {"type": "item.started", "item": {"id": "i1", "type": "command_execution",
+                                              "command": "/bin/zsh -lc 'ls src'",
+                                              "status": "in_progress"}},
+            {"type": "item.completed", "item": {"id": "i1", "type": "command_execution",
+                                                "command": "/bin/zsh -lc 'ls src'",
+                                                "exit_code": 0, "status": "completed"}},
+            {"type": "item.completed", "item": {"id": "i2", "type": "command_execution",
+                                                "command": "bash -lc 'npm test && npm run lint'",
+                                                "exit_code": 1, "status": "failed"}},
+            {"type": "item.completed", "item": {"id": "i3", "type": "file_change", "changes": [
+                {"path": "/repo/a.py", "kind": "update"}, {"path": "b.py", "kind": "delete"}],
+                "status": "completed"}},
+            {"type": "item.started", "item": {"id": "i4", "type": "mcp_tool_call",
+                                              "server": "docs", "tool": "search",
+                                              "status": "in_progress"}},
+            {"type": "item.completed", "item": {"id": "i5", "type": "web_search",
+                                                "query": "codex json"}},
+            {"type": "item.completed", "item": {"id": "i6", "type": "reasoning", "text": "hm"}},
+            {"type": "error", "message": "Reconnecting... 1/5"},
+            {"type": "item.completed", "item": {"id": "i7", "type": "agent_message",
+                                                "text": "All set."}},
+            {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}},
+        ]:
+            chips += m.feed(line)
+        self.assertEqual(chips, ["Listing src", "Running npm test && npm run lint",
+                                 "Editing a.py", "Deleting b.py", "Using docs.search",
+                                 "Searching the web for codex json"])
+        out = m.outcome()
+        self.assertTrue(out.ok, out.error)  # an error followed by a completed turn is fine
+        self.assertEqual((out.text, out.session_id), ("All set.", "t1"))
+
+    def test_codex_turn_failed(self):
+        m = cli.CodexMapper()
+        m.feed({"type": "thread.started", "thread_id": "t"})
+        m.feed({"type": "turn.failed", "error": {"message": "usage limit reached"}})
+        self.assertEqual(m.outcome().error, "usage limit reached")
+        m = cli.CodexMapper()
+        m.feed({"type": "error", "message": "unauthorized"})
+        self.assertEqual(m.outcome().error, "unauthorized")
+
+    def test_command_chip(self):
+        p = cli._Paths("/repo")
+        self.assertEqual(cli.command_chip("bash -lc \"sed -n '1,80p' /repo/app/x.rb\"", p),
+                         "Reading app/x.rb")
+        self.assertEqual(cli.command_chip("git grep -n checkout", p), "Searching for checkout")
+        self.assertEqual(cli.command_chip(["bash", "-lc", "bundle exec rspec"], p),
+                         "Running bundle exec rspec")
+        self.assertTrue(len(cli.command_chip("echo " + "x" * 500, p)) <= cli.CHIP_MAX)
+
+    def test_build_command(self):
+        self.assertEqual(cli.build_command("claude", ["claude"], [], "P", None),
+                         ["claude", "-p", "P", "--output-format", "stream-json", "--verbose"])
+        self.assertEqual(cli.build_command("claude", ["claude"], ["--x"], "P", "s1")[-3:],
+                         ["--x", "--resume", "s1"])
+        self.assertEqual(cli.build_command("codex", ["codex"], [], "P", None),
+                         ["codex", "exec", "--json", "P"])
+        self.assertEqual(cli.build_command("codex", ["codex"], ["--sandbox", "workspace-write"],
+                                           "P", "t1"),
+                         ["codex", "exec", "--sandbox", "workspace-write", "resume", "t1",
+                          "--json", "P"])
+
+
+class PromptTest(unittest.TestCase):
+    def test_feedback_prompt_has_every_field(self):
+        p = cli.build_prompt(feedback_item(), resuming=False)
+        for needle in ("Pay button does nothing", "Ada (customer, ada@example.com)",
+                       "https://app.example.com/checkout", "Path: /checkout",
+                       "checkout#show", "1280x800", "1. checkout/_form", "2. checkout/_pay",
+                       "selector button#pay", "tag <button>", '"Pay"',
+                       '<button id="pay">Pay</button>', "Conversation: Checkout is broken",
+                       "do not commit"):
+            self.assertIn(needle, p)
+
+    def test_message_prompt(self):
+        p = cli.build_prompt(message_item("Also make it green", feedback=feedback_item()["feedback"]),
+                             resuming=True)
+        self.assertIn("Grace wrote to you:\nAlso make it green", p)
+        self.assertNotIn("checkout#show", p)  # the resumed session has the context already
+        p = cli.build_prompt(message_item("hi"), resuming=False)
+        self.assertIn("Grace wrote to you:\nhi", p)
+        self.assertEqual(cli.work_title(message_item("first line\nsecond")), "first line")
+
+
+class ProgressTest(unittest.TestCase):
+    def test_coalesce(self):
+        self.assertEqual(coalesce(["Reading a.py", "Reading b.py", "Reading a.py",
+                                   "Editing a.py", "Running make"]),
+                         "Reading a.py, b.py · Editing a.py · Running make")
+        self.assertTrue(len(coalesce(["Reading %d" % i for i in range(500)])) <= 300)
+
+    def test_throttled_to_one_per_interval(self):
+        sent = []
+        times = []
+
+        def send(text):
+            sent.append(text)
+            times.append(time.monotonic())
+
+        p = ProgressSender(send, 0.3)
+        for i in range(10):
+            p.add("Reading f%d" % i)
+            time.sleep(0.05)
+        p.close()
+        self.assertGreaterEqual(len(sent), 2)
+        self.assertLess(len(sent), 6)
+        # close() flushes at once; every other send keeps the interval
+        self.assertTrue(all(b - a >= 0.29 for a, b in zip(times[:-1], times[1:-1])), times)
+        joined = ", ".join(s[len("Reading "):] for s in sent)
+        self.assertEqual(joined.split(", "), ["f%d" % i for i in range(10)])
+
+    def test_summary(self):
+        self.assertEqual(summary_of("## **Fixed the button**\nmore", "x"), "Fixed the button")
+        self.assertEqual(summary_of("", "fallback"), "fallback")
+        self.assertEqual(len(summary_of("y" * 500, "")), 200)
+
+
+if __name__ == "__main__":
+    unittest.main()

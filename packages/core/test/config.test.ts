@@ -1,0 +1,58 @@
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { booleanFromEnv, ConfigError, defineConfig, loadAll, loadConfig } from '../src/config.js';
+
+function problemsOf(load: () => unknown): string[] {
+  try {
+    load();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config', () => {
+  const loadLimits = defineConfig({
+    LIMIT: z.coerce.number().int().min(1).default(60),
+    ENABLED: booleanFromEnv.default(true),
+  });
+
+  it('treats empty values as unset and reads every switch spelling', () => {
+    expect(loadLimits({ LIMIT: '', ENABLED: '' })).toEqual({ LIMIT: 60, ENABLED: true });
+    expect(loadLimits({ LIMIT: '5', ENABLED: 'no' })).toEqual({ LIMIT: 5, ENABLED: false });
+    expect(loadLimits({ ENABLED: '1' }).ENABLED).toBe(true);
+  });
+
+  it('names every bad setting of every group at once', () => {
+    const problems = problemsOf(() =>
+      loadAll(
+        { base: loadConfig, limits: loadLimits },
+        { PORT: 'eighty', LOG_LEVEL: 'loud', LIMIT: '0', ENABLED: 'maybe' },
+      ),
+    );
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'ENABLED',
+      'LIMIT',
+      'LOG_LEVEL',
+      'PORT',
+    ]);
+  });
+
+  it('requires APP_SECRET in production and warns of the default elsewhere', () => {
+    expect(problemsOf(() => loadConfig({ NODE_ENV: 'production' }))).toEqual([
+      'APP_SECRET: required when NODE_ENV=production',
+    ]);
+    expect(loadConfig({}).usingDevSecret).toBe(true);
+    const config = loadConfig({
+      APP_SECRET: 'x'.repeat(32),
+      PORT: '4000',
+      MIGRATE_ON_START: 'true',
+    });
+    expect(config).toMatchObject({
+      usingDevSecret: false,
+      PUBLIC_URL: 'http://localhost:4000',
+      MIGRATE_ON_START: true,
+    });
+  });
+});

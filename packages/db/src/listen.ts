@@ -1,0 +1,77 @@
+import pg from 'pg';
+
+/**
+ * LISTEN on a Postgres channel with a connection of its own, reconnecting with backoff when the
+ * server goes away; `onNotify` runs for every notification, and once after each (re)connect (a
+ * notification sent while disconnected is lost, so the listener catches up). Used to wake the
+ * outbox relay at commit instead of waiting for its next poll.
+ */
+export interface Listener {
+  close(): Promise<void>;
+}
+
+export function listen(
+  databaseUrl: string,
+  channel: string,
+  onNotify: () => void,
+  onError: (err: unknown) => void = () => undefined,
+): Listener {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Bad channel name: ${channel}`);
+  let client: pg.Client | undefined;
+  let closed = false;
+  let failures = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  const connect = async (): Promise<void> => {
+    if (closed) return;
+    const next = new pg.Client({ connectionString: databaseUrl });
+    next.on('notification', () => onNotify());
+    next.on('error', (err) => {
+      onError(err);
+      retry(next);
+    });
+    next.on('end', () => retry(next));
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+      if (closed) {
+        await next.end();
+        return;
+      }
+      client = next;
+      failures = 0;
+      onNotify();
+    } catch (err) {
+      onError(err);
+      retry(next);
+    }
+  };
+
+  const retry = (failed: pg.Client): void => {
+    if (closed || (client && client !== failed) || timer) return;
+    client = undefined;
+    failed.removeAllListeners('end');
+    failed.end().catch(() => undefined);
+    failures++;
+    const delay = Math.min(10_000, 100 * 2 ** failures);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void connect();
+    }, delay);
+    timer.unref();
+  };
+
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      const current = client;
+      client = undefined;
+      if (current) {
+        current.removeAllListeners('end');
+        await current.end().catch(() => undefined);
+      }
+    },
+  };
+}

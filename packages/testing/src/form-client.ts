@@ -1,0 +1,59 @@
+/** A cookie-keeping client for form posts: gets the CSRF token from a page, then posts with it. */
+export class FormClient {
+  private cookies = new Map<string, string>();
+  constructor(private readonly base: string) {}
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  private keep(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, ...value] = (pair ?? '').split('=');
+      if (name) this.cookies.set(name.trim(), value.join('='));
+    }
+  }
+
+  async get(
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string; location: string | null }> {
+    const res = await fetch(this.base + path, {
+      headers: { cookie: this.cookieHeader(), ...headers },
+      redirect: 'manual',
+    });
+    this.keep(res);
+    return { status: res.status, text: await res.text(), location: res.headers.get('location') };
+  }
+
+  async csrf(path = '/login'): Promise<string> {
+    const page = await this.get(path);
+    const match = /name="csrf-token" content="([^"]+)"/.exec(page.text);
+    if (!match?.[1]) throw new Error(`No CSRF token on ${path} (status ${page.status})`);
+    return match[1];
+  }
+
+  /** Posts a form with a fresh CSRF token unless `_csrf` is given (even as ''). */
+  async post(
+    path: string,
+    form: Record<string, string>,
+    options: { csrfFrom?: string } = {},
+  ): Promise<{ status: number; text: string; location: string | null }> {
+    const body = new URLSearchParams(form);
+    if (!('_csrf' in form)) body.set('_csrf', await this.csrf(options.csrfFrom ?? '/login'));
+    const res = await fetch(this.base + path, {
+      method: 'POST',
+      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      redirect: 'manual',
+    });
+    this.keep(res);
+    return { status: res.status, text: await res.text(), location: res.headers.get('location') };
+  }
+
+  async signIn(email: string, password: string): Promise<void> {
+    const res = await this.post('/login', { email, password });
+    if (res.status !== 302) throw new Error(`Sign-in failed with ${res.status}`);
+  }
+}

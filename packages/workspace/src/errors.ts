@@ -1,0 +1,245 @@
+import { isId } from '@ferry/core';
+import { ERROR_SOURCES, isErrorSource } from '@ferry/db';
+import type { Db, ErrorGroup, ErrorOccurrence, ErrorSource, Visitor } from '@ferry/db';
+
+export { ERROR_SOURCES, isErrorSource };
+
+/**
+ * Reading error groups and occurrences for the Errors pages and the read API. The ingest service
+ * writes them; nothing here writes. Every query is scoped to one workspace, and an id of another
+ * workspace reads exactly like one that never existed.
+ *
+ * The list must stay fast for a workspace with thousands of groups among a million occurrences, so
+ * it only ever touches error_groups (through its (workspace_id[, source], last_seen_at desc, id
+ * desc) indexes) and the trigger-kept error_workspace_stats row; occurrences are never counted.
+ */
+
+export const ERROR_GROUPS_PAGE_SIZE = 25;
+export const OCCURRENCES_SHOWN = 100;
+
+export interface ErrorGroupPage {
+  groups: ErrorGroup[];
+  page: number;
+  /** Groups matching the filter. */
+  totalGroups: number;
+  /** At least 1, even when there are no groups. */
+  pages: number;
+  /** Groups per source in the whole workspace, for the filter tabs. */
+  counts: Record<ErrorSource, number>;
+}
+
+/** Groups most recently seen first (id breaks ties so pages are stable), 25 a page. */
+export async function listErrorGroups(
+  db: Db,
+  workspaceId: string,
+  options: { page?: number; source?: ErrorSource | undefined } = {},
+): Promise<ErrorGroupPage> {
+  const page = Math.max(1, Math.floor(options.page ?? 1));
+  let query = db
+    .selectFrom('error_groups')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('last_seen_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(ERROR_GROUPS_PAGE_SIZE)
+    .offset((page - 1) * ERROR_GROUPS_PAGE_SIZE);
+  if (options.source) query = query.where('source', '=', options.source);
+  const [groups, counts] = await Promise.all([
+    query.execute(),
+    countErrorGroupsBySource(db, workspaceId),
+  ]);
+  const totalGroups = options.source ? counts[options.source] : sumCounts(counts);
+  return {
+    groups,
+    page,
+    totalGroups,
+    pages: Math.max(1, Math.ceil(totalGroups / ERROR_GROUPS_PAGE_SIZE)),
+    counts,
+  };
+}
+
+export function sumCounts(counts: Record<ErrorSource, number>): number {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Groups per source. Groups are few (one per fingerprint, ~2,000 in a busy workspace) so this is an
+ * index-only count over one workspace's entries, and it feeds both the pager and the filter tabs.
+ */
+export async function countErrorGroupsBySource(
+  db: Db,
+  workspaceId: string,
+): Promise<Record<ErrorSource, number>> {
+  const rows = await db
+    .selectFrom('error_groups')
+    .select(['source', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('workspace_id', '=', workspaceId)
+    .groupBy('source')
+    .execute();
+  const counts = Object.fromEntries(ERROR_SOURCES.map((s) => [s, 0])) as Record<
+    ErrorSource,
+    number
+  >;
+  for (const row of rows) counts[row.source] = Number(row.n);
+  return counts;
+}
+
+/**
+ * Retained occurrences per workspace, from the counter the occurrence triggers keep (a workspace
+ * without a row: 0): the Errors header and the ingest writer's pruning check both read it here,
+ * never by counting occurrences.
+ */
+export async function retainedByWorkspace(
+  db: Db,
+  workspaceIds: readonly string[],
+): Promise<Map<string, number>> {
+  const counts = new Map(workspaceIds.map((id) => [id, 0]));
+  if (workspaceIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('error_workspace_stats')
+    .select(['workspace_id', 'retained_occurrences'])
+    .where('workspace_id', 'in', [...workspaceIds])
+    .execute();
+  for (const row of rows) counts.set(row.workspace_id, Number(row.retained_occurrences));
+  return counts;
+}
+
+/** The Errors header's total: a primary-key read of the trigger-kept counter. */
+export async function retainedOccurrences(db: Db, workspaceId: string): Promise<number> {
+  return (await retainedByWorkspace(db, [workspaceId])).get(workspaceId) ?? 0;
+}
+
+export async function findErrorGroup(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<ErrorGroup | undefined> {
+  if (!isId(id, 'errorGroup')) return undefined;
+  return db
+    .selectFrom('error_groups')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export type OccurrenceVisitor = Pick<Visitor, 'id' | 'name' | 'email' | 'token'>;
+export type OccurrenceWithVisitor = ErrorOccurrence & { visitor: OccurrenceVisitor | null };
+
+/**
+ * A group's latest occurrences (occurred_at desc along error_occurrences_group_idx), each with its
+ * visitor when one was recorded and still exists.
+ */
+export async function latestOccurrences(
+  db: Db,
+  group: Pick<ErrorGroup, 'id' | 'workspace_id'>,
+  limit = OCCURRENCES_SHOWN,
+): Promise<OccurrenceWithVisitor[]> {
+  const rows = await db
+    .selectFrom('error_occurrences as o')
+    .leftJoin('visitors as v', (join) =>
+      join.onRef('v.id', '=', 'o.visitor_id').onRef('v.workspace_id', '=', 'o.workspace_id'),
+    )
+    .selectAll('o')
+    .select(['v.id as v_id', 'v.name as v_name', 'v.email as v_email', 'v.token as v_token'])
+    .where('o.group_id', '=', group.id)
+    .where('o.workspace_id', '=', group.workspace_id)
+    .orderBy('o.occurred_at', 'desc')
+    .orderBy('o.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(({ v_id, v_name, v_email, v_token, ...occurrence }) => ({
+    ...occurrence,
+    visitor:
+      v_id !== null && v_token !== null
+        ? { id: v_id, name: v_name, email: v_email, token: v_token }
+        : null,
+  }));
+}
+
+export async function findErrorOccurrence(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<ErrorOccurrence | undefined> {
+  if (!isId(id, 'errorOccurrence')) return undefined;
+  return db
+    .selectFrom('error_occurrences')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export interface ErrorGroupJson {
+  id: string;
+  error_class: string;
+  latest_message: string;
+  source: ErrorSource;
+  occurrence_count: number;
+  first_seen_at: string;
+  last_seen_at: string;
+}
+
+export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
+  return {
+    id: g.id,
+    error_class: g.error_class,
+    latest_message: g.latest_message,
+    source: g.source,
+    occurrence_count: Number(g.occurrence_count),
+    first_seen_at: g.first_seen_at.toISOString(),
+    last_seen_at: g.last_seen_at.toISOString(),
+  };
+}
+
+export interface ErrorOccurrenceJson {
+  id: string;
+  group_id: string;
+  error_class: string;
+  message: string;
+  backtrace: string[];
+  url: string | null;
+  request_method: string | null;
+  request_path: string | null;
+  environment: string | null;
+  app_version: string | null;
+  context: Record<string, unknown>;
+  occurred_at: string;
+  received_at: string;
+  source: ErrorSource;
+  visitor_id: string | null;
+}
+
+/** An occurrence as stored: every column but the workspace (the token already names it). */
+export function errorOccurrenceJson(o: ErrorOccurrence): ErrorOccurrenceJson {
+  return {
+    id: o.id,
+    group_id: o.group_id,
+    error_class: o.error_class,
+    message: o.message,
+    backtrace: o.backtrace,
+    url: o.url,
+    request_method: o.request_method,
+    request_path: o.request_path,
+    environment: o.environment,
+    app_version: o.app_version,
+    context: o.context,
+    occurred_at: o.occurred_at.toISOString(),
+    received_at: o.received_at.toISOString(),
+    source: o.source,
+    visitor_id: o.visitor_id,
+  };
+}
+
+/** The first report a workspace can paste: the ingest endpoint with its public key. */
+export function ingestCurlExample(publicUrl: string, publicKey: string): string {
+  return [
+    `curl -X POST ${publicUrl}/ingest/errors \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -H "X-Service-Tenant: ${publicKey}" \\`,
+    `  -d '{"error_class": "RuntimeError", "message": "Something broke",`,
+    `       "source": "api", "environment": "production",`,
+    `       "backtrace": ["app/models/order.rb:42:in \`charge\`"]}'`,
+  ].join('\n');
+}

@@ -1,0 +1,380 @@
+import { isId, newId } from '@ferry/core';
+import type { Db, Feedback, FeedbackStatus, Message } from '@ferry/db';
+import { writeEvent } from '@ferry/queues';
+import { z } from 'zod';
+import { postMessage } from './messages.js';
+
+/**
+ * Feedback tickets: filed through the REST API (the widget posts there too), each with its own
+ * conversation room. Filing writes the ticket, the room, the room's first message and the
+ * `feedback_filed` outbox event in one transaction, so a connected agent hears about exactly the
+ * tickets that exist.
+ */
+
+/** An optional text field: null, '' and blanks all mean "not given", so clients may send either. */
+const optionalText = (max: number) =>
+  z
+    .string('Must be text.')
+    .max(max, `At most ${max.toLocaleString('en-US')} characters.`)
+    .nullish()
+    .transform((value) => (value?.trim() ? value : null));
+
+const OBJECT = 'Must be an object.';
+
+const viewportSide = z
+  .number('Must be a whole number of pixels.')
+  .int('Must be a whole number of pixels.')
+  .min(0, 'Must be between 0 and 100,000.')
+  .max(100_000, 'Must be between 0 and 100,000.')
+  .nullish()
+  .transform((value) => value ?? null);
+
+export const fileFeedbackSchema = z.object(
+  {
+    note: z
+      .string('Write a note: it is the feedback itself.')
+      .trim()
+      .min(1, 'Write a note: it is the feedback itself.')
+      .max(10_000, 'At most 10,000 characters.'),
+    title: optionalText(200),
+    reporter: z
+      .object(
+        {
+          label: optionalText(120),
+          role: optionalText(120),
+          email: z
+            .string('Enter a valid email address.')
+            .trim()
+            .max(254, 'At most 254 characters.')
+            .nullish()
+            .transform((value) => (value ? value : null))
+            .pipe(z.email('Enter a valid email address.').nullable()),
+        },
+        OBJECT,
+      )
+      .nullish(),
+    page: z
+      .object(
+        {
+          url: optionalText(2_000),
+          path: optionalText(1_000),
+          controller_action: optionalText(200),
+          viewport: z.object({ width: viewportSide, height: viewportSide }, OBJECT).nullish(),
+          // Kept whole and in order; the dispatch issue body shows only the first 40.
+          partials: z
+            .array(
+              z.string('Must be text.').max(500, 'At most 500 characters each.'),
+              'Must be a list of strings.',
+            )
+            .max(200, 'At most 200 partials.')
+            .nullish()
+            .transform((value) => value ?? []),
+        },
+        OBJECT,
+      )
+      .nullish(),
+    element: z
+      .object(
+        {
+          selector: optionalText(1_000),
+          tag: optionalText(40),
+          text: optionalText(2_000),
+          outer_html: optionalText(20_000),
+        },
+        OBJECT,
+      )
+      .nullish(),
+  },
+  'Send a JSON object with at least a "note".',
+);
+export type FileFeedbackInput = z.infer<typeof fileFeedbackSchema>;
+
+const ROOM_NAME_MAX = 60;
+
+/** Cuts text at a word boundary near `max` characters, marking the cut with an ellipsis. */
+export function excerpt(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** The conversation room is named after the ticket: its title, or the note's first words. */
+export function conversationName(input: { title: string | null; note: string }): string {
+  return excerpt(input.title ?? input.note, ROOM_NAME_MAX) || 'Feedback';
+}
+
+/** The room's first message: who reported what, where. Plain sentences; the note follows as is. */
+export function summaryMessage(input: FileFeedbackInput): string {
+  const who = [input.reporter?.label, input.reporter?.role ? `(${input.reporter.role})` : null]
+    .filter(Boolean)
+    .join(' ');
+  const where = input.page?.path ?? input.page?.url;
+  const head = `New feedback${who ? ` from ${who}` : ''}${where ? ` on ${where}` : ''}:`;
+  return `${head}\n\n${excerpt(input.note, 1_000)}`;
+}
+
+/**
+ * Files a ticket: conversation room, ticket (status 'new'), the room's first message from Ferry,
+ * and the `feedback_filed` outbox event, all or nothing.
+ */
+export async function fileFeedback(
+  db: Db,
+  workspaceId: string,
+  input: FileFeedbackInput,
+): Promise<Feedback> {
+  return db.transaction().execute(async (trx) => {
+    const room = await trx
+      .insertInto('rooms')
+      .values({
+        id: newId('room'),
+        workspace_id: workspaceId,
+        kind: 'conversation',
+        name: conversationName({ title: input.title, note: input.note }),
+        created_by: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const feedback = await trx
+      .insertInto('feedback')
+      .values({
+        id: newId('feedback'),
+        workspace_id: workspaceId,
+        room_id: room.id,
+        status: 'new',
+        title: input.title,
+        note: input.note,
+        reporter_label: input.reporter?.label ?? null,
+        reporter_role: input.reporter?.role ?? null,
+        reporter_email: input.reporter?.email ?? null,
+        page_url: input.page?.url ?? null,
+        page_path: input.page?.path ?? null,
+        controller_action: input.page?.controller_action ?? null,
+        viewport_width: input.page?.viewport?.width ?? null,
+        viewport_height: input.page?.viewport?.height ?? null,
+        partials: JSON.stringify(input.page?.partials ?? []),
+        element_selector: input.element?.selector ?? null,
+        element_tag: input.element?.tag ?? null,
+        element_text: input.element?.text ?? null,
+        element_outer_html: input.element?.outer_html ?? null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // Through the one way in for messages, inside this transaction: the notice gets its own
+    // message_created event like any other message, committed with the ticket or not at all.
+    await postMessage(trx, {
+      roomId: room.id,
+      workspaceId,
+      authorKind: 'system',
+      displayName: 'Ferry',
+      body: summaryMessage(input),
+      metadata: { feedbackId: feedback.id },
+    });
+    await writeEvent(trx, 'feedback_filed', { feedbackId: feedback.id, workspaceId });
+    return feedback;
+  });
+}
+
+/** A ticket of this workspace; junk ids and other workspaces' ids are both "not found". */
+export async function findFeedback(
+  db: Db,
+  workspaceId: string,
+  id: string,
+): Promise<Feedback | undefined> {
+  if (!isId(id, 'feedback')) return undefined;
+  return db
+    .selectFrom('feedback')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export const FEEDBACK_PAGE_SIZE = 25;
+
+export interface FeedbackPage {
+  items: Feedback[];
+  page: number;
+  hasMore: boolean;
+}
+
+/** Newest first, 25 a page; one extra row tells whether there is a next page without a count. */
+export async function listFeedback(
+  db: Db,
+  workspaceId: string,
+  options: { page?: number; status?: FeedbackStatus | undefined } = {},
+): Promise<FeedbackPage> {
+  const page = Math.max(1, Math.floor(options.page ?? 1));
+  let query = db
+    .selectFrom('feedback')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(FEEDBACK_PAGE_SIZE + 1)
+    .offset((page - 1) * FEEDBACK_PAGE_SIZE);
+  if (options.status) query = query.where('status', '=', options.status);
+  const rows = await query.execute();
+  return {
+    items: rows.slice(0, FEEDBACK_PAGE_SIZE),
+    page,
+    hasMore: rows.length > FEEDBACK_PAGE_SIZE,
+  };
+}
+
+export async function countFeedbackByStatus(
+  db: Db,
+  workspaceId: string,
+): Promise<Record<FeedbackStatus, number>> {
+  const rows = await db
+    .selectFrom('feedback')
+    .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('workspace_id', '=', workspaceId)
+    .groupBy('status')
+    .execute();
+  const counts: Record<FeedbackStatus, number> = { new: 0, triaged: 0 };
+  for (const row of rows) counts[row.status] = Number(row.n);
+  return counts;
+}
+
+/** The conversation's latest messages, oldest first (the ticket page shows them read-only). */
+export async function conversationMessages(
+  db: Db,
+  feedback: Pick<Feedback, 'room_id' | 'workspace_id'>,
+  limit = 100,
+): Promise<{ messages: Message[]; more: boolean }> {
+  const rows = await db
+    .selectFrom('messages')
+    .selectAll()
+    .where('room_id', '=', feedback.room_id)
+    .where('workspace_id', '=', feedback.workspace_id)
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  return { messages: rows.slice(0, limit).reverse(), more: rows.length > limit };
+}
+
+/** One element of a ticket's `dispatches` array (DESIGN.md's dispatch object). */
+export interface DispatchJson {
+  id: string;
+  repo_id: string;
+  status:
+    | 'queued'
+    | 'issue_opened'
+    | 'agent_started'
+    | 'assigned'
+    | 'pr_opened'
+    | 'waiting_on_user'
+    | 'completed'
+    | 'failed';
+  task_state: string | null;
+  issue_url: string | null;
+  pr_url: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The ticket's dispatches, oldest first. Empty until the dispatch feature adds its table: it
+ * replaces this body with a query, and every caller (the API and the ticket page) follows.
+ */
+export function listDispatches(_db: Db, _feedback: Pick<Feedback, 'id'>): Promise<DispatchJson[]> {
+  return Promise.resolve([]);
+}
+
+export interface FeedbackJson {
+  id: string;
+  status: FeedbackStatus;
+  title: string | null;
+  note: string;
+  reporter: { label: string | null; role: string | null; email: string | null };
+  page: {
+    url: string | null;
+    path: string | null;
+    controller_action: string | null;
+    viewport: { width: number | null; height: number | null };
+    partials: string[];
+  };
+  element: {
+    selector: string | null;
+    tag: string | null;
+    text: string | null;
+    outer_html: string | null;
+  };
+  conversation: { room_id: string };
+  created_at: string;
+  updated_at: string;
+}
+
+/** The API's ticket shape; mirrors the POST body so a client reads back what it sent. */
+export function feedbackJson(f: Feedback): FeedbackJson {
+  return {
+    id: f.id,
+    status: f.status,
+    title: f.title,
+    note: f.note,
+    reporter: { label: f.reporter_label, role: f.reporter_role, email: f.reporter_email },
+    page: {
+      url: f.page_url,
+      path: f.page_path,
+      controller_action: f.controller_action,
+      viewport: { width: f.viewport_width, height: f.viewport_height },
+      partials: f.partials,
+    },
+    element: {
+      selector: f.element_selector,
+      tag: f.element_tag,
+      text: f.element_text,
+      outer_html: f.element_outer_html,
+    },
+    conversation: { room_id: f.room_id },
+    created_at: f.created_at.toISOString(),
+    updated_at: f.updated_at.toISOString(),
+  };
+}
+
+/** The full ticket as `GET /api/v1/feedback/:id` answers it, dispatches included. */
+export async function ticketJson(
+  db: Db,
+  f: Feedback,
+): Promise<FeedbackJson & { dispatches: DispatchJson[] }> {
+  return { ...feedbackJson(f), dispatches: await listDispatches(db, f) };
+}
+
+/** SPEC.md's issue body: partials at most 40, outer HTML's first 400 characters. */
+export const CONTEXT_PARTIALS_MAX = 40;
+export const CONTEXT_OUTER_HTML_MAX = 400;
+
+/**
+ * What a coding agent is told about a ticket (SPEC.md "Issue body"): the same fields whether a
+ * local agent receives it or a hosted one gets it as an issue. Screenshots are never sent.
+ */
+export interface TicketContext extends Pick<
+  FeedbackJson,
+  'id' | 'title' | 'note' | 'reporter' | 'page' | 'element'
+> {
+  conversation_title: string;
+}
+
+export async function ticketContext(db: Db, f: Feedback): Promise<TicketContext> {
+  const room = await db
+    .selectFrom('rooms')
+    .select('name')
+    .where('id', '=', f.room_id)
+    .executeTakeFirst();
+  const json = feedbackJson(f);
+  return {
+    id: f.id,
+    title: f.title,
+    note: f.note,
+    reporter: json.reporter,
+    page: { ...json.page, partials: json.page.partials.slice(0, CONTEXT_PARTIALS_MAX) },
+    element: {
+      ...json.element,
+      outer_html: json.element.outer_html?.slice(0, CONTEXT_OUTER_HTML_MAX) ?? null,
+    },
+    conversation_title: room?.name ?? conversationName(f),
+  };
+}

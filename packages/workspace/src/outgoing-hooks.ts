@@ -1,0 +1,247 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { isId, newId, type SecretBox } from '@ferry/core';
+import type { Db, OutgoingWebhook, WebhookAttempt, WebhookDelivery } from '@ferry/db';
+import { checkTargetUrl, type SsrfSettings } from '@ferry/http';
+import type { Producer } from '@ferry/queues';
+import { z } from 'zod';
+
+/**
+ * Outgoing hooks as the web app manages them: create, reveal and rotate the signing secret,
+ * re-enable, and ask webhooks-out for sends by hand. Sending itself lives in services/webhooks-out;
+ * this side only writes rows and enqueues jobs.
+ */
+
+export const OUTGOING_TARGET_MAX = 2_000;
+/** DESIGN.md: the old secret keeps signing beside the new one for 24 h after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
+export const targetUrlSchema = z
+  .string('Enter the URL that should receive the messages.')
+  .trim()
+  .min(1, 'Enter the URL that should receive the messages.')
+  .max(OUTGOING_TARGET_MAX, `At most ${OUTGOING_TARGET_MAX.toLocaleString('en-US')} characters.`)
+  .refine((value) => URL.canParse(value), {
+    message: 'Enter a full URL starting with https:// or http://.',
+    // The next check parses the URL: stop here when it cannot be parsed.
+    abort: true,
+  })
+  .refine(
+    (value) => ['http:', 'https:'].includes(new URL(value).protocol),
+    'Only http:// and https:// URLs can receive webhooks.',
+  );
+
+export const createOutgoingHookSchema = z.object({ target_url: targetUrlSchema });
+
+/**
+ * `whsec_<base64 of 24 random bytes>`: the Standard Webhooks secret format, so their libraries take
+ * it as is (services/webhooks-out/src/signing.ts says which bytes key which signature).
+ */
+export function generateSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+/**
+ * The save-time target check: the URL's shape (schema above), then SSRF (packages/http/ssrf.ts):
+ * every address the host resolves to must be public unless ALLOW_PRIVATE_WEBHOOK_TARGETS=true.
+ * webhooks-out checks the address it dials again at connect time. Returns the problem, or null.
+ */
+export async function targetUrlProblem(raw: string, ssrf: SsrfSettings): Promise<string | null> {
+  const parsed = targetUrlSchema.safeParse(raw);
+  if (!parsed.success) return parsed.error.issues[0]?.message ?? 'Enter a valid URL.';
+  const checked = await checkTargetUrl(parsed.data, ssrf);
+  return checked.ok ? null : checked.message;
+}
+
+/**
+ * Creates an enabled hook with a fresh signing secret (sealed at rest). Does no SSRF check: pages
+ * call targetUrlProblem first; the seed uses it for a local receiver. Returns the raw secret once.
+ */
+export async function createOutgoingHook(
+  db: Db,
+  box: SecretBox,
+  input: { workspaceId: string; roomId: string; targetUrl: string; createdBy: string | null },
+): Promise<{ hook: OutgoingWebhook; secret: string }> {
+  const secret = generateSigningSecret();
+  const hook = await db
+    .insertInto('outgoing_webhooks')
+    .values({
+      id: newId('outgoingWebhook'),
+      workspace_id: input.workspaceId,
+      room_id: input.roomId,
+      target_url: input.targetUrl.trim(),
+      secret_sealed: box.encrypt(secret),
+      created_by: input.createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { hook, secret };
+}
+
+export async function findOutgoingHook(
+  db: Db,
+  roomId: string,
+  hookId: string,
+): Promise<OutgoingWebhook | undefined> {
+  if (!isId(hookId, 'outgoingWebhook')) return undefined;
+  return db
+    .selectFrom('outgoing_webhooks')
+    .selectAll()
+    .where('id', '=', hookId)
+    .where('room_id', '=', roomId)
+    .executeTakeFirst();
+}
+
+export function revealSigningSecret(box: SecretBox, hook: Pick<OutgoingWebhook, 'secret_sealed'>) {
+  return box.decrypt(hook.secret_sealed);
+}
+
+/**
+ * True while the previous secret still signs (within 24 h of the last rotation): the one rule the
+ * hook page (which secrets it shows) and webhooks-out (which secrets sign) both follow.
+ */
+export function previousSecretLive(
+  hook: Pick<OutgoingWebhook, 'previous_secret_sealed' | 'previous_secret_expires_at'>,
+  now = new Date(),
+): hook is typeof hook & { previous_secret_sealed: string; previous_secret_expires_at: Date } {
+  return (
+    hook.previous_secret_sealed !== null &&
+    hook.previous_secret_expires_at !== null &&
+    hook.previous_secret_expires_at > now
+  );
+}
+
+/**
+ * A new signing secret; the current one becomes the previous and keeps signing for 24 h, so
+ * receivers can switch without losing a delivery. Rotating again inside the overlap drops the
+ * oldest secret (only two sign at once).
+ */
+export async function rotateSigningSecret(
+  db: Db,
+  box: SecretBox,
+  hook: Pick<OutgoingWebhook, 'id' | 'room_id' | 'secret_sealed'>,
+): Promise<string> {
+  const secret = generateSigningSecret();
+  await db
+    .updateTable('outgoing_webhooks')
+    .set({
+      secret_sealed: box.encrypt(secret),
+      previous_secret_sealed: hook.secret_sealed,
+      previous_secret_expires_at: new Date(Date.now() + ROTATION_OVERLAP_MS),
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', hook.id)
+    .where('room_id', '=', hook.room_id)
+    .execute();
+  return secret;
+}
+
+/**
+ * Re-enable (SPEC.md: the owner fixes the endpoint and re-enables): enabled, failure count 0, and
+ * every held delivery pending again with a fresh set of tries. They go out in message order
+ * because the hook's stream is ordered by message time (webhooks-out deliveries.ts).
+ * Returns the number of deliveries released.
+ */
+export async function reEnableOutgoingHook(
+  db: Db,
+  hook: Pick<OutgoingWebhook, 'id' | 'room_id'>,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('outgoing_webhooks')
+      .set({
+        state: 'enabled',
+        consecutive_failures: 0,
+        disabled_reason: null,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', hook.id)
+      .where('room_id', '=', hook.room_id)
+      .executeTakeFirst();
+    if (!updated.numUpdatedRows) return 0;
+    const released = await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', attempts: 0, next_attempt_at: sql<Date>`now()` })
+      .where('hook_id', '=', hook.id)
+      .where('status', '=', 'held')
+      .executeTakeFirst();
+    return Number(released.numUpdatedRows);
+  });
+}
+
+export interface DeliveryLogItem extends Omit<WebhookDelivery, 'body'> {
+  attempts_log: WebhookAttempt[];
+}
+
+/** The delivery log: newest deliveries first, each with its attempts (newest first). */
+export async function listDeliveryLog(
+  db: Db,
+  hookId: string,
+  limit = 50,
+): Promise<DeliveryLogItem[]> {
+  const deliveries = await db
+    .selectFrom('webhook_deliveries')
+    .select([
+      'id',
+      'hook_id',
+      'message_id',
+      'event',
+      'status',
+      'attempts',
+      'next_attempt_at',
+      'last_status_code',
+      'created_at',
+      'delivered_at',
+    ])
+    .where('hook_id', '=', hookId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  if (!deliveries.length) return [];
+  const attempts = await db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where(
+      'delivery_id',
+      'in',
+      deliveries.map((d) => d.id),
+    )
+    .orderBy('attempted_at', 'desc')
+    .execute();
+  const byDelivery = new Map<string, WebhookAttempt[]>();
+  for (const attempt of attempts) {
+    const list = byDelivery.get(attempt.delivery_id) ?? [];
+    list.push(attempt);
+    byDelivery.set(attempt.delivery_id, list);
+  }
+  return deliveries.map((d) => ({ ...d, attempts_log: byDelivery.get(d.id) ?? [] }));
+}
+
+export async function findDelivery(
+  db: Db,
+  hookId: string,
+  deliveryId: string,
+): Promise<Pick<WebhookDelivery, 'id'> | undefined> {
+  if (!isId(deliveryId, 'webhookDelivery')) return undefined;
+  return db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('id', '=', deliveryId)
+    .where('hook_id', '=', hookId)
+    .executeTakeFirst();
+}
+
+/** 'Send again' (with a delivery) or 'Send test event' (without): webhooks-out sends it now. */
+export async function requestSendOnce(
+  producer: Producer,
+  hookId: string,
+  deliveryId?: string,
+): Promise<void> {
+  await producer.add('webhook-send-once', deliveryId ? { hookId, deliveryId } : { hookId });
+}
+
+/** Wakes webhooks-out for the hook (after a re-enable released held deliveries). */
+export async function requestDrain(producer: Producer, hookId: string): Promise<void> {
+  await producer.add('webhook-drain', { hookId });
+}

@@ -1,0 +1,240 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, isId, newId } from '@ferry/core';
+import type { Db, Member, Role, User, Workspace } from '@ferry/db';
+import { z } from 'zod';
+import { outranks } from './capabilities.js';
+
+export const createWorkspaceSchema = z.object({
+  name: z.string().trim().min(1, 'Give the workspace a name.').max(80, 'At most 80 characters.'),
+});
+
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return slug || 'workspace';
+}
+
+/** The widget's public key: not a secret (it sits in the embed snippet), just unguessable. */
+export function newPublicKey(): string {
+  return `pk_${randomBytes(16).toString('hex')}`;
+}
+
+export interface WorkspaceWithOwner {
+  workspace: Workspace;
+  owner: Member;
+  generalRoomId: string;
+}
+
+/** A workspace, its owner's seat and a #general room the owner has joined, in one transaction. */
+export async function createWorkspace(
+  db: Db,
+  user: Pick<User, 'id'>,
+  name: string,
+): Promise<WorkspaceWithOwner> {
+  return db.transaction().execute(async (trx) => {
+    const workspace = await trx
+      .insertInto('workspaces')
+      .values({ id: newId('workspace'), name, slug: slugify(name), public_key: newPublicKey() })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const owner = await trx
+      .insertInto('members')
+      .values({
+        id: newId('member'),
+        workspace_id: workspace.id,
+        user_id: user.id,
+        role: 'owner',
+        left_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const room = await trx
+      .insertInto('rooms')
+      .values({
+        id: newId('room'),
+        workspace_id: workspace.id,
+        kind: 'channel',
+        name: 'general',
+        created_by: owner.id,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('room_members')
+      .values({ room_id: room.id, member_id: owner.id, left_at: null })
+      .execute();
+    return { workspace, owner, generalRoomId: room.id };
+  });
+}
+
+/**
+ * Select these when joining `workspaces` onto another table's row, then `splitWorkspace` takes the
+ * workspace back out: one query for "this row and its workspace" wherever that is needed.
+ */
+export const workspaceJoinColumns = [
+  'workspaces.id as ws_id',
+  'workspaces.slug as ws_slug',
+  'workspaces.name as ws_name',
+  'workspaces.public_key as ws_public_key',
+  'workspaces.settings as ws_settings',
+  'workspaces.created_at as ws_created_at',
+] as const;
+
+interface WorkspaceJoinRow {
+  ws_id: string;
+  ws_slug: string;
+  ws_name: string;
+  ws_public_key: string;
+  ws_settings: Workspace['settings'];
+  ws_created_at: Date;
+}
+
+export function splitWorkspace<R extends WorkspaceJoinRow>(
+  row: R,
+): { workspace: Workspace; rest: Omit<R, keyof WorkspaceJoinRow> } {
+  const { ws_id, ws_slug, ws_name, ws_public_key, ws_settings, ws_created_at, ...rest } = row;
+  return {
+    workspace: {
+      id: ws_id,
+      slug: ws_slug,
+      name: ws_name,
+      public_key: ws_public_key,
+      settings: ws_settings,
+      created_at: ws_created_at,
+    },
+    rest,
+  };
+}
+
+export interface Membership {
+  workspace: Workspace;
+  member: Member;
+}
+
+/** The user's active seat in a workspace, or undefined (unknown id, never joined, or left). */
+export async function findMembership(
+  db: Db,
+  userId: string,
+  workspaceId: string,
+): Promise<Membership | undefined> {
+  if (!isId(workspaceId, 'workspace')) return undefined;
+  const row = await db
+    .selectFrom('members')
+    .innerJoin('workspaces', 'workspaces.id', 'members.workspace_id')
+    .selectAll('members')
+    .select(workspaceJoinColumns)
+    .where('members.user_id', '=', userId)
+    .where('members.workspace_id', '=', workspaceId)
+    .where('members.left_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { workspace, rest: member } = splitWorkspace(row);
+  return { member, workspace };
+}
+
+export function listWorkspacesForUser(db: Db, userId: string) {
+  return db
+    .selectFrom('members')
+    .innerJoin('workspaces', 'workspaces.id', 'members.workspace_id')
+    .select(['workspaces.id', 'workspaces.slug', 'workspaces.name', 'members.role'])
+    .where('members.user_id', '=', userId)
+    .where('members.left_at', 'is', null)
+    .orderBy('workspaces.name')
+    .execute();
+}
+
+export function listMembers(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select(['members.id', 'members.role', 'members.joined_at', 'users.name', 'users.email'])
+    .where('members.workspace_id', '=', workspaceId)
+    .where('members.left_at', 'is', null)
+    .orderBy('users.name')
+    .execute();
+}
+
+export const addMemberSchema = z.object({
+  email: z.email('Enter a valid email address.').trim().max(254, 'At most 254 characters.'),
+  role: z.enum(['admin', 'member', 'guest'], 'Pick a role.'),
+});
+
+/** Adds an existing account to the workspace (or re-seats one who left). */
+export async function addMember(
+  db: Db,
+  workspaceId: string,
+  email: string,
+  role: Role,
+): Promise<Member> {
+  const user = await db
+    .selectFrom('users')
+    .select('id')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+  if (!user) {
+    throw new AppError(
+      'validation_failed',
+      'No account uses this email. Ask them to sign up first.',
+      {
+        fields: { email: 'No account uses this email yet.' },
+      },
+    );
+  }
+  return db
+    .insertInto('members')
+    .values({
+      id: newId('member'),
+      workspace_id: workspaceId,
+      user_id: user.id,
+      role,
+      left_at: null,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['workspace_id', 'user_id'])
+        .doUpdateSet({ role, left_at: null, joined_at: new Date() }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * A member leaves (or is removed): the seat ends now, and with it every room seat's access.
+ * Removing someone else needs a higher role than theirs (owners may remove owners).
+ */
+export async function removeMember(
+  db: Db,
+  workspaceId: string,
+  memberId: string,
+  actor: Pick<Member, 'id' | 'role'>,
+): Promise<void> {
+  if (!isId(memberId, 'member')) throw new AppError('not_found', 'No such member.');
+  const owners = await db
+    .selectFrom('members')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'owner')
+    .where('left_at', 'is', null)
+    .where('id', '!=', memberId)
+    .executeTakeFirstOrThrow();
+  const target = await db
+    .selectFrom('members')
+    .select('role')
+    .where('id', '=', memberId)
+    .where('workspace_id', '=', workspaceId)
+    .where('left_at', 'is', null)
+    .executeTakeFirst();
+  if (!target) throw new AppError('not_found', 'No such member.');
+  if (actor.id !== memberId && actor.role !== 'owner' && !outranks(actor.role, target.role)) {
+    throw new AppError('forbidden', `Only an owner can remove an ${target.role}.`);
+  }
+  if (target.role === 'owner' && Number(owners.n) === 0) {
+    throw new AppError('conflict', 'A workspace needs an owner. Make someone else owner first.');
+  }
+  await db.updateTable('members').set({ left_at: new Date() }).where('id', '=', memberId).execute();
+}

@@ -1,0 +1,79 @@
+import { createIngestApp, ingestDeps, startErrorWriter } from '../../src/index.js';
+import { createRedisConnection, redisReady } from '@ferry/queues';
+import { createTestContext, startApp, type RunningApp, type TestContext } from '@ferry/testing';
+
+/**
+ * The real ingest service (its own app: health, POST /ingest/errors, JSON errors) on a random port
+ * with its writer running in this process, as services/ingest-errors/test/http.test.ts does.
+ */
+export interface IngestService {
+  ctx: TestContext;
+  url: string;
+  /** Waits until the workspace has at least `count` occurrences written. */
+  waitForOccurrences(workspaceId: string, count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startIngestService(): Promise<IngestService> {
+  const ctx = await createTestContext();
+  const producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+  await redisReady(producerRedis);
+  const workerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+  const deps = ingestDeps({
+    config: ctx.config,
+    settings: {
+      ERROR_INGESTION_ENABLED: true,
+      INGEST_RATE_LIMIT_PER_MINUTE: 120,
+      ERROR_RETENTION_LIMIT: 20_000,
+      INGEST_ROLE: 'all',
+    },
+    db: ctx.db,
+    logger: ctx.logger,
+    redis: producerRedis,
+  });
+  const app: RunningApp = await startApp(createIngestApp(deps, ctx.redis));
+  // A producer connection fails fast instead of queueing commands (503): let it connect first,
+  // as the ingest service's own tests do; on a busy machine the first request can beat it.
+  for (let waited = 0; producerRedis.status !== 'ready'; waited += 20) {
+    if (waited > 10_000) throw new Error('the producer Redis connection did not become ready');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const worker = startErrorWriter({
+    config: ctx.config,
+    db: ctx.db,
+    logger: ctx.logger,
+    connection: workerRedis,
+    retentionLimit: 20_000,
+  });
+
+  async function count(workspaceId: string): Promise<number> {
+    const row = await ctx.db
+      .selectFrom('error_occurrences')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  return {
+    ctx,
+    url: app.url,
+    async waitForOccurrences(workspaceId, wanted) {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const n = await count(workspaceId);
+        if (n >= wanted) return;
+        if (Date.now() > deadline) throw new Error(`only ${n} of ${wanted} occurrences written`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    async close() {
+      await app.close();
+      await worker.close();
+      await deps.producer.close();
+      producerRedis.disconnect();
+      workerRedis.disconnect();
+      await ctx.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { defineConfig, loadAll, serviceConfig } from '@ferry/core';
+import { loadSsrfSettings, type SsrfSettings } from '@ferry/http';
+
+/** `https://a.example, http://localhost:5173`: origins, each a scheme, host and optional port. */
+const originsFromEnv = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
+  )
+  .pipe(
+    z.array(
+      z
+        .url()
+        .refine((url) => new URL(url).origin === url.replace(/\/$/, ''), {
+          message: 'each must be an origin: scheme, host and port only (https://app.example)',
+        })
+        .transform((url) => new URL(url).origin),
+    ),
+  );
+
+const loadOwnSettings = defineConfig({
+  /**
+   * Origins besides PUBLIC_URL's whose pages may open the live connection (socket.io), e.g. a
+   * second hostname of the same deployment. Same-origin pages always may.
+   */
+  ALLOWED_ORIGINS: originsFromEnv.default([]),
+  /** Sign-in attempts per account per minute (brute force), and per client address. */
+  SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  SIGNIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+});
+
+/** What the web service reads from the environment beyond the shared config; parsed at start. */
+export interface WebSettings {
+  /** ALLOW_PRIVATE_WEBHOOK_TARGETS: the save-time check of outgoing hook targets. */
+  ssrf: SsrfSettings;
+  /** ALLOWED_ORIGINS, normalised (`https://host[:port]`). */
+  allowedOrigins: string[];
+  /** Sign-in and sign-up attempts allowed per minute. */
+  signInLimits: { perAccount: number; perAddress: number };
+}
+
+export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettings {
+  const { own, ssrf } = loadAll({ own: loadOwnSettings, ssrf: loadSsrfSettings }, env);
+  return {
+    ssrf,
+    allowedOrigins: own.ALLOWED_ORIGINS,
+    signInLimits: {
+      perAccount: own.SIGNIN_ATTEMPTS_PER_MINUTE,
+      perAddress: own.SIGNIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
+    },
+  };
+}
+
+/** The whole config of the web process; every problem listed at once. */
+export const loadWebConfig = serviceConfig('web', loadWebSettings);
+export type WebConfig = ReturnType<typeof loadWebConfig>;

@@ -1,0 +1,44 @@
+import { number, withQuery } from './format.js';
+import { html, type SafeHtml } from './html.js';
+
+/**
+ * The pager under a paged list, and the `page` query parameter it writes. Links keep the list's
+ * other parameters (a status or source filter) and leave `page` out for the first page, so the
+ * first page has one address.
+ */
+
+export interface PagerOptions {
+  /** The list's path, without a query. */
+  path: string;
+  /** The list's other query parameters, kept on every link (in this order, before `page`). */
+  query?: Record<string, string | number | undefined>;
+  /** The page shown (may be past the last one, after a stale link). */
+  page: number;
+  /** At least 1. */
+  pages: number;
+}
+
+/** Query values on a page are forgiving: junk falls back to the first page instead of an error. */
+export function pageParam(value: unknown): number {
+  const n = typeof value === 'string' && /^\d{1,5}$/.test(value) ? Number(value) : 1;
+  return n >= 1 ? n : 1;
+}
+
+/** The address of page `page` of the list. */
+export function pageHref(options: Pick<PagerOptions, 'path' | 'query'>, page: number): string {
+  return withQuery(options.path, { ...options.query, page: page > 1 ? page : undefined });
+}
+
+/** Newer/older links around "Page N of M"; nothing when everything fits on page 1. */
+export function pager(options: PagerOptions): SafeHtml | '' {
+  const { page, pages } = options;
+  if (pages <= 1 && page <= 1) return '';
+  // Past the end, "Newer" leads back to the last page that has rows.
+  const prev = page > 1 ? Math.min(page - 1, pages) : undefined;
+  const next = page < pages ? page + 1 : undefined;
+  return html`<nav class="pager" aria-label="Pages">
+    ${prev ? html`<a href="${pageHref(options, prev)}" rel="prev">← Newer</a>` : html`<span></span>`}
+    <span class="muted">Page ${number(page)} of ${number(pages)}</span>
+    ${next ? html`<a href="${pageHref(options, next)}" rel="next">Older →</a>` : html`<span></span>`}
+  </nav>`;
+}

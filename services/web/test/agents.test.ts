@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { SecretBox } from '@ferry/core';
+import { createApiToken } from '@ferry/testing';
+import { registerAgent } from '@ferry/workspace';
+import { signedInSeat, startWeb, type WebHarness } from './harness.js';
+
+/** The agents pages over HTTP: status JSON, Configure (settings, wake), the ship policy. */
+describe('agents pages', () => {
+  let web: WebHarness;
+  beforeAll(async () => {
+    web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false' });
+  });
+  afterAll(async () => {
+    await web.close();
+  });
+
+  async function withAgents(role: 'admin' | 'member' = 'admin') {
+    const seated = await signedInSeat(web, role);
+    const token = await createApiToken(web.ctx.db, seated.workspace, {
+      scopes: ['platform:dispatch'],
+    });
+    const register = (installId: string, name: string) =>
+      registerAgent(web.ctx.db, {
+        workspaceId: seated.workspace.id,
+        installId,
+        name,
+        tokenId: token.id,
+      });
+    const first = await register('install-aaaa-1', 'Shop');
+    const second = await register('install-bbbb-2', 'shop');
+    return { ...seated, first, second, agents: `${seated.base}/agents` };
+  }
+
+  it('lists agents with their status, for members too, and the card on the dashboard', async () => {
+    const { client, agents, first, second, base } = await withAgents('member');
+    expect([first.name, second.name]).toEqual(['shop', 'shop-2']);
+    expect(first.receives_feedback).toBe(true);
+    expect(second.receives_feedback).toBe(false);
+    await web.ctx.db
+      .updateTable('agents')
+      .set({ last_heartbeat_at: new Date(), stream_seen_at: new Date(), activity: 'Working on: X' })
+      .where('id', '=', first.id)
+      .execute();
+    const status = await client.get(`${agents}/status`);
+    expect(JSON.parse(status.text)).toMatchObject({
+      agents: [
+        { id: first.id, name: 'shop', online: true, activity: 'Working on: X' },
+        { id: second.id, name: 'shop-2', online: false },
+      ],
+    });
+    const dashboard = await client.get(base);
+    expect(dashboard.text).toContain('class="card dispatch-card"');
+    expect(dashboard.text).toContain('Working on: X');
+    expect(dashboard.text).toContain('Not connected');
+    // Members see the card but cannot configure.
+    expect(dashboard.text).not.toContain(`${agents}/${first.id}"`);
+    expect((await client.get(`${agents}/${first.id}`)).status).toBe(403);
+    expect((await client.get(`${agents}/settings/ship-policy`)).status).toBe(403);
+  });
+
+  it('renames, moves "receives new feedback", and refuses a taken or empty name inline', async () => {
+    const { client, agents, first, second } = await withAgents();
+    const page = `${agents}/${second.id}`;
+    expect((await client.get(page)).status).toBe(200);
+    const taken = await client.post(page, { name: 'SHOP' }, { csrfFrom: page });
+    expect(taken.status).toBe(422);
+    expect(taken.text).toContain('@shop is taken');
+    const empty = await client.post(page, { name: '!!!' }, { csrfFrom: page });
+    expect(empty.status).toBe(422);
+    const saved = await client.post(
+      page,
+      { name: 'API Server', receives_feedback: 'on' },
+      { csrfFrom: page },
+    );
+    expect(saved.status).toBe(303);
+    const rows = await web.ctx.db
+      .selectFrom('agents')
+      .select(['id', 'name', 'receives_feedback', 'room_id'])
+      .where('id', 'in', [first.id, second.id])
+      .orderBy('created_at')
+      .execute();
+    expect(rows.map((r) => [r.name, r.receives_feedback])).toEqual([
+      ['shop', false],
+      ['api-server', true],
+    ]);
+    const room = await web.ctx.db
+      .selectFrom('rooms')
+      .select('name')
+      .where('id', '=', rows[1]!.room_id)
+      .executeTakeFirstOrThrow();
+    expect(room.name).toBe('api-server');
+    expect((await client.get(`${agents}/agt_00000000000000000000000000`)).status).toBe(404);
+  });
+
+  it('sets a wake URL (SSRF-checked) and a sealed wake token: masked, replaced, cleared', async () => {
+    const { client, agents, first } = await withAgents();
+    const page = `${agents}/${first.id}`;
+    const wake = `${page}/wake`;
+    const privateUrl = await client.post(
+      wake,
+      { wake_url: 'http://192.168.1.20:8765/', wake_token: 'x' },
+      { csrfFrom: page },
+    );
+    expect(privateUrl.status).toBe(422);
+    expect(privateUrl.text).toContain('ALLOW_PRIVATE_WEBHOOK_TARGETS');
+    const saved = await client.post(
+      wake,
+      { wake_url: 'https://93.184.216.34/wake', wake_token: 'first-token' },
+      { csrfFrom: page },
+    );
+    expect(saved.status).toBe(303);
+    const shown = await client.get(page);
+    expect(shown.text).toContain('set (••••••••)');
+    expect(shown.text).not.toContain('first-token');
+    const box = new SecretBox(web.ctx.config.APP_SECRET);
+    const sealed = async () =>
+      await web.ctx.db
+        .selectFrom('agents')
+        .select(['wake_url', 'wake_token_sealed'])
+        .where('id', '=', first.id)
+        .executeTakeFirstOrThrow();
+    expect(box.decrypt((await sealed()).wake_token_sealed!)).toBe('first-token');
+    // Empty keeps the token; a new value replaces it; clear removes it.
+    await client.post(wake, { wake_url: 'https://93.184.216.34/wake' }, { csrfFrom: page });
+    expect(box.decrypt((await sealed()).wake_token_sealed!)).toBe('first-token');
+    await client.post(
+      wake,
+      { wake_url: 'https://93.184.216.34/wake', wake_token: 'second' },
+      { csrfFrom: page },
+    );
+    expect(box.decrypt((await sealed()).wake_token_sealed!)).toBe('second');
+    await client.post(
+      wake,
+      { wake_url: 'https://93.184.216.34/wake', clear_token: '1' },
+      { csrfFrom: page },
+    );
+    expect(await sealed()).toEqual({
+      wake_url: 'https://93.184.216.34/wake',
+      wake_token_sealed: null,
+    });
+  });
+
+  it('saves the ship policy with inline errors for bad values', async () => {
+    const { client, agents, workspace } = await withAgents();
+    const page = `${agents}/settings/ship-policy`;
+    const bad = await client.post(
+      page,
+      { max_files: '-1', max_lines: 'many', always_reviewed: 'x' },
+      { csrfFrom: page },
+    );
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('aria-invalid="true"');
+    const ok = await client.post(
+      page,
+      { max_files: '2', max_lines: '40', always_reviewed: 'db/**\n\nconfig/*.yml\n' },
+      { csrfFrom: page },
+    );
+    expect(ok.status).toBe(303);
+    const row = await web.ctx.db
+      .selectFrom('ship_policies')
+      .selectAll()
+      .where('workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      max_files: 2,
+      max_lines: 40,
+      always_reviewed: ['db/**', 'config/*.yml'],
+    });
+    expect((await client.get(agents)).text).toContain('at most 2 files and 40 lines');
+  });
+});
