@@ -23,6 +23,10 @@ export const ID_PREFIXES = {
   agent: 'agt',
   agentWork: 'wrk',
   agentProposal: 'prp',
+  githubInstallation: 'ghi',
+  githubRepo: 'rep',
+  githubAuthorization: 'gha',
+  dispatch: 'dsp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -42,6 +42,8 @@ export interface WorkspacesTable {
   name: string;
   public_key: string;
   settings: JsonWithDefault<WorkspaceSettings>;
+  /** The dispatch identity: the member whose GitHub authorization starts hosted agent tasks. */
+  dispatch_member_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 
@@ -104,6 +106,8 @@ export interface FeedbackTable {
   element_tag: string | null;
   element_text: string | null;
   element_outer_html: string | null;
+  /** The widget visitor who filed it, when it came through the widget. */
+  visitor_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: DefaultTimestamp;
 }
@@ -304,7 +308,86 @@ export interface ShipPoliciesTable {
   updated_at: DefaultTimestamp;
 }
 
+export interface GithubInstallationsTable {
+  id: string;
+  workspace_id: string;
+  installation_id: string;
+  account_login: string;
+  connected_by: string | null;
+  repos_synced_at: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+export interface GithubReposTable {
+  id: string;
+  workspace_id: string;
+  github_id: string;
+  node_id: string;
+  full_name: string;
+  default_branch: string;
+  linked: ColumnType<boolean, boolean | undefined, boolean>;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  reachable: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: CreatedAt;
+  updated_at: DefaultTimestamp;
+}
+
+export interface GithubAuthorizationsTable {
+  id: string;
+  workspace_id: string;
+  member_id: string;
+  github_login: string;
+  github_user_id: string;
+  access_token_sealed: string;
+  access_expires_at: Timestamp | null;
+  refresh_token_sealed: string | null;
+  refresh_expires_at: Timestamp | null;
+  created_at: CreatedAt;
+  updated_at: DefaultTimestamp;
+}
+
+export type DispatchStatus =
+  | 'queued'
+  | 'issue_opened'
+  | 'agent_started'
+  | 'assigned'
+  | 'pr_opened'
+  | 'waiting_on_user'
+  | 'completed'
+  | 'failed';
+
+export interface DispatchesTable {
+  id: string;
+  workspace_id: string;
+  feedback_id: string;
+  repo_id: string;
+  started_via: 'api' | 'member';
+  started_by_member_id: string | null;
+  started_by_token_id: string | null;
+  run_as_member_id: string | null;
+  issue_requested_at: Timestamp | null;
+  task_requested_at: Timestamp | null;
+  status: ColumnType<DispatchStatus, DispatchStatus | undefined, DispatchStatus>;
+  issue_number: number | null;
+  issue_node_id: string | null;
+  issue_url: string | null;
+  task_id: string | null;
+  task_state: string | null;
+  pr_url: string | null;
+  error: string | null;
+  triaged_at: Timestamp | null;
+  polls: ColumnType<number, number | undefined, number>;
+  retries: ColumnType<number, number | undefined, number>;
+  created_at: CreatedAt;
+  updated_at: DefaultTimestamp;
+  finished_at: Timestamp | null;
+}
+
 export interface Database {
+  github_installations: GithubInstallationsTable;
+  github_repos: GithubReposTable;
+  github_authorizations: GithubAuthorizationsTable;
+  dispatches: DispatchesTable;
   agents: AgentsTable;
   agent_work: AgentWorkTable;
   agent_proposals: AgentProposalsTable;
@@ -354,3 +437,7 @@ export type Agent = Selectable<AgentsTable>;
 export type AgentWork = Selectable<AgentWorkTable>;
 export type AgentProposal = Selectable<AgentProposalsTable>;
 export type ShipPolicy = Selectable<ShipPoliciesTable>;
+export type GithubInstallation = Selectable<GithubInstallationsTable>;
+export type GithubRepo = Selectable<GithubReposTable>;
+export type GithubAuthorization = Selectable<GithubAuthorizationsTable>;
+export type Dispatch = Selectable<DispatchesTable>;

@@ -38,3 +38,18 @@ export function parseInput<S extends z.ZodType>(
   const detail = first ? ` ${first[0] === '_' ? '' : `${first[0]}: `}${first[1]}` : '';
   throw new AppError('validation_failed', `The ${what} is not valid.${detail}`, { fields });
 }
+
+/**
+ * express.json() leaves a body it does not recognise as JSON unparsed (`req.body` undefined) and
+ * reads an empty one as `{}`; neither is JSON the caller sent, so both are told to send JSON.
+ */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const empty = req.get('content-length') === '0';
+  if (!req.is('application/json') || req.body === undefined || empty) {
+    throw new AppError(
+      'invalid_json',
+      'Send a JSON body with the header "Content-Type: application/json".',
+    );
+  }
+  next();
+};

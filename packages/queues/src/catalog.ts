@@ -157,17 +157,25 @@ export const queueCatalog = {
     concurrency: 4,
     timeoutMs: 15_000,
   }),
-  /** The hosted-agent flow for one dispatch row (issue, agent task, polling). */
+  /**
+   * Advances one dispatch's hosted-agent flow (services/dispatch): each run does the next
+   * unfinished step (issue, agent task or assignment, triage) or one poll of the task, and
+   * schedules its successor (`round` + 1, a delayed job whose id is derived from the round, so a
+   * re-run job never forks the chain). GitHub outages are retried with backoff.
+   */
   dispatch: defineQueue({
-    schema: z.object({ dispatchId: idSchema() }),
+    schema: z.object({
+      dispatchId: idSchema('dispatch'),
+      round: z.number().int().min(0).max(100_000),
+    }),
     jobOptions: {
-      attempts: 5,
+      attempts: 8,
       backoff: { type: 'exponential', delay: 5_000 },
       removeOnComplete: 1_000,
       removeOnFail: 5_000,
     },
-    concurrency: 2,
-    timeoutMs: 60_000,
+    concurrency: 4,
+    timeoutMs: 120_000,
   }),
 };
 

@@ -83,6 +83,13 @@ export const eventCatalog = {
       }),
     },
   }),
+  /** A dispatch row was written (API or ticket page): its hosted-agent flow starts. */
+  dispatch_requested: defineEvent({
+    schema: z.object({ dispatchId: idSchema('dispatch'), workspaceId: idSchema('workspace') }),
+    relayTo: {
+      dispatch: ({ dispatchId }) => ({ dispatchId, round: 0 }),
+    },
+  }),
 };
 
 export type EventType = keyof typeof eventCatalog;

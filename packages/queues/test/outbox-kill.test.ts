@@ -32,6 +32,7 @@ const target: Record<EventType, QueueName> = {
   message_created: 'webhook-delivery',
   feedback_filed: 'agent-work',
   agent_addressed: 'agent-work',
+  dispatch_requested: 'dispatch',
 };
 
 describe('outbox relay killed mid-way', () => {

@@ -6,3 +6,4 @@ export * from './stores.js';
 export * from './browser.js';
 export * from './process.js';
 export * from './form-client.js';
+export * from './fake-github.js';

@@ -16,6 +16,10 @@ export const CAPABILITIES = {
   'tokens.manage': 'admin',
   'webhooks.manage': 'admin',
   'settings.manage': 'admin',
+  /** Connect the GitHub App, link and enable repositories, pick the dispatch identity. */
+  'github.manage': 'admin',
+  /** The ticket page's "Dispatch to GitHub" (runs as the identity, or as the clicker). */
+  'feedback.dispatch': 'member',
 } as const satisfies Record<string, Role>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -1,5 +1,5 @@
 import { isId, newId } from '@ferry/core';
-import type { Db, Feedback, FeedbackStatus, Message } from '@ferry/db';
+import type { Db, Dispatch, DispatchStatus, Feedback, FeedbackStatus, Message } from '@ferry/db';
 import { writeEvent } from '@ferry/queues';
 import { z } from 'zod';
 import { postMessage } from './messages.js';
@@ -123,6 +123,7 @@ export async function fileFeedback(
   db: Db,
   workspaceId: string,
   input: FileFeedbackInput,
+  options: { visitorId?: string | null } = {},
 ): Promise<Feedback> {
   return db.transaction().execute(async (trx) => {
     const room = await trx
@@ -158,6 +159,7 @@ export async function fileFeedback(
         element_tag: input.element?.tag ?? null,
         element_text: input.element?.text ?? null,
         element_outer_html: input.element?.outer_html ?? null,
+        visitor_id: options.visitorId ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -259,15 +261,7 @@ export async function conversationMessages(
 export interface DispatchJson {
   id: string;
   repo_id: string;
-  status:
-    | 'queued'
-    | 'issue_opened'
-    | 'agent_started'
-    | 'assigned'
-    | 'pr_opened'
-    | 'waiting_on_user'
-    | 'completed'
-    | 'failed';
+  status: DispatchStatus;
   task_state: string | null;
   issue_url: string | null;
   pr_url: string | null;
@@ -276,12 +270,33 @@ export interface DispatchJson {
   updated_at: string;
 }
 
-/**
- * The ticket's dispatches, oldest first. Empty until the dispatch feature adds its table: it
- * replaces this body with a query, and every caller (the API and the ticket page) follows.
- */
-export function listDispatches(_db: Db, _feedback: Pick<Feedback, 'id'>): Promise<DispatchJson[]> {
-  return Promise.resolve([]);
+export function dispatchJson(d: Dispatch): DispatchJson {
+  return {
+    id: d.id,
+    repo_id: d.repo_id,
+    status: d.status,
+    task_state: d.task_state,
+    issue_url: d.issue_url,
+    pr_url: d.pr_url,
+    error: d.error,
+    created_at: d.created_at.toISOString(),
+    updated_at: d.updated_at.toISOString(),
+  };
+}
+
+/** The ticket's dispatches, oldest first: what API clients poll to watch progress. */
+export async function listDispatches(
+  db: Db,
+  feedback: Pick<Feedback, 'id'>,
+): Promise<DispatchJson[]> {
+  const rows = await db
+    .selectFrom('dispatches')
+    .selectAll()
+    .where('feedback_id', '=', feedback.id)
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+  return rows.map(dispatchJson);
 }
 
 export interface FeedbackJson {
@@ -304,6 +319,8 @@ export interface FeedbackJson {
     outer_html: string | null;
   };
   conversation: { room_id: string };
+  /** The widget visitor who filed it (null for tickets filed through the API). */
+  visitor_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -330,6 +347,7 @@ export function feedbackJson(f: Feedback): FeedbackJson {
       outer_html: f.element_outer_html,
     },
     conversation: { room_id: f.room_id },
+    visitor_id: f.visitor_id,
     created_at: f.created_at.toISOString(),
     updated_at: f.updated_at.toISOString(),
   };

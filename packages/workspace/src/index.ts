@@ -13,3 +13,4 @@ export * from './workspaces.js';
 export * from './live.js';
 export * from './agents.js';
 export * from './ship-policy.js';
+export * from './visitors.js';

@@ -82,6 +82,7 @@ export const workspaceJoinColumns = [
   'workspaces.name as ws_name',
   'workspaces.public_key as ws_public_key',
   'workspaces.settings as ws_settings',
+  'workspaces.dispatch_member_id as ws_dispatch_member_id',
   'workspaces.created_at as ws_created_at',
 ] as const;
 
@@ -91,13 +92,23 @@ interface WorkspaceJoinRow {
   ws_name: string;
   ws_public_key: string;
   ws_settings: Workspace['settings'];
+  ws_dispatch_member_id: string | null;
   ws_created_at: Date;
 }
 
 export function splitWorkspace<R extends WorkspaceJoinRow>(
   row: R,
 ): { workspace: Workspace; rest: Omit<R, keyof WorkspaceJoinRow> } {
-  const { ws_id, ws_slug, ws_name, ws_public_key, ws_settings, ws_created_at, ...rest } = row;
+  const {
+    ws_id,
+    ws_slug,
+    ws_name,
+    ws_public_key,
+    ws_settings,
+    ws_dispatch_member_id,
+    ws_created_at,
+    ...rest
+  } = row;
   return {
     workspace: {
       id: ws_id,
@@ -105,6 +116,7 @@ export function splitWorkspace<R extends WorkspaceJoinRow>(
       name: ws_name,
       public_key: ws_public_key,
       settings: ws_settings,
+      dispatch_member_id: ws_dispatch_member_id,
       created_at: ws_created_at,
     },
     rest,

@@ -1,5 +1,6 @@
 import { loadAgentGatewaySettings, type AgentGatewaySettings } from '@ferry/agent-gateway';
 import { loadAll, loadConfig, type Config } from '@ferry/core';
+import { loadDispatchSettings, type DispatchSettings } from '@ferry/dispatch';
 import { loadIngestSettings, type IngestSettings } from '@ferry/ingest-errors';
 import { loadWebSettings, type WebSettings } from '@ferry/web';
 import { loadWebhooksInSettings, type WebhooksInSettings } from '@ferry/webhooks-in';
@@ -13,6 +14,7 @@ export interface FerryConfig {
   webhooksIn: WebhooksInSettings;
   webhooksOut: WebhooksOutSettings;
   agentGateway: AgentGatewaySettings;
+  dispatch: DispatchSettings;
 }
 
 export function loadFerryConfig(env: NodeJS.ProcessEnv = process.env): FerryConfig {
@@ -24,6 +26,7 @@ export function loadFerryConfig(env: NodeJS.ProcessEnv = process.env): FerryConf
       webhooksIn: loadWebhooksInSettings,
       webhooksOut: loadWebhooksOutSettings,
       agentGateway: loadAgentGatewaySettings,
+      dispatch: loadDispatchSettings,
     },
     env,
   );

@@ -14,6 +14,7 @@ import {
   agentGatewayRouter,
   agentStreamHub,
 } from '@ferry/agent-gateway';
+import { dispatchDeps, dispatchJobs, dispatchRouter } from '@ferry/dispatch';
 import { errorWriterJobs, ingestDeps, ingestRouter } from '@ferry/ingest-errors';
 import { createRedisConnection, redisReady, startJobs } from '@ferry/queues';
 import { renderErrorPage, webDeps, webParts } from '@ferry/web';
@@ -57,9 +58,15 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
     settings: settings.agentGateway,
     producerConnection: producerRedis,
   };
+  const dispatchOptions = {
+    ...shared,
+    settings: settings.dispatch,
+    producerConnection: producerRedis,
+  };
   const jobs = startJobs(
     [
       agentGatewayJobs(agentOptions),
+      dispatchJobs(dispatchOptions),
       errorWriterJobs({ ...shared, retentionLimit: settings.ingest.ERROR_RETENTION_LIMIT }),
       webhooksOutJobs({
         ...shared,
@@ -85,8 +92,13 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
   const ingest = ingestDeps({ ...shared, settings: settings.ingest, redis: producerRedis });
   app.use(ingestRouter(ingest));
   app.use(webhooksInRouter({ ...shared, settings: settings.webhooksIn, redis: producerRedis }));
+  // Before web's /api/v1: GET /repos and POST /feedback/:id/dispatch are the dispatch service's.
+  const dispatch = dispatchDeps(dispatchOptions);
+  const dispatchApi = dispatchRouter(dispatch);
+  app.use(dispatchApi.path, dispatchApi.router);
   const web = webDeps(runtime, settings.web);
   const parts = webParts(web);
+  app.use(parts.widget);
   app.use('/api/v1', parts.api);
   app.use(parts.pages);
   finishApp(app, { logger: runtime.logger, renderHtml: renderErrorPage });
@@ -110,6 +122,7 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
       await ingest.producer.close();
       await web.close();
       await agents.close();
+      await dispatch.close();
       producerRedis.disconnect();
       workerRedis.disconnect();
       await runtime.close();

@@ -7,7 +7,7 @@ import { createProducer, type Producer } from '@ferry/queues';
 import type { IngestSettings } from './config.js';
 import type { IngestDeps } from './deps.js';
 import { ingestRoutes } from './routes.js';
-import { createTenantCache } from './tenant.js';
+import { createTenantCache } from '@ferry/workspace';
 
 export interface IngestParts {
   config: Config;

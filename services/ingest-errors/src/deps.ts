@@ -3,7 +3,7 @@ import type { Config, Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import type { Producer } from '@ferry/queues';
 import type { IngestSettings } from './config.js';
-import type { TenantCache } from './tenant.js';
+import type { TenantCache } from '@ferry/workspace';
 
 /** What the ingest routes and domain functions are given; built once in main.ts, server.ts or a test. */
 export interface IngestDeps {

@@ -2,7 +2,7 @@ import express, { Router, type RequestHandler } from 'express';
 import { AppError } from '@ferry/core';
 import { acceptReports } from './accept.js';
 import type { IngestDeps } from './deps.js';
-import { findVisitorId } from './tenant.js';
+import { findVisitorId } from '@ferry/workspace';
 
 export const INGEST_PATH = '/ingest/errors';
 const BODY_LIMIT = '512kb';

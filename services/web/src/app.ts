@@ -5,6 +5,7 @@ import { createHttpApp, createMetrics, finishApp, healthRouter } from '@ferry/ht
 import type { WebDeps } from './deps.js';
 import { renderErrorPage } from './error-page.js';
 import { createRealtime, type Realtime } from './realtime.js';
+import { widgetRoutes } from './api/widget.js';
 import { apiRoutes, pageRoutes } from './routes.js';
 import { pageSecurityHeaders } from './security-headers.js';
 import { sessionMiddleware } from './session.js';
@@ -17,12 +18,22 @@ export interface WebApp {
 }
 
 /**
- * The web service's parts, for mounting on a shared app (`pnpm start`) or its own: `api` is
- * /api/v1 (tokens), `pages` everything else (sessions).
+ * The web service's parts, for mounting on a shared app (`pnpm start`) or its own: `widget` is
+ * /widget/* (public, cross-origin: mount it before the pages), `api` is /api/v1 (tokens), `pages`
+ * everything else (sessions).
  */
-export function webParts(deps: WebDeps): { api: Router; pages: Router; realtime: Realtime } {
+export function webParts(deps: WebDeps): {
+  widget: Router;
+  api: Router;
+  pages: Router;
+  realtime: Realtime;
+} {
   const session = sessionMiddleware(deps);
-  const headers = pageSecurityHeaders({ https: deps.config.PUBLIC_URL.startsWith('https://') });
+  const github = deps.settings.github;
+  const headers = pageSecurityHeaders({
+    https: deps.config.PUBLIC_URL.startsWith('https://'),
+    formRedirectOrigins: github.configured ? [new URL(github.app.webUrl).origin] : [],
+  });
   const pages = express.Router();
   pages.use(headers);
   // Browsers ask for /favicon.ico whatever the page links: answer with the one icon we have.
@@ -34,7 +45,7 @@ export function webParts(deps: WebDeps): { api: Router; pages: Router; realtime:
   const api = express.Router();
   api.use(headers);
   api.use(apiRoutes(deps));
-  return { api, pages, realtime };
+  return { widget: widgetRoutes(deps), api, pages, realtime };
 }
 
 /** The web service alone: health, API, pages, and HTML/JSON errors. */
@@ -47,6 +58,7 @@ export function createWebApp(
   app.use(healthRouter({ db: deps.db, redis: deps.redis, metrics }));
   for (const { path: mountPath, router } of extraRouters) app.use(mountPath, router);
   const parts = webParts(deps);
+  app.use(parts.widget);
   app.use('/api/v1', parts.api);
   app.use(parts.pages);
   finishApp(app, { logger: deps.logger, renderHtml: renderErrorPage });

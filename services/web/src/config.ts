@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineConfig, loadAll, serviceConfig } from '@ferry/core';
+import { loadGithubSettings, type GithubSettings } from '@ferry/github';
 import { loadSsrfSettings, type SsrfSettings } from '@ferry/http';
 
 /** `https://a.example, http://localhost:5173`: origins, each a scheme, host and optional port. */
@@ -41,10 +42,15 @@ export interface WebSettings {
   allowedOrigins: string[];
   /** Sign-in and sign-up attempts allowed per minute. */
   signInLimits: { perAccount: number; perAddress: number };
+  /** The GitHub App (hosted dispatch); when not configured, the GitHub page names what to set. */
+  github: GithubSettings;
 }
 
 export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettings {
-  const { own, ssrf } = loadAll({ own: loadOwnSettings, ssrf: loadSsrfSettings }, env);
+  const { own, ssrf, github } = loadAll(
+    { own: loadOwnSettings, ssrf: loadSsrfSettings, github: loadGithubSettings },
+    env,
+  );
   return {
     ssrf,
     allowedOrigins: own.ALLOWED_ORIGINS,
@@ -52,6 +58,7 @@ export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettin
       perAccount: own.SIGNIN_ATTEMPTS_PER_MINUTE,
       perAddress: own.SIGNIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
     },
+    github,
   };
 }
 

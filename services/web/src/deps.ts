@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { SecretBox, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
+import { createGitHubClient, type GitHubClient } from '@ferry/github';
 import { createProducer, type Producer } from '@ferry/queues';
 import type { WebSettings } from './config.js';
 import { dispatchCardPlugin } from './pages/agents.js';
@@ -30,6 +31,8 @@ export interface WebDeps {
   /** Jobs for other services ('Send again', test events, re-enable wake-ups for webhooks-out). */
   producer: Producer;
   cards: PageCards;
+  /** The GitHub App's client; null when GITHUB_* is not configured (the GitHub page says so). */
+  github: GitHubClient | null;
 }
 
 export interface WebResources extends WebDeps {
@@ -62,6 +65,7 @@ export function webDeps(
       dashboard: cards.dashboard ?? [dispatchCardPlugin],
       tokens: cards.tokens ?? [dispatchCardPlugin],
     },
+    github: settings.github.configured ? createGitHubClient(settings.github.app) : null,
     close: () => producer.close(),
   };
 }

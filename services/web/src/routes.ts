@@ -9,11 +9,13 @@ import { authRoutes } from './pages/auth.js';
 import { dashboardRoutes } from './pages/dashboard.js';
 import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
 import { feedbackRoutes } from './pages/feedback.js';
+import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
 import { memberRoutes } from './pages/members.js';
 import { outgoingHookRoutes } from './pages/outgoing-hooks.js';
 import { roomRoutes } from './pages/rooms.js';
 import { tokenRoutes } from './pages/tokens.js';
 import { webhookRoutes } from './pages/webhooks.js';
+import { widgetSettingsRoutes } from './pages/widget.js';
 import { workspaceRoutes } from './pages/workspaces.js';
 import { loadUser, loadWorkspace } from './request-context.js';
 import { csrf } from './session.js';
@@ -28,6 +30,8 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   router.use(loadUser(deps));
   router.use(authRoutes(deps));
   router.use(workspaceRoutes(deps));
+  // Where GitHub sends the browser back (the App's Setup URL and Callback URL).
+  router.use('/github', githubFlowRoutes(deps));
 
   const workspace = Router({ mergeParams: true });
   workspace.use(loadWorkspace(deps));
@@ -42,6 +46,8 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   workspace.use('/agents', agentRoutes(deps));
   workspace.use('/errors', errorRoutes(deps));
   workspace.use('/settings/errors', errorSettingsRoutes(deps));
+  workspace.use('/settings/widget', widgetSettingsRoutes(deps));
+  workspace.use('/settings/github', githubSettingsRoutes(deps));
   workspace.use('/', dashboardRoutes(deps));
   router.use('/w/:workspaceId/:slug', workspace);
   return router;

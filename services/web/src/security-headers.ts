@@ -8,7 +8,14 @@ import type { RequestHandler } from 'express';
  * X-Frame-Options: DENY), nosniff, a same-origin referrer policy and HSTS on https deployments.
  * The widget bundle and its public endpoints, served to other origins, get their own headers.
  */
-export function pageSecurityHeaders(options: { https: boolean }): RequestHandler {
+export function pageSecurityHeaders(options: {
+  https: boolean;
+  /**
+   * Origins a form's redirect may lead to: Chrome applies `form-action` to the whole redirect
+   * chain, so "Connect GitHub" and "Authorize GitHub" (POST, then 302 to GitHub) need GitHub's.
+   */
+  formRedirectOrigins?: readonly string[];
+}): RequestHandler {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -20,7 +27,7 @@ export function pageSecurityHeaders(options: { https: boolean }): RequestHandler
         fontSrc: ["'self'"],
         // The live connection: socket.io over WebSocket to this origin ('self' covers ws(s):).
         connectSrc: ["'self'"],
-        formAction: ["'self'"],
+        formAction: ["'self'", ...(options.formRedirectOrigins ?? [])],
         frameAncestors: ["'none'"],
         baseUri: ["'none'"],
         objectSrc: ["'none'"],

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Role } from '@ferry/db';
 import {
   FormClient,
@@ -28,11 +30,18 @@ export interface WebHarness {
  * relay running as in `pnpm start` (it announces stored messages to open pages). `env` is the
  * process environment the app's settings are parsed from (e.g. ALLOW_PRIVATE_WEBHOOK_TARGETS).
  */
-export async function startWeb(env: Record<string, string> = {}): Promise<WebHarness> {
-  const ctx = await createTestContext(env);
+export async function startWeb(
+  env: Record<string, string> = {},
+  options: { ownPublicUrl?: boolean } = {},
+): Promise<WebHarness> {
+  // PUBLIC_URL as the app's own address (GitHub redirects to it): the port is taken first.
+  const own = options.ownPublicUrl ? await listening() : undefined;
+  const ctx = await createTestContext(own ? { ...env, PUBLIC_URL: own.url } : env);
   const deps = webDeps(ctx, loadWebSettings(ctx.env));
   const web = createWebApp(deps);
-  const app = await startApp(web.app, (server) => web.realtime.attach(server));
+  const app = own
+    ? own.serve(web.app, (server) => web.realtime.attach(server))
+    : await startApp(web.app, (server) => web.realtime.attach(server));
   const relay = startRelay(ctx);
   return {
     ctx,
@@ -45,6 +54,28 @@ export async function startWeb(env: Record<string, string> = {}): Promise<WebHar
       await app.close();
       await deps.close();
       await ctx.close();
+    },
+  };
+}
+
+/** A loopback server listening before its handler exists, so its URL can go into the config. */
+async function listening() {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    serve(handler: http.RequestListener, attach: (server: http.Server) => void): RunningApp {
+      server.on('request', handler);
+      attach(server);
+      return {
+        url,
+        server,
+        close: async () => {
+          server.closeAllConnections();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+        },
+      };
     },
   };
 }

@@ -5,6 +5,8 @@ import * as webhooks from './2026_11_22_0002_webhooks.js';
 import * as deliveryHeadIndex from './2026_11_22_0003_delivery_head_index.js';
 import * as agents from './2026_11_22_0004_agents.js';
 import * as outboxNotify from './2026_11_22_0005_outbox_notify.js';
+import * as dispatch from './2026_11_22_0006_dispatch.js';
+import * as feedbackVisitor from './2026_11_22_0007_feedback_visitor.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -17,4 +19,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0003_delivery_head_index': deliveryHeadIndex,
   '2026_11_22_0004_agents': agents,
   '2026_11_22_0005_outbox_notify': outboxNotify,
+  '2026_11_22_0006_dispatch': dispatch,
+  '2026_11_22_0007_feedback_visitor': feedbackVisitor,
 };

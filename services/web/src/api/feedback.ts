@@ -1,6 +1,6 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import { AppError } from '@ferry/core';
-import { parseInput } from '@ferry/http';
+import { parseInput, requireJsonBody } from '@ferry/http';
 import { z } from 'zod';
 import type { WebDeps } from '../deps.js';
 import {
@@ -14,21 +14,6 @@ import {
   apiAuth,
   requireToken,
 } from '@ferry/workspace';
-
-/**
- * express.json() leaves a body it does not recognise as JSON unparsed (`req.body` undefined) and
- * reads an empty one as `{}`; neither is JSON the caller sent, so both are told to send JSON.
- */
-const requireJsonBody: RequestHandler = (req, _res, next) => {
-  const empty = req.get('content-length') === '0';
-  if (!req.is('application/json') || req.body === undefined || empty) {
-    throw new AppError(
-      'invalid_json',
-      'Send a JSON body with the header "Content-Type: application/json".',
-    );
-  }
-  next();
-};
 
 const listQuerySchema = z.object({
   page: z.coerce

@@ -1,6 +1,13 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { AppError } from '@ferry/core';
-import type { FeedbackStatus } from '@ferry/db';
+import type { Feedback, FeedbackStatus } from '@ferry/db';
+import {
+  dispatchIdentity,
+  dispatchReady,
+  findAuthorization,
+  listRepos,
+  requestDispatch,
+} from '@ferry/github';
 import {
   can,
   conversationMessages,
@@ -12,8 +19,9 @@ import {
   workspaceMentionHandles,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
-import { requireCapability, renderPage, seat } from '../request-context.js';
-import { inboxPage, ticketPage } from '../views/feedback.js';
+import { workspaceBase } from '../views/layout.js';
+import { flash, requireCapability, renderPage, seat } from '../request-context.js';
+import { inboxPage, ticketPage, type DispatchPanel } from '../views/feedback.js';
 import { pageParam } from '../views/pager.js';
 
 const STATUSES: readonly FeedbackStatus[] = ['new', 'triaged'];
@@ -23,7 +31,15 @@ function statusParam(value: unknown): FeedbackStatus | undefined {
   return STATUSES.find((s) => s === value);
 }
 
-export function feedbackRoutes({ db, config }: WebDeps): Router {
+/** The AppErrors a dispatch can end in, shown on the ticket page rather than an error page. */
+const DISPATCH_REFUSALS = new Set([
+  'not_found',
+  'repo_not_ready',
+  'no_dispatch_identity',
+  'dispatch_in_flight',
+]);
+
+export function feedbackRoutes({ db, config, github }: WebDeps): Router {
   const router = Router({ mergeParams: true });
   router.use(requireCapability('feedback.read'));
 
@@ -50,25 +66,112 @@ export function feedbackRoutes({ db, config }: WebDeps): Router {
     );
   });
 
-  router.get('/:feedbackId', async (req, res) => {
+  /** The "Dispatch to GitHub" panel: ready repositories, whose authorization it runs as. */
+  async function dispatchPanel(
+    res: Response,
+    extra: { selected?: string; error?: string } = {},
+  ): Promise<DispatchPanel | undefined> {
     const { workspace, member } = seat(res);
-    const feedback = await findFeedback(db, workspace.id, req.params.feedbackId);
-    if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
-    const [conversation, handles, dispatches] = await Promise.all([
+    if (!can(member.role, 'feedback.dispatch')) return undefined;
+    const [repos, identityId, own] = await Promise.all([
+      listRepos(db, workspace.id),
+      dispatchIdentity(db, workspace.id),
+      findAuthorization(db, member.id),
+    ]);
+    const identity = identityId ? await findAuthorization(db, identityId) : undefined;
+    return {
+      configured: github !== null,
+      canManage: can(member.role, 'github.manage'),
+      repos,
+      readyRepos: repos.filter(dispatchReady),
+      runAs: identity
+        ? { kind: 'identity', login: identity.github_login, self: identityId === member.id }
+        : own
+          ? { kind: 'self', login: own.github_login }
+          : { kind: 'nobody' },
+      ...extra,
+    };
+  }
+
+  async function showTicket(
+    req: Request,
+    res: Response,
+    feedback: Feedback,
+    extra: { selected?: string; error?: string } = {},
+    status = 200,
+  ): Promise<void> {
+    const { workspace, member } = seat(res);
+    const [conversation, handles, dispatches, dispatch] = await Promise.all([
       conversationMessages(db, feedback),
       workspaceMentionHandles(db, workspace.id),
       listDispatches(db, feedback),
+      dispatchPanel(res, extra),
     ]);
-    renderPage(req, res, (ctx) =>
-      ticketPage(ctx, {
-        workspace,
-        feedback,
-        conversation,
-        handles,
-        canManageWebhooks: can(member.role, 'webhooks.manage'),
-        dispatches,
-      }),
+    renderPage(
+      req,
+      res,
+      (ctx) =>
+        ticketPage(ctx, {
+          workspace,
+          feedback,
+          conversation,
+          handles,
+          canManageWebhooks: can(member.role, 'webhooks.manage'),
+          dispatches,
+          dispatch,
+        }),
+      status,
     );
+  }
+
+  /** The refusal in this page's words: the API's messages point at API calls to make. */
+  async function refusalText(error: AppError, workspaceId: string, repoId: string) {
+    if (error.code === 'not_found') {
+      return 'That repository is not in this workspace any more: pick another one.';
+    }
+    if (error.code === 'dispatch_in_flight') {
+      const repo = (await listRepos(db, workspaceId)).find((r) => r.id === repoId);
+      return `A dispatch of this ticket to ${repo?.full_name ?? 'that repository'} is already running: its progress shows below.`;
+    }
+    return error.message;
+  }
+
+  async function ticketOf(req: Request, res: Response): Promise<Feedback> {
+    const feedback = await findFeedback(db, seat(res).workspace.id, String(req.params.feedbackId));
+    if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
+    return feedback;
+  }
+
+  router.get('/:feedbackId', async (req, res) => {
+    await showTicket(req, res, await ticketOf(req, res));
+  });
+
+  // The ticket page's "Dispatch to GitHub": runs as the dispatch identity, or as the clicker.
+  router.post('/:feedbackId/dispatch', requireCapability('feedback.dispatch'), async (req, res) => {
+    const { workspace, member } = seat(res);
+    const feedback = await ticketOf(req, res);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const repoId = typeof body.repo === 'string' ? body.repo.trim() : '';
+    const ticketPath = `${workspaceBase(workspace)}/feedback/${feedback.id}`;
+    try {
+      const created = await requestDispatch(db, {
+        workspaceId: workspace.id,
+        feedbackId: feedback.id,
+        repoId,
+        starter: { via: 'member', memberId: member.id },
+      });
+      const repos = await listRepos(db, workspace.id);
+      const name = repos.find((r) => r.id === created.repo_id)?.full_name ?? 'GitHub';
+      flash(req, 'ok', `Dispatched to ${name}. Its progress shows below.`);
+      res.redirect(303, ticketPath);
+    } catch (error) {
+      if (error instanceof AppError && DISPATCH_REFUSALS.has(error.code)) {
+        const message = await refusalText(error, workspace.id, repoId);
+        await showTicket(req, res, feedback, { selected: repoId, error: message }, error.status);
+        return;
+      }
+      throw error;
+    }
   });
 
   return router;

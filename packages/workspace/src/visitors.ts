@@ -1,6 +1,12 @@
+import { randomBytes } from 'node:crypto';
+import { newId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 
 /**
+ * The public side of a workspace, as the browser widget and error reporters see it: its public
+ * key (X-Service-Tenant: not a secret, it only says where reports go) and the visitors of the
+ * sites that embed the widget (X-Service-Visitor: an identifier a browser keeps, not a credential).
+ *
  * X-Service-Tenant -> workspace id. Every report request asks this, so answers (unknown keys
  * included, so a client spraying a wrong key cannot turn into a query per request) are kept in
  * process for a short while. A key's workspace never changes; a deleted workspace or a rotated key
@@ -49,4 +55,21 @@ export async function findVisitorId(
     .where('token', '=', token)
     .executeTakeFirst();
   return row?.id;
+}
+
+/** A new visitor of this workspace's sites: the widget keeps the token in localStorage. */
+export async function registerVisitor(
+  db: Db,
+  workspaceId: string,
+): Promise<{ id: string; token: string }> {
+  const row = await db
+    .insertInto('visitors')
+    .values({
+      id: newId('visitor'),
+      workspace_id: workspaceId,
+      token: `vt_${randomBytes(24).toString('base64url')}`,
+    })
+    .returning(['id', 'token'])
+    .executeTakeFirstOrThrow();
+  return row;
 }

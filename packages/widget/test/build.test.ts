@@ -1,0 +1,66 @@
+import vm from 'node:vm';
+import { describe, expect, it } from '@jest/globals';
+import { buildWidget, WIDGET_SNIPPET, widgetEtag } from '../src/index.js';
+
+describe('buildWidget', () => {
+  it('bundles a minified ES2019 script under the size budget with a content ETag', async () => {
+    const first = await buildWidget();
+    // Parses as a classic script (what a <script src> runs).
+    expect(() => new vm.Script(first.code, { filename: 'v1.js' })).not.toThrow();
+    // Minified: long lines (only template literals keep newlines), no comments, short names.
+    const lines = first.code.split('\n');
+    expect(lines.length).toBeLessThan(10);
+    expect(first.code.length / lines.length).toBeGreaterThan(1_000);
+    expect(first.code).not.toMatch(/\/\*|^\s*\/\//m);
+    expect(first.code).not.toContain('createUi');
+    expect(first.code.startsWith('"use strict";(()=>{')).toBe(true);
+    expect(first.code).toContain('/widget/v1/feedback');
+    // ASCII only: safe whatever charset the host page declares.
+    expect(/^[\x20-\x7e\n]*$/.test(first.code)).toBe(true);
+    expect(first.bytes).toBe(Buffer.byteLength(first.code));
+    expect(first.gzipBytes).toBeGreaterThan(0);
+    expect(first.gzipBytes).toBeLessThan(15_360);
+    // Strong ETag: quoted, 27 base64url characters, the same for the same code.
+    expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    const second = await buildWidget();
+    expect(second.code).toBe(first.code);
+    expect(second.etag).toBe(first.etag);
+    expect(widgetEtag(`${first.code};`)).not.toBe(first.etag);
+    console.log(
+      `widget bundle: ${first.bytes} bytes raw, ${first.gzipBytes} bytes gzipped, ETag ${first.etag}`,
+    );
+  });
+
+  it('does not run anything at parse time beyond its own IIFE', async () => {
+    const { code } = await buildWidget();
+    // Without a DOM the bundle must not throw: it finds no script tag and stands down.
+    const sandbox = {
+      window: {} as Record<string, unknown>,
+      document: { currentScript: null, querySelectorAll: () => [] },
+    };
+    expect(() => {
+      vm.runInNewContext(code, sandbox);
+    }).not.toThrow();
+    expect(sandbox.window.service).toBeUndefined();
+  });
+});
+
+describe('WIDGET_SNIPPET', () => {
+  it('is the queue stub plus the async bundle tag', () => {
+    const snippet = WIDGET_SNIPPET('https://ferry.example.com/', 'pk_live_123');
+    expect(snippet).toBe(
+      '<script>window.service=window.service||function(){(window.service.q=window.service.q||[]).push(arguments)};</script>\n' +
+        '<script src="https://ferry.example.com/widget/v1.js" data-key="pk_live_123" async></script>',
+    );
+  });
+
+  it('escapes both attributes', () => {
+    const snippet = WIDGET_SNIPPET('https://x.test/a"b<c>&d', `pk_"><script>alert('x')</script>`);
+    expect(snippet).toContain('src="https://x.test/a&quot;b&lt;c&gt;&amp;d/widget/v1.js"');
+    expect(snippet).toContain(
+      'data-key="pk_&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"',
+    );
+    // Exactly the two script elements: nothing broke out of an attribute.
+    expect(snippet.match(/<script/g)).toHaveLength(2);
+  });
+});

@@ -1,0 +1,232 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  createApiToken,
+  createMember,
+  createWorkspace,
+  FakeGitHub,
+  launchBrowser,
+  signInWithForm,
+  waitUntil,
+  type TestBrowser,
+} from '@ferry/testing';
+import { startFerry, type FerryHarness } from './support/ferry.js';
+
+const SHOTS = '/tmp/ferry-shots';
+
+interface TicketView {
+  status: string;
+  dispatches: Array<{ status: string; pr_url: string | null; issue_url: string | null }>;
+}
+
+/**
+ * Hosted dispatch as people do it, against the fake GitHub: an admin connects the App (install,
+ * then authorize, in the browser), links and enables a repo; a member authorizes; the admin picks
+ * the dispatch identity. An API client dispatches a ticket and polls it to `pr_opened`; the
+ * conversation shows GitHub's messages; the ticket is triaged. Without an identity, the ticket
+ * page's button runs as the person clicking.
+ */
+describe('hosted dispatch end to end', () => {
+  let fake: FakeGitHub;
+  let ferry: FerryHarness;
+  let chrome: TestBrowser;
+
+  beforeAll(async () => {
+    fake = await new FakeGitHub().start();
+    fake.addUser('owner-gh');
+    fake.addUser('ada-gh');
+    fake.addInstallation({
+      account: 'owner-gh',
+      repos: [
+        { name: 'shop', defaultBranch: 'main' },
+        { name: 'blog', defaultBranch: 'main' },
+      ],
+      users: ['owner-gh', 'ada-gh'],
+    });
+    fake.scriptTasks([
+      'queued',
+      'in_progress',
+      { state: 'in_progress', pr: true },
+      { state: 'in_progress', pr: true },
+      { state: 'completed', pr: true },
+    ]);
+    [ferry, chrome] = await Promise.all([
+      startFerry({ ...fake.env(), DISPATCH_POLL_MS: '200', DISPATCH_POLL_MAX_MS: '400' }),
+      launchBrowser(),
+    ]);
+    fake.setupUrl = `${ferry.url}/github/setup`;
+    fake.callbackUrl = `${ferry.url}/github/callback`;
+    fs.mkdirSync(SHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await chrome?.close();
+    await ferry?.close();
+    await fake?.close();
+  });
+
+  it('connects GitHub, dispatches through the API to a PR, and runs as the clicker without an identity', async () => {
+    const { db } = ferry.ctx;
+    const workspace = await createWorkspace(db, { name: 'Acme Shop', slug: 'acme-shop' });
+    const owner = await createMember(db, workspace, { role: 'owner' });
+    const ada = await createMember(db, workspace, { role: 'member' });
+    const token = (await createApiToken(db, workspace, { scopes: ['tenant:write'] })).raw;
+    const base = `${ferry.url}/w/${workspace.id}/${workspace.slug}`;
+
+    // The admin connects the App: GitHub's install page, then the OAuth authorization.
+    fake.actAs('owner-gh');
+    const admin = await (
+      await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } })
+    ).newPage();
+    await signInWithForm(admin, ferry.url, owner.user.email, owner.user.password);
+    await admin.goto(`${base}/settings/github`);
+    await admin.getByRole('button', { name: 'Connect GitHub' }).click();
+    await admin.waitForLoadState('networkidle');
+    await admin.screenshot({ path: `${SHOTS}/dispatch-connected-1280.png`, fullPage: true });
+    await admin.getByText('owner-gh/shop').first().waitFor();
+    await admin.getByRole('switch', { name: 'Linked: owner-gh/shop' }).click();
+    await admin.getByRole('switch', { name: 'Enabled: owner-gh/shop' }).click();
+    await waitUntil(
+      async () =>
+        (await admin
+          .getByRole('switch', { name: 'Enabled: owner-gh/shop' })
+          .getAttribute('aria-checked')) === 'true',
+      'the repo to show enabled',
+    );
+
+    // A member authorizes GitHub from the same page.
+    fake.actAs('ada-gh');
+    const member = await (
+      await chrome.browser.newContext({ viewport: { width: 390, height: 844 } })
+    ).newPage();
+    await signInWithForm(member, ferry.url, ada.user.email, ada.user.password);
+    await member.goto(`${base}/settings/github`);
+    await member.getByRole('button', { name: 'Authorize GitHub' }).click();
+    await member.waitForURL(`${base}/settings/github**`);
+    await member.getByText('@ada-gh').first().waitFor();
+    await member.screenshot({
+      path: `${SHOTS}/dispatch-member-authorized-390.png`,
+      fullPage: true,
+    });
+
+    // The admin designates the member; the list holds only members who authorized.
+    await admin.reload();
+    const identity = admin.locator('select[name="member_id"]');
+    const options = await identity.locator('option').allTextContents();
+    expect(options.some((o) => o.includes(ada.user.name))).toBe(true);
+    expect(options.some((o) => o.includes(owner.user.name))).toBe(true);
+    await identity.selectOption(ada.id);
+    await admin.getByRole('button', { name: 'Save' }).click();
+    await admin.waitForURL(`${base}/settings/github**`);
+    await admin.screenshot({ path: `${SHOTS}/dispatch-github-settings-1280.png`, fullPage: true });
+
+    // An API client: repos, a ticket, a dispatch, then polling to the PR.
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${ferry.url}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      });
+    const { repos } = (await (await api('/api/v1/repos')).json()) as {
+      repos: Array<{ id: string; full_name: string; dispatch_ready: boolean }>;
+    };
+    const shop = repos.find((r) => r.full_name === 'owner-gh/shop')!;
+    expect(shop.dispatch_ready).toBe(true);
+    expect(repos.find((r) => r.full_name === 'owner-gh/blog')!.dispatch_ready).toBe(false);
+    const filed = (await (
+      await api('/api/v1/feedback', {
+        method: 'POST',
+        body: JSON.stringify({
+          note: 'The Pay button does nothing on Safari.',
+          page: {
+            url: 'https://shop.example/checkout',
+            path: '/checkout',
+            partials: ['checkout/_form'],
+          },
+          element: {
+            selector: 'button#pay',
+            tag: 'button',
+            text: 'Pay',
+            outer_html: '<button id="pay">Pay</button>',
+          },
+        }),
+      })
+    ).json()) as { id: string };
+    const started = await api(`/api/v1/feedback/${filed.id}/dispatch`, {
+      method: 'POST',
+      body: JSON.stringify({ repo: shop.id }),
+    });
+    expect(started.status).toBe(202);
+    const seen: string[] = [];
+    let ticket: TicketView | undefined;
+    await waitUntil(
+      async () => {
+        ticket = (await (await api(`/api/v1/feedback/${filed.id}`)).json()) as TicketView;
+        const status = ticket.dispatches[0]?.status;
+        if (status && seen.at(-1) !== status) seen.push(status);
+        return status === 'pr_opened';
+      },
+      'the dispatch to reach pr_opened',
+      20_000,
+    );
+    expect(seen[0]).toBe('queued');
+    expect(seen).toContain('pr_opened');
+    expect(ticket!.dispatches[0]!.pr_url).toMatch(/\/owner-gh\/shop\/pull\/\d+$/);
+    expect(ticket!.dispatches[0]!.issue_url).toMatch(/\/owner-gh\/shop\/issues\/\d+$/);
+    expect(ticket!.status).toBe('triaged');
+    // The task ran as the identity: the member's token, not the admin's.
+    const taskCall = fake.requestsTo('POST', '/agents/repos/owner-gh/shop/tasks').at(-1)!;
+    const adaTokens = fake.requests.filter(
+      (r) => r.path === '/user' && r.headers.authorization === taskCall.headers.authorization,
+    );
+    expect(adaTokens.length).toBeGreaterThan(0);
+
+    // The conversation shows GitHub's messages.
+    await admin.goto(`${base}/feedback/${filed.id}`);
+    await admin
+      .getByText(/opened a pull request/)
+      .first()
+      .waitFor();
+    await admin
+      .getByText(/started GitHub’s coding agent/)
+      .first()
+      .waitFor();
+    await admin.screenshot({ path: `${SHOTS}/dispatch-ticket-1280.png`, fullPage: true });
+
+    // No identity: the ticket page's button runs as the person clicking (Ada authorized).
+    await admin.goto(`${base}/settings/github`);
+    await admin.locator('select[name="member_id"]').selectOption('');
+    await admin.getByRole('button', { name: 'Save' }).click();
+    await admin.waitForURL(`${base}/settings/github**`);
+    const second = (await (
+      await api('/api/v1/feedback', {
+        method: 'POST',
+        body: JSON.stringify({ note: 'Search is slow' }),
+      })
+    ).json()) as { id: string };
+    const refused = await api(`/api/v1/feedback/${second.id}/dispatch`, {
+      method: 'POST',
+      body: JSON.stringify({ repo: shop.id }),
+    });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      'no_dispatch_identity',
+    );
+    await member.goto(`${base}/feedback/${second.id}`);
+    await member.getByLabel(/Repository/).selectOption(shop.id);
+    await member.getByRole('button', { name: 'Dispatch' }).click();
+    await member
+      .getByText(/Dispatched to owner-gh\/shop/)
+      .first()
+      .waitFor();
+    await member.screenshot({ path: `${SHOTS}/dispatch-ticket-clicked-390.png`, fullPage: true });
+    const row = await db
+      .selectFrom('dispatches')
+      .select(['run_as_member_id', 'started_via', 'started_by_member_id'])
+      .where('feedback_id', '=', second.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      run_as_member_id: ada.id,
+      started_via: 'member',
+      started_by_member_id: ada.id,
+    });
+  }, 90_000);
+});

@@ -1,0 +1,6 @@
+export * from './app.js';
+export * from './config.js';
+export * from './deps.js';
+export * from './flow.js';
+export * from './issue-body.js';
+export * from './jobs/index.js';
