@@ -15,6 +15,8 @@ export function listen(
   channel: string,
   onNotify: () => void,
   onError: (err: unknown) => void = () => undefined,
+  /** The connection is gone: notifications are lost until the next (re)connect's onNotify. */
+  onDisconnect: () => void = () => undefined,
 ): Listener {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`Bad channel name: ${channel}`);
   let client: pg.Client | undefined;
@@ -49,6 +51,7 @@ export function listen(
 
   const retry = (failed: pg.Client): void => {
     if (closed || (client && client !== failed) || timer) return;
+    onDisconnect();
     client = undefined;
     failed.removeAllListeners('end');
     failed.end().catch(() => undefined);

@@ -18,7 +18,7 @@ import { dispatchDeps, dispatchJobs, dispatchRouter } from '@ferry/dispatch';
 import { errorWriterJobs, ingestDeps, ingestRouter } from '@ferry/ingest-errors';
 import { createRedisConnection, redisReady, startJobs } from '@ferry/queues';
 import { renderErrorPage, webDeps, webParts } from '@ferry/web';
-import { webhooksInRouter } from '@ferry/webhooks-in';
+import { createLiveKeyCache, webhooksInRouter } from '@ferry/webhooks-in';
 import { webhooksOutJobs } from '@ferry/webhooks-out';
 import { startRelay } from '@ferry/workspace';
 import type { FerryConfig } from './config.js';
@@ -91,7 +91,18 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
   app.use(gateway.path, gateway.router);
   const ingest = ingestDeps({ ...shared, settings: settings.ingest, redis: producerRedis });
   app.use(ingestRouter(ingest));
-  app.use(webhooksInRouter({ ...shared, settings: settings.webhooksIn, redis: producerRedis }));
+  const incomingKeys = createLiveKeyCache(runtime.db, {
+    databaseUrl: config.DATABASE_URL,
+    logger: runtime.logger,
+  });
+  app.use(
+    webhooksInRouter({
+      ...shared,
+      settings: settings.webhooksIn,
+      redis: producerRedis,
+      keys: incomingKeys,
+    }),
+  );
   // Before web's /api/v1: GET /repos and POST /feedback/:id/dispatch are the dispatch service's.
   const dispatch = dispatchDeps(dispatchOptions);
   const dispatchApi = dispatchRouter(dispatch);
@@ -114,6 +125,7 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
     server,
     stop: async () => {
       await relay.stop();
+      await incomingKeys.close();
       await hub.close();
       await parts.realtime.close();
       server.closeAllConnections();

@@ -2,3 +2,4 @@ export * from './accept.js';
 export * from './app.js';
 export * from './config.js';
 export * from './deps.js';
+export * from './key-cache.js';

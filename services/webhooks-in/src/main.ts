@@ -5,6 +5,7 @@ import { createRedisConnection, redisReady } from '@ferry/queues';
 import { createWebhooksInApp } from './app.js';
 import type { WebhooksInDeps } from './deps.js';
 import { loadWebhooksInConfig } from './config.js';
+import { createLiveKeyCache } from './key-cache.js';
 
 // The webhooks-in service on its own: POST /wh/in/<key>.
 const config = configOrExit(loadWebhooksInConfig);
@@ -21,12 +22,17 @@ const deps: WebhooksInDeps = {
   db: runtime.db,
   logger: runtime.logger,
   redis: producerRedis,
+  keys: createLiveKeyCache(runtime.db, {
+    databaseUrl: config.DATABASE_URL,
+    logger: runtime.logger,
+  }),
 };
 await redisReady(producerRedis);
 const server = http.createServer(createWebhooksInApp(deps, runtime.redis));
 await listen(server, config.PORT, runtime.logger);
 onShutdown(runtime.logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  await deps.keys.close();
   producerRedis.disconnect();
   await runtime.close();
 });

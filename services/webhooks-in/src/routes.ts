@@ -3,7 +3,6 @@ import { AppError } from '@ferry/core';
 import { hitRateLimit, storableBody } from '@ferry/http';
 import {
   acceptPost,
-  findLiveKey,
   parseIncomingPost,
   pruneIdempotencyRecords,
   unknownKey,
@@ -33,7 +32,7 @@ export function webhooksInRoutes(deps: WebhooksInDeps): Router {
   const json = express.json({ limit: BODY_LIMIT, type: () => true });
 
   const findKey: RequestHandler = async (req, res, next) => {
-    const key = await findLiveKey(deps.db, String(req.params.key ?? ''));
+    const key = await deps.keys.find(String(req.params.key ?? ''));
     if (!key) throw unknownKey();
     (res.locals as { webhookKey: LiveKey }).webhookKey = key;
     next();

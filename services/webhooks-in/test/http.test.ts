@@ -20,6 +20,7 @@ import {
   setIncomingKeyEnabled,
 } from '@ferry/workspace';
 import { createWebhooksInApp } from '../src/app.js';
+import { createLiveKeyCache, type LiveKeyCache } from '../src/key-cache.js';
 
 describe('POST /wh/in/:key', () => {
   let ctx: TestContext;
@@ -28,6 +29,7 @@ describe('POST /wh/in/:key', () => {
   let workspace: Workspace;
   let admin: Member & { user: { name: string } };
   let room: Room;
+  let keys: LiveKeyCache;
 
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -38,7 +40,12 @@ describe('POST /wh/in/:key', () => {
       db: ctx.db,
       logger: ctx.logger,
       redis: ctx.redis,
+      keys: createLiveKeyCache(ctx.db, {
+        databaseUrl: ctx.config.DATABASE_URL,
+        logger: ctx.logger,
+      }),
     };
+    keys = deps.keys;
     app = await startApp(createWebhooksInApp(deps, ctx.redis));
     workspace = await createWorkspace(ctx.db);
     admin = await createMember(ctx.db, workspace, { role: 'admin' });
@@ -46,6 +53,7 @@ describe('POST /wh/in/:key', () => {
   });
   afterAll(async () => {
     await app?.close();
+    await keys?.close();
     await ctx?.close();
   });
 
