@@ -14,6 +14,9 @@ describe('secrets in logged paths', () => {
     );
     expect(redactPath('/x?page=1&TOKEN=abc#frag')).toBe('/x?page=1&TOKEN=[redacted]#frag');
     expect(redactPath('/rooms/room_1?monkey=banana')).toBe('/rooms/room_1?monkey=banana');
+    expect(redactPath('/github/callback?code=abc123&state=s3cr3t')).toBe(
+      '/github/callback?code=[redacted]&state=[redacted]',
+    );
   });
 
   it('keeps the key out of the request log and the 5xx error log', async () => {
