@@ -179,36 +179,45 @@ export async function listDeliveryLog(
   hookId: string,
   limit = 50,
 ): Promise<DeliveryLogItem[]> {
-  const deliveries = await db
-    .selectFrom('webhook_deliveries')
-    .select([
-      'id',
-      'hook_id',
-      'message_id',
-      'event',
-      'status',
-      'attempts',
-      'next_attempt_at',
-      'last_status_code',
-      'created_at',
-      'delivered_at',
-    ])
-    .where('hook_id', '=', hookId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  // One snapshot for both reads: the attempt and its delivery's new status commit together, and
+  // two separate reads could show the attempt with the status from before it (read committed).
+  const { deliveries, attempts } = await db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const deliveries = await trx
+        .selectFrom('webhook_deliveries')
+        .select([
+          'id',
+          'hook_id',
+          'message_id',
+          'event',
+          'status',
+          'attempts',
+          'next_attempt_at',
+          'last_status_code',
+          'created_at',
+          'delivered_at',
+        ])
+        .where('hook_id', '=', hookId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      if (!deliveries.length) return { deliveries, attempts: [] as WebhookAttempt[] };
+      const attempts = await trx
+        .selectFrom('webhook_attempts')
+        .selectAll()
+        .where(
+          'delivery_id',
+          'in',
+          deliveries.map((d) => d.id),
+        )
+        .orderBy('attempted_at', 'desc')
+        .execute();
+      return { deliveries, attempts };
+    });
   if (!deliveries.length) return [];
-  const attempts = await db
-    .selectFrom('webhook_attempts')
-    .selectAll()
-    .where(
-      'delivery_id',
-      'in',
-      deliveries.map((d) => d.id),
-    )
-    .orderBy('attempted_at', 'desc')
-    .execute();
   const byDelivery = new Map<string, WebhookAttempt[]>();
   for (const attempt of attempts) {
     const list = byDelivery.get(attempt.delivery_id) ?? [];
