@@ -208,6 +208,39 @@ ${tag}
     await context.close();
   }, 60_000);
 
+  it('leaves no console error on the host page when error ingestion answers 503', async () => {
+    const context = await chrome.browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      // Chromium itself logs every failed fetch ("Failed to load resource"); no script can stop
+      // that line, so it is the one console error allowed here.
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        problems.push(message.text());
+      }
+    });
+    let refused = 0;
+    await page.route(`${ferry.url}/ingest/errors`, (route) => {
+      refused++;
+      return route.fulfill({
+        status: 503,
+        headers: { 'access-control-allow-origin': '*', 'content-type': 'application/json' },
+        body: '{"error":{"code":"unavailable","message":"down"}}',
+      });
+    });
+    await page.goto(`${hostUrl}/?v=plain`);
+    await page.getByRole('button', { name: 'Send feedback' }).waitFor();
+    await page.evaluate(() => {
+      const service = (window as unknown as { service: (...args: unknown[]) => void }).service;
+      service('reportError', new Error('while ingest is down'), {});
+    });
+    await waitUntil(() => refused >= 2, 'both reports to meet the 503');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('stays usable under the host page’s hostile CSS', async () => {
     const context = await chrome.browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
