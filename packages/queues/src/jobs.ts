@@ -11,6 +11,17 @@ import { closeWorkers, registerWorkers, type HandlerMap } from './worker.js';
  * producer, a sweep timer). A service's entry starts its own; `pnpm start` starts every service's
  * together, so the check sees all handlers of the process at once.
  */
+/**
+ * For handlers that are safe to run again (idempotent, or steps recorded before the next): a job
+ * held by a killed process is handed on fast, its lock lapsing after 10 s (renewed every 5 s
+ * while the process lives) rather than BullMQ's 30 s. Pass as a handler's `options.bull`.
+ */
+export const QUICK_STALL_HANDOFF = {
+  lockDuration: 10_000,
+  stalledInterval: 5_000,
+  maxStalledCount: 10,
+} as const;
+
 export interface ServiceJobs {
   /** For logs and errors. */
   service: string;

@@ -29,18 +29,7 @@ describe('GitHub settings and ticket dispatch', () => {
 
   beforeAll(async () => {
     fake = await new FakeGitHub().start();
-    web = await startWeb(
-      {
-        GITHUB_APP_ID: fake.appId,
-        GITHUB_APP_PRIVATE_KEY: fake.privateKeyPem,
-        GITHUB_APP_SLUG: fake.slug,
-        GITHUB_CLIENT_ID: fake.clientId,
-        GITHUB_CLIENT_SECRET: fake.clientSecret,
-        GITHUB_API_URL: fake.apiUrl,
-        GITHUB_WEB_URL: fake.webUrl,
-      },
-      { ownPublicUrl: true },
-    );
+    web = await startWeb(fake.env(), { ownPublicUrl: true });
     fake.setupUrl = `${web.url}/github/setup`;
     fake.callbackUrl = `${web.url}/github/callback`;
   });

@@ -1,7 +1,12 @@
 import type { Redis } from 'ioredis';
 import { SecretBox, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { createProducer, type QueueName, type ServiceJobs } from '@ferry/queues';
+import {
+  createProducer,
+  QUICK_STALL_HANDOFF,
+  type QueueName,
+  type ServiceJobs,
+} from '@ferry/queues';
 import type { AgentGatewaySettings } from '../config.js';
 import type { AgentGatewayDeps } from '../deps.js';
 import { routeWork } from './route-work.js';
@@ -41,11 +46,9 @@ export function agentGatewayDeps(options: AgentGatewayJobOptions): AgentGatewayD
 
 /**
  * Routing and waking are idempotent (a work item is logged once per source; a wake is claimed per
- * episode), so a job held by a killed process may be handed on fast: its lock lapses after 10 s
- * (renewed every 5 s while the process lives) rather than BullMQ's 30 s, and re-running it any
- * number of times is safe.
+ * episode), so re-running a job any number of times is safe: a killed process's jobs move on fast.
  */
-const STALLED = { lockDuration: 10_000, stalledInterval: 5_000, maxStalledCount: 10 };
+const STALLED = QUICK_STALL_HANDOFF;
 
 /** agent-work (route into work logs) and agent-wake (wake requests). */
 export function agentGatewayJobs(options: AgentGatewayJobOptions): ServiceJobs {
