@@ -4,3 +4,4 @@ export * from './ids.js';
 export * from './logger.js';
 export * from './secrets.js';
 export * from './text.js';
+export * from './group-commit.js';

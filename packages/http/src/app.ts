@@ -1,5 +1,5 @@
 import querystring from 'node:querystring';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { storableDeep, type AppError, type Logger } from '@ferry/core';
 import { errorHandler, notFoundHandler } from './errors.js';
@@ -11,13 +11,25 @@ export interface HttpAppOptions {
   logger: Logger;
   metrics: Metrics;
   trustProxy?: boolean;
+  /**
+   * Routes that answer at high rates (error ingestion, incoming webhooks): mounted before the
+   * request log, so an answer there costs no log line and no per-request child logger. Their
+   * 5xx errors are still logged, with the request id, by the error handler; metrics still count
+   * them.
+   */
+  hotRoutes?: readonly RequestHandler[];
 }
 
 /**
- * The express app every service starts from: request ids, request logs, metrics. Mount routers
+ * The express app every service starts from: request ids, metrics, request logs. Mount routers
  * with `app.use(...)`, then call `finishApp(app, ...)` to add the 404 and error handlers last.
  */
-export function createHttpApp({ logger, metrics, trustProxy = false }: HttpAppOptions): Express {
+export function createHttpApp({
+  logger,
+  metrics,
+  trustProxy = false,
+  hotRoutes = [],
+}: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   // Express 5's default ("simple") query parser, with every value made storable (see
@@ -25,6 +37,8 @@ export function createHttpApp({ logger, metrics, trustProxy = false }: HttpAppOp
   app.set('query parser', (query: string) => storableDeep(querystring.parse(query)));
   app.set('trust proxy', trustProxy);
   app.use(requestId);
+  app.use(metrics.middleware);
+  for (const routes of hotRoutes) app.use(routes);
   app.use(
     pinoHttp({
       logger,
@@ -41,7 +55,6 @@ export function createHttpApp({ logger, metrics, trustProxy = false }: HttpAppOp
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   );
-  app.use(metrics.middleware);
   return app;
 }
 

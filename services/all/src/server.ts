@@ -83,14 +83,18 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
   );
 
   const metrics = createMetrics('ferry');
-  const app = createHttpApp({ logger: runtime.logger, metrics, trustProxy: config.TRUST_PROXY });
+  const ingest = ingestDeps({ ...shared, settings: settings.ingest, redis: producerRedis });
+  const app = createHttpApp({
+    logger: runtime.logger,
+    metrics,
+    trustProxy: config.TRUST_PROXY,
+    hotRoutes: [ingestRouter(ingest)],
+  });
   app.use(healthRouter({ db: runtime.db, redis: runtime.redis, metrics }));
   const agents = agentGatewayDeps(agentOptions);
   const hub = agentStreamHub(agents, runtime.redis.duplicate());
   const gateway = agentGatewayRouter({ ...agents, hub });
   app.use(gateway.path, gateway.router);
-  const ingest = ingestDeps({ ...shared, settings: settings.ingest, redis: producerRedis });
-  app.use(ingestRouter(ingest));
   const incomingKeys = createLiveKeyCache(runtime.db, {
     databaseUrl: config.DATABASE_URL,
     logger: runtime.logger,

@@ -7,6 +7,7 @@ import { createProducer, type Producer } from '@ferry/queues';
 import type { IngestSettings } from './config.js';
 import type { IngestDeps } from './deps.js';
 import { ingestRoutes } from './routes.js';
+import { createAcceptGroups } from './accept.js';
 import { createTenantCache } from '@ferry/workspace';
 
 export interface IngestParts {
@@ -21,7 +22,7 @@ export interface IngestParts {
 }
 
 export function ingestDeps(parts: IngestParts): IngestDeps {
-  return {
+  const deps = {
     ...parts,
     producer:
       parts.producer ??
@@ -32,6 +33,7 @@ export function ingestDeps(parts: IngestParts): IngestDeps {
       }),
     tenants: createTenantCache(parts.db),
   };
+  return { ...deps, accepts: createAcceptGroups(deps) };
 }
 
 /** POST /ingest/errors, for mounting on a shared app (`pnpm start`) or this service's own. */
@@ -46,9 +48,9 @@ export function createIngestApp(deps: IngestDeps, healthRedis: Redis): Express {
     logger: deps.logger,
     metrics,
     trustProxy: deps.config.TRUST_PROXY,
+    hotRoutes: [ingestRouter(deps)],
   });
   app.use(healthRouter({ db: deps.db, redis: healthRedis, metrics }));
-  app.use(ingestRouter(deps));
   finishApp(app, { logger: deps.logger });
   return app;
 }

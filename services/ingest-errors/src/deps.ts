@@ -4,6 +4,7 @@ import type { Db } from '@ferry/db';
 import type { Producer } from '@ferry/queues';
 import type { IngestSettings } from './config.js';
 import type { TenantCache } from '@ferry/workspace';
+import type { AcceptGroups } from './accept.js';
 
 /** What the ingest routes and domain functions are given; built once in main.ts, server.ts or a test. */
 export interface IngestDeps {
@@ -18,4 +19,6 @@ export interface IngestDeps {
   redis: Redis;
   producer: Producer;
   tenants: TenantCache;
+  /** Group commit of accepted reports: rate-limit takes and enqueues, one round trip per group. */
+  accepts: AcceptGroups;
 }

@@ -5,24 +5,43 @@ import type { Redis } from 'ioredis';
  * per workspace in Redis; the check-and-take is one Lua script, so concurrent requests (on any
  * number of ingest replicas) can never take more than the limit between them. A request asks for
  * its batch size and gets what still fits, possibly less (the batch is cut) or nothing (429).
+ *
+ * The script takes for a whole group of requests at once (group commit, see accept.ts): one
+ * round trip whatever the group's size, requests of the same workspace served in order.
+ * KEYS: one window key per request. ARGV: limit, key TTL, then the wanted count per request.
  */
-const TAKE = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local fits = tonumber(ARGV[2]) - used
-local take = math.min(tonumber(ARGV[1]), fits)
-if take <= 0 then return 0 end
-redis.call('INCRBY', KEYS[1], take)
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-return take
+const TAKE_MANY = `
+local limit = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+local taken = {}
+for i, key in ipairs(KEYS) do
+  local used = tonumber(redis.call('GET', key) or '0')
+  local take = math.min(tonumber(ARGV[i + 2]), limit - used)
+  if take > 0 then
+    redis.call('INCRBY', key, take)
+    redis.call('EXPIRE', key, ttl)
+  else
+    take = 0
+  end
+  taken[i] = take
+end
+return taken
 `;
 
 const WINDOW_MS = 60_000;
 /** The key outlives its minute a little, so a refund after a slow enqueue still finds it. */
 const KEY_TTL_SECONDS = 120;
 
-export interface RateLimitTake {
-  taken: number;
-  /** Gives the taken reports back, when they were not accepted after all (enqueue failed). */
+export interface TakeRequest {
+  /** rateLimitKey() of the request's workspace and minute. */
+  key: string;
+  wanted: number;
+}
+
+export interface RateLimitTakes {
+  /** Reports each request may keep, in request order (0: rate limited). */
+  taken: number[];
+  /** Gives every taken report back, when they were not accepted after all (enqueue failed). */
   refund(): Promise<void>;
 }
 
@@ -30,18 +49,45 @@ export function rateLimitKey(prefix: string, workspaceId: string, now: Date): st
   return `${prefix}:ingest:rl:${workspaceId}:${Math.floor(now.getTime() / WINDOW_MS)}`;
 }
 
-export async function takeReports(
+type WithTakeMany = Redis & {
+  ferryIngestTakeMany(...args: (string | number)[]): Promise<number[]>;
+};
+
+/** The script as an ioredis command: EVALSHA, with EVAL only when Redis does not have it yet. */
+function withTakeMany(redis: Redis): WithTakeMany {
+  const commands = redis as WithTakeMany;
+  if (typeof commands.ferryIngestTakeMany !== 'function') {
+    redis.defineCommand('ferryIngestTakeMany', { lua: TAKE_MANY });
+  }
+  return commands;
+}
+
+export async function takeReportsMany(
   redis: Redis,
-  key: string,
-  wanted: number,
+  requests: readonly TakeRequest[],
   limit: number,
-): Promise<RateLimitTake> {
-  const result = await redis.eval(TAKE, 1, key, wanted, limit, KEY_TTL_SECONDS);
-  const taken = Number(result);
+): Promise<RateLimitTakes> {
+  if (requests.length === 0) return { taken: [], refund: () => Promise.resolve() };
+  const result = await withTakeMany(redis).ferryIngestTakeMany(
+    requests.length,
+    ...requests.map((request) => request.key),
+    limit,
+    KEY_TTL_SECONDS,
+    ...requests.map((request) => request.wanted),
+  );
+  const taken = result.map(Number);
   return {
     taken,
     refund: async () => {
-      if (taken > 0) await redis.decrby(key, taken);
+      const back = new Map<string, number>();
+      requests.forEach((request, index) => {
+        const count = taken[index] ?? 0;
+        if (count > 0) back.set(request.key, (back.get(request.key) ?? 0) + count);
+      });
+      if (back.size === 0) return;
+      const pipeline = redis.pipeline();
+      for (const [key, count] of back) pipeline.decrby(key, count);
+      await pipeline.exec();
     },
   };
 }

@@ -14,7 +14,6 @@ import {
 import { createIngestApp, ingestDeps } from '../src/app.js';
 import type { IngestSettings } from '../src/config.js';
 import type { IngestDeps } from '../src/deps.js';
-import { rateLimitKey } from '../src/rate-limit.js';
 import { startErrorWriter } from '../src/worker.js';
 
 const SETTINGS: IngestSettings = {
@@ -284,29 +283,5 @@ describe('POST /ingest/errors', () => {
       expect(await over.json()).toMatchObject({ error: { code: 'rate_limited' } });
       await waitForOccurrences(ws.id, 120);
     });
-  });
-
-  it('answers 503 and gives the rate-limit counts back when the enqueue fails', async () => {
-    const ws = await createWorkspace(ctx.db);
-    const real = createProducer({ connection: producerRedis, prefix: ctx.config.REDIS_PREFIX });
-    const failing: Producer = {
-      ...real,
-      add: () => Promise.reject(new Error('Connection is closed.')),
-    };
-    const down = await startVariant({}, failing);
-    const now = new Date();
-    const res = await post(
-      down.url,
-      { errors: [report(1), report(2)] },
-      {
-        'X-Service-Tenant': ws.public_key,
-      },
-    );
-    expect(res.status).toBe(503);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
-      /cannot be accepted right now/,
-    );
-    const used = await ctx.redis.get(rateLimitKey(ctx.config.REDIS_PREFIX, ws.id, now));
-    expect(Number(used ?? 0)).toBe(0);
   });
 });
