@@ -22,7 +22,7 @@ export interface LoadResult extends ClosedLoopResult {
 
 export const REPORTS_PER_REQUEST = 10;
 
-function body(variant: number, classes: number): string {
+export function reportBody(variant: number, classes: number): string {
   const errors = Array.from({ length: REPORTS_PER_REQUEST }, (_, i) => {
     const cls = (variant * REPORTS_PER_REQUEST + i) % classes;
     return {
@@ -44,7 +44,7 @@ function body(variant: number, classes: number): string {
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const bodies = Array.from({ length: 256 }, (_, i) => body(i, options.classesPerWorkspace));
+  const bodies = Array.from({ length: 256 }, (_, i) => reportBody(i, options.classesPerWorkspace));
   let accepted = 0;
   const ids: string[] = [];
   const loop = await closedLoop({

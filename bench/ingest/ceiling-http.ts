@@ -1,0 +1,26 @@
+import http from 'node:http';
+
+/**
+ * The HTTP ceiling of the ingest scale bench: a plain node server that reads the body, parses the
+ * JSON and answers 202 with ten ids, doing nothing else. What loopback HTTP and the load
+ * generator cost on this machine at the same offered rate, measured in the same run.
+ */
+const port = Number(process.env.PORT);
+let n = 0;
+const server = http.createServer((req, res) => {
+  if (req.url === '/healthz') {
+    res.end('ok');
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { errors: unknown[] };
+    const ids = body.errors.map(() => `occ_${(n++).toString(36)}`);
+    res.writeHead(202, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ accepted: ids.length, ids }));
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(port, '127.0.0.1');
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
