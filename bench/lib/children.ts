@@ -7,8 +7,13 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const sleep = (msDelay: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, msDelay));
 
+/** BENCH_CPU_PROF=<dir> runs every child with --cpu-prof (diagnosis only: it slows them). */
+const PROFILE = process.env.BENCH_CPU_PROF
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+  : [];
+
 export function startService(entry: string, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', entry], {
+  return spawn(process.execPath, [...PROFILE, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

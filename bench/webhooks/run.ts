@@ -15,7 +15,7 @@ import {
 } from '@ferry/testing';
 import { createIncomingKey, postMessage, createOutgoingHook } from '@ferry/workspace';
 import { log, ms, perSecond, ratio, sleep, summarize, verdict } from '../ingest/stats.js';
-import { runLoad, type LoadResult } from './load.js';
+import { runLoad, runOpenLoad, type LoadResult } from './load.js';
 import { formatActivity, samplePgActivity } from './pg-activity.js';
 import { cpuSampler, formatCpu, type CpuShares } from './procs.js';
 
@@ -27,8 +27,13 @@ import { cpuSampler, formatCpu, type CpuShares } from './procs.js';
  * 200 messages/s, next to a plain loop of signed POSTs to the same receiver. See bench/README.md
  * and bench/RESULTS.md.
  *
- * Knobs: BENCH_IN_DURATION_S (15), BENCH_CONNECTIONS (64), BENCH_OUT_MESSAGES (20000),
- * BENCH_OUT_ROOMS (200), BENCH_OUT_RATE (200 messages/s), BENCH_OUT_LATENCY_S (10).
+ * Issue #12 adds: incoming latency under a fixed offered rate (open loop, BENCH_IN_RATE posts/s for
+ * BENCH_IN_OPEN_S), the same incoming load and the paced outgoing load on the all-in-one process
+ * (`services/all`, what `pnpm start` runs), and BENCH_OUT_WORKERS webhooks-out processes.
+ *
+ * Knobs: BENCH_IN_DURATION_S (15), BENCH_CONNECTIONS (64), BENCH_IN_RATE (1500), BENCH_IN_OPEN_S
+ * (10), BENCH_OUT_MESSAGES (20000), BENCH_OUT_ROOMS (200), BENCH_OUT_RATE (200 messages/s),
+ * BENCH_OUT_LATENCY_S (10), BENCH_OUT_WORKERS (1).
  * BENCH_CPU_PROF=<dir> runs every child with `--cpu-prof` into that folder (for finding where a
  * child's CPU goes; the figures of such a run are slower and not for RESULTS.md).
  */
@@ -38,6 +43,11 @@ const OUT_MESSAGES = Number(process.env.BENCH_OUT_MESSAGES ?? 20_000);
 const OUT_ROOMS = Number(process.env.BENCH_OUT_ROOMS ?? 200);
 const OUT_RATE = Number(process.env.BENCH_OUT_RATE ?? 200);
 const OUT_LATENCY_S = Number(process.env.BENCH_OUT_LATENCY_S ?? 10);
+/** Incoming posts/s offered in the open-loop phase (issue #12: p99 <= 40 ms at 1,500/s). */
+const IN_RATE = Number(process.env.BENCH_IN_RATE ?? 1_500);
+const IN_OPEN_S = Number(process.env.BENCH_IN_OPEN_S ?? 10);
+/** webhooks-out processes for the backlog (2 shows the design scaling with processes). */
+const OUT_WORKERS = Number(process.env.BENCH_OUT_WORKERS ?? 1);
 const KEYS = 100;
 const WARM_MS = 3_000;
 /** Concurrent sends in the receiver ceiling: webhook-drain's concurrency in the catalog. */
@@ -47,7 +57,14 @@ const TARGETS = { inPerSecond: 3_000, inP99Ms: 40, outPerSecond: 3_000, outP95Ms
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const basePort = 20_000 + Math.floor(Math.random() * 20_000);
-const PORTS = { in: basePort, ceiling: basePort + 1, out: basePort + 2, receiver: basePort + 3 };
+const PORTS = {
+  in: basePort,
+  ceiling: basePort + 1,
+  out: basePort + 2,
+  receiver: basePort + 3,
+  all: basePort + 4,
+  out2: basePort + 10,
+};
 /** Wall clock in ms with sub-ms resolution, comparable across processes on this machine. */
 const wall = (): number => performance.timeOrigin + performance.now();
 
@@ -107,7 +124,17 @@ function stopChild(child: ChildProcess): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Incoming
 
+interface OpenFigures {
+  offered: number;
+  accepted: number;
+  sentRate: number;
+  failures: string;
+  latency: ReturnType<typeof summarize>;
+  cpu: CpuShares;
+}
+
 interface LoadFigures {
+  open: OpenFigures;
   load: LoadResult;
   perSecond: number;
   latency: ReturnType<typeof summarize>;
@@ -115,13 +142,42 @@ interface LoadFigures {
   pg: Awaited<ReturnType<ReturnType<typeof samplePgActivity>['stop']>>;
 }
 
+/**
+ * Until every outbox event is relayed: the warm-up's burst leaves work downstream (relay, live
+ * announce, fan-out jobs), which on the all-in-one process would otherwise land in the next phase.
+ */
+async function outboxRelayed(db: Db): Promise<void> {
+  const deadline = performance.now() + 120_000;
+  for (;;) {
+    const row = await sql<{ n: string }>`
+      select count(*) as n from outbox where sent_at is null`.execute(db);
+    if (Number(row.rows[0]?.n ?? 0) === 0) break;
+    if (performance.now() > deadline) throw new Error('the outbox did not drain in 120 s');
+    await sleep(100);
+  }
+  await sleep(1_000);
+}
+
 async function measureLoad(
   db: Db,
   port: number,
   keys: readonly string[],
   sampler: ReturnType<typeof cpuSampler>,
+  /** The process relays the outbox too (all-in-one): let it catch up before measuring. */
+  relays = false,
 ): Promise<LoadFigures & { warmAccepted: number }> {
   const warm = await runLoad({ port, connections: CONNECTIONS, durationMs: WARM_MS, keys });
+  if (relays) await outboxRelayed(db);
+  sampler.mark();
+  const offered = await runOpenLoad({ port, keys, rate: IN_RATE, durationMs: IN_OPEN_S * 1000 });
+  const open: OpenFigures = {
+    offered: offered.offered,
+    accepted: offered.accepted,
+    sentRate: offered.sentRate,
+    failures: [...offered.failures].map(([st, n]) => `${st}: ${n}`).join(', ') || 'none',
+    latency: summarize(offered.latenciesMs),
+    cpu: sampler.since(),
+  };
   sampler.mark();
   const activity = samplePgActivity(db);
   const load = await runLoad({
@@ -134,8 +190,9 @@ async function measureLoad(
   const pg = await activity.stop();
   return {
     pg,
+    open,
     load,
-    warmAccepted: warm.accepted,
+    warmAccepted: warm.accepted + open.accepted,
     perSecond: load.accepted / ((load.lastAnsweredAt - load.firstSentAt) / 1000),
     latency: summarize(load.latenciesMs),
     cpu,
@@ -191,6 +248,31 @@ async function incomingBench(ctx: TestContext) {
   } finally {
     await stopChild(service);
   }
+  // The same load on the all-in-one process a newcomer runs (`pnpm start`).
+  const all = await startChild(
+    'all-in-one',
+    'services/all/src/main.ts',
+    {
+      ...ctx.env,
+      PORT: String(PORTS.all),
+      PUBLIC_URL: `http://127.0.0.1:${PORTS.all}`,
+      WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000000',
+      LOG_LEVEL: 'warn',
+    },
+    { port: PORTS.all },
+  );
+  let allInOne: LoadFigures & { warmAccepted: number };
+  try {
+    allInOne = await measureLoad(
+      ctx.db,
+      PORTS.all,
+      keys,
+      cpuSampler({ 'all-in-one': all.pid }),
+      true,
+    );
+  } finally {
+    await stopChild(all);
+  }
   const stored = await sql<{ n: string }>`
     select count(*) as n from messages where room_id = ${room.id} and author_kind = 'webhook'`.execute(
     ctx.db,
@@ -215,8 +297,13 @@ async function incomingBench(ctx: TestContext) {
   }
   return {
     service: measured,
+    allInOne,
     storedMessages: Number(stored.rows[0]?.n ?? 0),
-    expectedMessages: measured.warmAccepted + measured.load.accepted,
+    expectedMessages:
+      measured.warmAccepted +
+      measured.load.accepted +
+      allInOne.warmAccepted +
+      allInOne.load.accepted,
     ceiling,
   };
 }
@@ -331,6 +418,69 @@ async function receiverCeiling(durationMs: number): Promise<{ sent: number; perS
   return { sent, perSecond: sent / seconds };
 }
 
+/**
+ * OUT_RATE member messages a second for OUT_LATENCY_S (open loop: each posted on its own schedule),
+ * each timed from its commit to its first attempt arriving at the receiver.
+ */
+async function pacedLatency(
+  ctx: TestContext,
+  post: (i: number, body: string) => Promise<{ id: string }>,
+  sampler: ReturnType<typeof cpuSampler>,
+) {
+  await receiverReset();
+  const total = OUT_RATE * OUT_LATENCY_S;
+  const committed = new Map<string, number>();
+  const inFlight: Promise<void>[] = [];
+  const paceStart = performance.now();
+  sampler.mark();
+  for (let i = 0; i < total; i++) {
+    const due = paceStart + (i * 1000) / OUT_RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    inFlight.push(
+      post(i, `Paced message ${i}`).then((message) => {
+        committed.set(message.id, wall());
+      }),
+    );
+  }
+  await Promise.all(inFlight);
+  const postedSeconds = (performance.now() - paceStart) / 1000;
+  await waitReceived(total, 120_000);
+  const cpuPaced = sampler.since();
+  const times = (await (await fetch(`http://127.0.0.1:${PORTS.receiver}/__times`)).json()) as [
+    string,
+    number,
+  ][];
+  const receivedAt = new Map(times);
+  const ids = [...committed.keys()];
+  const relayed = await sql<{ id: string; sent: number }>`
+      select payload->>'messageId' as id, extract(epoch from sent_at) * 1000 as sent
+      from outbox where payload->>'messageId' = any(${ids}::text[])`.execute(ctx.db);
+  const sentAt = new Map(relayed.rows.map((r) => [r.id, Number(r.sent)]));
+  const endToEnd: number[] = [];
+  const toRelay: number[] = [];
+  const relayToReceiver: number[] = [];
+  for (const [id, at] of committed) {
+    const got = receivedAt.get(id);
+    if (got === undefined) continue;
+    endToEnd.push(got - at);
+    const sent = sentAt.get(id);
+    if (sent !== undefined) {
+      toRelay.push(sent - at);
+      relayToReceiver.push(got - sent);
+    }
+  }
+
+  return {
+    total,
+    postedPerSecond: total / postedSeconds,
+    endToEnd: summarize(endToEnd),
+    toRelay: summarize(toRelay),
+    relayToReceiver: summarize(relayToReceiver),
+    cpu: cpuPaced,
+  };
+}
+
 async function outgoingBench(ctx: TestContext) {
   const box = new SecretBox(ctx.config.APP_SECRET);
   const workspace = await createWorkspace(ctx.db);
@@ -376,6 +526,21 @@ async function outgoingBench(ctx: TestContext) {
       { port: PORTS.out },
     );
     started.push(worker);
+    const second =
+      OUT_WORKERS >= 2
+        ? await startChild(
+            'webhooks-out 2',
+            'services/webhooks-out/src/main.ts',
+            {
+              ...ctx.env,
+              PORT: String(PORTS.out2),
+              ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+              LOG_LEVEL: 'warn',
+            },
+            { port: PORTS.out2 },
+          )
+        : undefined;
+    if (second) started.push(second);
 
     // Throughput: a backlog of OUT_MESSAGES member messages (outbox rows, relay not running yet),
     // then the relay starts and the receiver counts deliveries.
@@ -394,6 +559,7 @@ async function outgoingBench(ctx: TestContext) {
     started.push(relay);
     const sampler = cpuSampler({
       'webhooks-out': worker.pid,
+      ...(second ? { 'webhooks-out 2': second.pid } : {}),
       relay: relay.pid,
       receiver: receiver.pid,
     });
@@ -413,49 +579,7 @@ async function outgoingBench(ctx: TestContext) {
     };
 
     // Latency: OUT_RATE messages/s for OUT_LATENCY_S, each timed from its commit.
-    await receiverReset();
-    const total = OUT_RATE * OUT_LATENCY_S;
-    const committed = new Map<string, number>();
-    const inFlight: Promise<void>[] = [];
-    const paceStart = performance.now();
-    sampler.mark();
-    for (let i = 0; i < total; i++) {
-      const due = paceStart + (i * 1000) / OUT_RATE;
-      const wait = due - performance.now();
-      if (wait > 1) await sleep(wait);
-      inFlight.push(
-        post(i, `Paced message ${i}`).then((message) => {
-          committed.set(message.id, wall());
-        }),
-      );
-    }
-    await Promise.all(inFlight);
-    const postedSeconds = (performance.now() - paceStart) / 1000;
-    await waitReceived(total, 120_000);
-    const cpuPaced = sampler.since();
-    const times = (await (await fetch(`http://127.0.0.1:${PORTS.receiver}/__times`)).json()) as [
-      string,
-      number,
-    ][];
-    const receivedAt = new Map(times);
-    const ids = [...committed.keys()];
-    const relayed = await sql<{ id: string; sent: number }>`
-      select payload->>'messageId' as id, extract(epoch from sent_at) * 1000 as sent
-      from outbox where payload->>'messageId' = any(${ids}::text[])`.execute(ctx.db);
-    const sentAt = new Map(relayed.rows.map((r) => [r.id, Number(r.sent)]));
-    const endToEnd: number[] = [];
-    const toRelay: number[] = [];
-    const relayToReceiver: number[] = [];
-    for (const [id, at] of committed) {
-      const got = receivedAt.get(id);
-      if (got === undefined) continue;
-      endToEnd.push(got - at);
-      const sent = sentAt.get(id);
-      if (sent !== undefined) {
-        toRelay.push(sent - at);
-        relayToReceiver.push(got - sent);
-      }
-    }
+    const paced = await pacedLatency(ctx, post, sampler);
 
     // Ceiling: the receiver fed by a plain signed-POST loop.
     await receiverReset();
@@ -466,18 +590,34 @@ async function outgoingBench(ctx: TestContext) {
     const cpuCeiling = sampler.since();
     const ceilingStats = await receiverStats();
 
+    // The same paced load on the all-in-one process (`pnpm start`): its own relay and workers.
+    for (const child of started.slice(1).reverse()) await stopChild(child);
+    started.splice(1);
+    const all = await startChild(
+      'all-in-one',
+      'services/all/src/main.ts',
+      {
+        ...ctx.env,
+        PORT: String(PORTS.all),
+        PUBLIC_URL: `http://127.0.0.1:${PORTS.all}`,
+        ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+        LOG_LEVEL: 'warn',
+      },
+      { port: PORTS.all },
+    );
+    started.push(all);
+    const allPaced = await pacedLatency(
+      ctx,
+      post,
+      cpuSampler({ 'all-in-one': all.pid, receiver: receiver.pid }),
+    );
+
     return {
       throughput,
       cpuBacklog,
       pgBacklog,
-      paced: {
-        total,
-        postedPerSecond: total / postedSeconds,
-        endToEnd: summarize(endToEnd),
-        toRelay: summarize(toRelay),
-        relayToReceiver: summarize(relayToReceiver),
-        cpu: cpuPaced,
-      },
+      paced,
+      allPaced,
       ceiling: { ...ceiling, received: ceilingStats.unique, cpu: cpuCeiling },
     };
   } finally {
@@ -512,6 +652,18 @@ async function main(): Promise<void> {
     );
     const inc = await incomingBench(inCtx);
     const s = inc.service;
+    const openLine = (name: string, o: OpenFigures) =>
+      `  ${name}, open loop ${perSecond(IN_RATE)} offered for ${IN_OPEN_S} s (sent at ` +
+      `${perSecond(o.sentRate)}; non-201: ${o.failures}): p50 ${ms(o.latency.p50)}, ` +
+      `p95 ${ms(o.latency.p95)}, p99 ${ms(o.latency.p99)}, max ${ms(o.latency.max)}; CPU ${formatCpu(o.cpu)}`;
+    log(openLine('webhooks-in', s.open));
+    log(openLine('all-in-one', inc.allInOne.open));
+    log(openLine('ceiling', inc.ceiling.open));
+    const a = inc.allInOne;
+    log(
+      `  all-in-one, closed loop: accepted ${perSecond(a.perSecond)}; p50 ${ms(a.latency.p50)}, ` +
+        `p99 ${ms(a.latency.p99)}; CPU ${formatCpu(a.cpu)}`,
+    );
     log(
       `  webhooks-in: requests ${s.load.requests} (non-201: ${failuresOf(s.load)}), ` +
         `accepted ${perSecond(s.perSecond)}; p50 ${ms(s.latency.p50)}, p95 ${ms(s.latency.p95)}, ` +
@@ -564,6 +716,12 @@ async function main(): Promise<void> {
         `p95 ${ms(p.relayToReceiver.p95)}`,
     );
     log(`  CPU: ${formatCpu(p.cpu)}`);
+    const ap = out.allPaced;
+    log(
+      `  all-in-one, paced ${ap.total} messages at ${perSecond(ap.postedPerSecond)}: posted -> ` +
+        `first attempt received p50 ${ms(ap.endToEnd.p50)}, p95 ${ms(ap.endToEnd.p95)}, ` +
+        `p99 ${ms(ap.endToEnd.p99)}, max ${ms(ap.endToEnd.max)} (n ${ap.endToEnd.n}); CPU ${formatCpu(ap.cpu)}`,
+    );
     log(
       `  ceiling (signed POST loop, ${CEILING_SENDERS} keep-alive senders, one process): ` +
         `${perSecond(out.ceiling.perSecond)} (${out.ceiling.sent} sent, ${out.ceiling.received} received)`,
@@ -571,16 +729,26 @@ async function main(): Promise<void> {
     log(`  CPU: ${formatCpu(out.ceiling.cpu)}`);
     log();
 
-    log('## Summary (targets from issue #4)');
+    log('## Summary (targets from issues #4 and #12)');
     log(
       `  incoming accepted/s: ${perSecond(s.perSecond)} vs ceiling ${perSecond(c.perSecond)} ` +
         `(${ratio(s.perSecond, c.perSecond)}); target >= ${perSecond(TARGETS.inPerSecond)}: ` +
         `${verdict(s.perSecond >= TARGETS.inPerSecond)}`,
     );
     log(
-      `  incoming p99: ${ms(s.latency.p99)} (ceiling ${ms(c.latency.p99)}); target <= ` +
-        `${TARGETS.inP99Ms} ms: ${verdict(s.latency.p99 <= TARGETS.inP99Ms)}`,
+      `  incoming p99 at ${CONNECTIONS} connections (closed loop): ${ms(s.latency.p99)} ` +
+        `(ceiling ${ms(c.latency.p99)})`,
     );
+    for (const [name, o] of [
+      ['webhooks-in', s.open],
+      ['all-in-one', inc.allInOne.open],
+    ] as const) {
+      log(
+        `  incoming open-loop p99 at ${perSecond(IN_RATE)} offered, ${name}: ${ms(o.latency.p99)} ` +
+          `(ceiling ${ms(inc.ceiling.open.latency.p99)}); target <= ${TARGETS.inP99Ms} ms: ` +
+          `${verdict(o.latency.p99 <= TARGETS.inP99Ms && o.accepted === o.offered)}`,
+      );
+    }
     log(
       `  outgoing deliveries/s: ${perSecond(t.perSecond)} vs ceiling ` +
         `${perSecond(out.ceiling.perSecond)} (${ratio(t.perSecond, out.ceiling.perSecond)}); ` +
@@ -588,7 +756,8 @@ async function main(): Promise<void> {
     );
     log(
       `  outgoing posted -> received p95 at ${OUT_RATE}/s: ${ms(p.endToEnd.p95)}; target <= ` +
-        `${TARGETS.outP95Ms} ms: ${verdict(p.endToEnd.p95 <= TARGETS.outP95Ms)}`,
+        `${TARGETS.outP95Ms} ms: ${verdict(p.endToEnd.p95 <= TARGETS.outP95Ms)}; all-in-one ` +
+        `${ms(ap.endToEnd.p95)}: ${verdict(ap.endToEnd.p95 <= TARGETS.outP95Ms)}`,
     );
   } finally {
     for (const child of children) child.kill('SIGKILL');
