@@ -39,14 +39,12 @@ export const eventCatalog = {
       authorKind: z.enum(authorKinds),
     }),
     relayTo: {
-      // Every message is relayed; the delivery worker applies the loop guard (no delivery for
-      // messages that came in through a webhook) where it reads the message anyway.
-      'webhook-delivery': ({ messageId, roomId, workspaceId }, eventId) => ({
-        eventId,
-        messageId,
-        roomId,
-        workspaceId,
-      }),
+      // Only what members write goes out to outgoing webhooks (the loop guard). authorKind is
+      // written with the message in one transaction, so the relay can apply the guard: no job at
+      // all for webhook, agent and system messages, which at incoming-webhook rates would be one
+      // useless job per post. The fan-out checks the message itself again.
+      'webhook-delivery': ({ messageId, roomId, workspaceId, authorKind }, eventId) =>
+        authorKind === 'member' ? { eventId, messageId, roomId, workspaceId } : null,
     },
   }),
   /**

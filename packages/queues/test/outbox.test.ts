@@ -69,6 +69,25 @@ describe('outbox', () => {
     expect(await producer.queue('webhook-delivery').count()).toBe(0);
   });
 
+  it('relays messages by webhooks, agents and the system without a webhook-delivery job (loop guard)', async () => {
+    const kinds = ['webhook', 'agent', 'system'] as const;
+    const events = await ctx.db
+      .transaction()
+      .execute(async (trx) =>
+        Promise.all(
+          kinds.map((authorKind) =>
+            writeEvent(trx, 'message_created', { ...message(), authorKind }),
+          ),
+        ),
+      );
+    expect(await relay.drainOnce()).toBe(3);
+    expect(await unsent()).toEqual([]);
+    for (const eventId of events) {
+      expect(await producer.queue('webhook-delivery').getJob(eventId)).toBeUndefined();
+    }
+    expect(await producer.queue('webhook-delivery').count()).toBe(0);
+  });
+
   it('enqueues exactly one job per target queue, with jobId = event id, for a committed event', async () => {
     const sent = message();
     const { messageEvent, feedbackEvent } = await ctx.db.transaction().execute(async (trx) => ({
