@@ -31,12 +31,49 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
-function encode(value: bigint, length: number): string {
+/** Base32 of a whole number of milliseconds, `length` characters, most significant first. */
+function encodeTime(ms: number, length: number): string {
   let out = '';
+  let value = ms;
   for (let i = 0; i < length; i++) {
-    out = ALPHABET[Number(value & 31n)]! + out;
-    value >>= 5n;
+    out = ALPHABET[value % 32]! + out;
+    value = Math.floor(value / 32);
   }
+  return out;
+}
+
+/** Base32 of bytes read as one big-endian number (10 bytes: 80 bits, 16 characters). */
+function encodeBytes(bytes: Uint8Array): string {
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    acc = ((acc << 8) | byte) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(acc >> bits) & 31]!;
+    }
+  }
+  return out;
+}
+
+/**
+ * Randomness for ids, drawn from the CSPRNG a few KB at a time: one randomBytes call per id cost
+ * more than the rest of newId on the hot paths (ten ids per ingest request).
+ */
+const RANDOM_BYTES = 10;
+const POOL_IDS = 256;
+let pool = new Uint8Array(0);
+let poolOffset = 0;
+
+function randomForId(): Uint8Array {
+  if (poolOffset + RANDOM_BYTES > pool.length) {
+    pool = randomBytes(RANDOM_BYTES * POOL_IDS);
+    poolOffset = 0;
+  }
+  const out = pool.subarray(poolOffset, poolOffset + RANDOM_BYTES);
+  poolOffset += RANDOM_BYTES;
   return out;
 }
 
@@ -45,10 +82,7 @@ function encode(value: bigint, length: number): string {
  * by creation time, which keeps btree inserts append-mostly.
  */
 export function newId(kind: IdKind): string {
-  const prefix = ID_PREFIXES[kind];
-  const time = encode(BigInt(Date.now()), 10);
-  const random = encode(BigInt(`0x${randomBytes(10).toString('hex')}`), 16);
-  return `${prefix}_${time}${random}`;
+  return `${ID_PREFIXES[kind]}_${encodeTime(Date.now(), 10)}${encodeBytes(randomForId())}`;
 }
 
 const ID_SHAPE = /^[a-z]{2,5}_[0-9a-hjkmnp-tv-z]{26}$/;
