@@ -43,6 +43,27 @@ export async function writeEvent<E extends EventType>(
   return id;
 }
 
+/** One event for writeEvents: its type and a payload that type's schema accepts. */
+export type OutboxEvent = { [E in EventType]: { type: E; payload: EventInput<E> } }[EventType];
+
+/**
+ * writeEvent for many events (of any types) in one INSERT: each payload is validated against the
+ * event catalog before anything is written, so an invalid one writes none. Rows get their `seq`
+ * in the given order; returns the event ids in that order.
+ */
+export async function writeEvents(
+  db: Kysely<Database>,
+  events: readonly OutboxEvent[],
+): Promise<string[]> {
+  const rows = events.map(({ type, payload }) => ({
+    id: newId('outbox'),
+    type,
+    payload: JSON.stringify(parseEvent(type, payload)),
+  }));
+  if (rows.length) await db.insertInto('outbox').values(rows).execute();
+  return rows.map((row) => row.id);
+}
+
 export interface OutboxRelayOptions {
   db: Db;
   producer: Producer;

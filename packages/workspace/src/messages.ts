@@ -1,13 +1,14 @@
 import { AppError, isId, newId } from '@ferry/core';
-import type { AuthorKind, Db, Message, MessageKind } from '@ferry/db';
-import { writeEvent } from '@ferry/queues';
+import type { AuthorKind, Db, Message, MessageKind, NewMessage } from '@ferry/db';
+import { writeEvents, type OutboxEvent } from '@ferry/queues';
 import { z } from 'zod';
 import { mentionedHandles, mentionHandles, type MentionHandles } from './mentions.js';
 
 /**
- * Messages: one way in (`postMessage`) for every author - members on the room page, incoming
- * webhooks, agents, system notices from dispatch - so each message gets its outbox event and the
- * same validation wherever it comes from. Bodies are stored raw; markdown is rendered at read time.
+ * Messages: one way in (`postMessage`, or `postMessages` for a batch) for every author - members
+ * on the room page, incoming webhooks, agents, system notices from dispatch - so each message gets
+ * its outbox event and the same validation wherever it comes from. Bodies are stored raw; markdown
+ * is rendered at read time.
  */
 
 export const MESSAGE_BODY_MAX = 20_000;
@@ -21,6 +22,11 @@ export const messageBodySchema = z
 export const postMessageSchema = z.object({ body: messageBodySchema });
 
 export interface PostMessageInput {
+  /**
+   * The message's id, when the caller must know it before the insert (an idempotency record that
+   * names it, written first in the same transaction); a new one otherwise.
+   */
+  id?: string;
   roomId: string;
   workspaceId: string;
   authorKind: AuthorKind;
@@ -43,6 +49,66 @@ export interface PostMessageInput {
  * Throws a 422 AppError naming `body` for an empty or over-long body.
  */
 export async function postMessage(db: Db, input: PostMessageInput): Promise<Message> {
+  const [message] = await postMessages(db, [input]);
+  if (!message) throw new Error('postMessage: the insert returned no row');
+  return message;
+}
+
+/**
+ * postMessage for many messages at once (a group commit): the same validation and rules, one
+ * INSERT for the messages and one for their outbox events (plus one query per member message to
+ * find the agents it addresses). All or nothing: one invalid input throws before anything is
+ * written. Returns the messages in the order given.
+ */
+export async function postMessages(
+  db: Db,
+  inputs: readonly PostMessageInput[],
+): Promise<Message[]> {
+  const rows = inputs.map(messageRow);
+  if (!rows.length) return [];
+  const write = async (trx: Db): Promise<Message[]> => {
+    const inserted = await trx.insertInto('messages').values(rows).returningAll().execute();
+    // RETURNING's order is not promised: put the rows back in the caller's order by id.
+    const byId = new Map(inserted.map((message) => [message.id, message]));
+    const messages = rows.map(({ id }) => {
+      const message = byId.get(id);
+      if (!message) throw new Error(`postMessages: no row returned for ${id}`);
+      return message;
+    });
+    const events: OutboxEvent[] = [];
+    for (const message of messages) {
+      events.push({
+        type: 'message_created',
+        payload: {
+          messageId: message.id,
+          roomId: message.room_id,
+          workspaceId: message.workspace_id,
+          authorKind: message.author_kind,
+        },
+      });
+      if (message.author_kind === 'member') {
+        const agentIds = await addressedAgents(trx, message);
+        if (agentIds.length) {
+          events.push({
+            type: 'agent_addressed',
+            payload: {
+              messageId: message.id,
+              roomId: message.room_id,
+              workspaceId: message.workspace_id,
+              agentIds,
+            },
+          });
+        }
+      }
+    }
+    await writeEvents(trx, events);
+    return messages;
+  };
+  return db.isTransaction ? write(db) : db.transaction().execute(write);
+}
+
+/** Validates one input and turns it into its messages row (the rules every message follows). */
+function messageRow(input: PostMessageInput): NewMessage & { id: string } {
   const parsed = messageBodySchema.safeParse(input.body);
   if (!parsed.success) {
     const problem = parsed.error.issues[0]?.message ?? 'Write a message.';
@@ -50,47 +116,24 @@ export async function postMessage(db: Db, input: PostMessageInput): Promise<Mess
       fields: { body: problem },
     });
   }
-  const displayName = input.displayName.trim().slice(0, 200) || 'Unknown';
   if (input.authorKind === 'member' && !input.authorMemberId) {
     throw new Error('postMessage: a member message needs authorMemberId');
   }
-  const write = async (trx: Db): Promise<Message> => {
-    const message = await trx
-      .insertInto('messages')
-      .values({
-        id: newId('message'),
-        room_id: input.roomId,
-        workspace_id: input.workspaceId,
-        author_kind: input.authorKind,
-        author_member_id: input.authorMemberId ?? null,
-        author_ref: input.authorRef ?? null,
-        display_name: displayName,
-        body: parsed.data,
-        kind: input.kind ?? 'text',
-        metadata: JSON.stringify(input.metadata ?? {}),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await writeEvent(trx, 'message_created', {
-      messageId: message.id,
-      roomId: message.room_id,
-      workspaceId: message.workspace_id,
-      authorKind: message.author_kind,
-    });
-    if (message.author_kind === 'member') {
-      const agentIds = await addressedAgents(trx, message);
-      if (agentIds.length) {
-        await writeEvent(trx, 'agent_addressed', {
-          messageId: message.id,
-          roomId: message.room_id,
-          workspaceId: message.workspace_id,
-          agentIds,
-        });
-      }
-    }
-    return message;
+  if (input.id !== undefined && !isId(input.id, 'message')) {
+    throw new Error('postMessage: input.id is not a message id');
+  }
+  return {
+    id: input.id ?? newId('message'),
+    room_id: input.roomId,
+    workspace_id: input.workspaceId,
+    author_kind: input.authorKind,
+    author_member_id: input.authorMemberId ?? null,
+    author_ref: input.authorRef ?? null,
+    display_name: input.displayName.trim().slice(0, 200) || 'Unknown',
+    body: parsed.data,
+    kind: input.kind ?? 'text',
+    metadata: JSON.stringify(input.metadata ?? {}),
   };
-  return db.isTransaction ? write(db) : db.transaction().execute(write);
 }
 
 /**

@@ -18,7 +18,7 @@ import { dispatchDeps, dispatchJobs, dispatchRouter } from '@ferry/dispatch';
 import { errorWriterJobs, ingestDeps, ingestRouter } from '@ferry/ingest-errors';
 import { createRedisConnection, redisReady, startJobs } from '@ferry/queues';
 import { renderErrorPage, webDeps, webParts } from '@ferry/web';
-import { createLiveKeyCache, webhooksInRouter } from '@ferry/webhooks-in';
+import { createLiveKeyCache, createPostWriter, webhooksInRouter } from '@ferry/webhooks-in';
 import { webhooksOutJobs } from '@ferry/webhooks-out';
 import { startRelay } from '@ferry/workspace';
 import type { FerryConfig } from './config.js';
@@ -84,29 +84,30 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
 
   const metrics = createMetrics('ferry');
   const ingest = ingestDeps({ ...shared, settings: settings.ingest, redis: producerRedis });
+  const incomingKeys = createLiveKeyCache(runtime.db, {
+    databaseUrl: config.DATABASE_URL,
+    logger: runtime.logger,
+  });
+  const incomingPosts = createPostWriter(runtime.db, { logger: runtime.logger });
+  const webhooksIn = webhooksInRouter({
+    ...shared,
+    settings: settings.webhooksIn,
+    redis: producerRedis,
+    keys: incomingKeys,
+    posts: incomingPosts,
+  });
+  // The two high-rate routes answer before the request log (no log line per report or post).
   const app = createHttpApp({
     logger: runtime.logger,
     metrics,
     trustProxy: config.TRUST_PROXY,
-    hotRoutes: [ingestRouter(ingest)],
+    hotRoutes: [ingestRouter(ingest), webhooksIn],
   });
   app.use(healthRouter({ db: runtime.db, redis: runtime.redis, metrics }));
   const agents = agentGatewayDeps(agentOptions);
   const hub = agentStreamHub(agents, runtime.redis.duplicate());
   const gateway = agentGatewayRouter({ ...agents, hub });
   app.use(gateway.path, gateway.router);
-  const incomingKeys = createLiveKeyCache(runtime.db, {
-    databaseUrl: config.DATABASE_URL,
-    logger: runtime.logger,
-  });
-  app.use(
-    webhooksInRouter({
-      ...shared,
-      settings: settings.webhooksIn,
-      redis: producerRedis,
-      keys: incomingKeys,
-    }),
-  );
   // Before web's /api/v1: GET /repos and POST /feedback/:id/dispatch are the dispatch service's.
   const dispatch = dispatchDeps(dispatchOptions);
   const dispatchApi = dispatchRouter(dispatch);
@@ -134,6 +135,8 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
       await parts.realtime.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Posts already queued for a group commit are written before the pool closes.
+      await incomingPosts.stop();
       await jobs.stop();
       await ingest.producer.close();
       await web.close();

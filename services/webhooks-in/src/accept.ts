@@ -1,6 +1,12 @@
 import { AppError, hashSecret, isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { MESSAGE_BODY_MAX, messageBodySchema, postMessage, toRoomName } from '@ferry/workspace';
+import {
+  MESSAGE_BODY_MAX,
+  messageBodySchema,
+  postMessage,
+  toRoomName,
+  type PostMessageInput,
+} from '@ferry/workspace';
 import { sql } from 'kysely';
 import type { WebhooksInDeps } from './deps.js';
 
@@ -242,16 +248,16 @@ async function claimIdempotencyKey(
   throw new AppError('unavailable', 'The request could not be completed; try again.');
 }
 
-/**
- * Stores the post: the idempotency record, the message and its `message_created` outbox event in
- * one transaction, so exactly one message exists per idempotency key however many duplicates race.
- */
-export async function acceptPost(
-  deps: Pick<WebhooksInDeps, 'db'>,
-  key: LiveKey,
-  post: IncomingPost,
-): Promise<Accepted> {
-  const roomId = await roomForPost(deps.db, key, post.room);
+/** A valid post with its room resolved: what storing it needs. */
+export interface ResolvedPost {
+  key: LiveKey;
+  roomId: string;
+  post: IncomingPost;
+}
+
+/** The room the post goes to (SPEC.md `room`), or the 422 naming `room`. */
+export async function resolvePost(db: Db, key: LiveKey, post: IncomingPost): Promise<ResolvedPost> {
+  const roomId = await roomForPost(db, key, post.room);
   if (!roomId) {
     throw new AppError(
       'validation_failed',
@@ -259,20 +265,36 @@ export async function acceptPost(
       { fields: { room: "Not a room or channel this key's creator has joined." } },
     );
   }
-  return deps.db.transaction().execute(async (trx) => {
+  return { key, roomId, post };
+}
+
+/** The message a post becomes; `id` when the caller has already named it (group commit). */
+export function webhookMessage({ key, roomId, post }: ResolvedPost, id?: string): PostMessageInput {
+  return {
+    ...(id === undefined ? {} : { id }),
+    roomId,
+    workspaceId: key.workspaceId,
+    authorKind: 'webhook',
+    authorRef: key.id,
+    displayName: post.sender ?? (key.name.trim() || key.creatorName),
+    body: post.body,
+    metadata: { webhook_id: key.id },
+  };
+}
+
+/**
+ * Stores one post: the idempotency record, the message and its `message_created` outbox event in
+ * one transaction, so exactly one message exists per idempotency key however many duplicates race.
+ * The single-post path: the group-commit writer (post-writer.ts) falls back to it.
+ */
+export async function storePost(db: Db, resolved: ResolvedPost): Promise<Accepted> {
+  const { key, roomId, post } = resolved;
+  return db.transaction().execute(async (trx) => {
     if (post.idempotencyKey) {
       const original = await claimIdempotencyKey(trx, key.id, post.idempotencyKey);
       if (original) return { status: 200, ...original };
     }
-    const message = await postMessage(trx, {
-      roomId,
-      workspaceId: key.workspaceId,
-      authorKind: 'webhook',
-      authorRef: key.id,
-      displayName: post.sender ?? (key.name.trim() || key.creatorName),
-      body: post.body,
-      metadata: { webhook_id: key.id },
-    });
+    const message = await postMessage(trx, webhookMessage(resolved));
     if (post.idempotencyKey) {
       await trx
         .updateTable('incoming_webhook_requests')
@@ -283,6 +305,15 @@ export async function acceptPost(
     }
     return { status: 201, messageId: message.id, roomId };
   });
+}
+
+/** resolvePost then storePost: one post, in its own transaction. */
+export async function acceptPost(
+  deps: Pick<WebhooksInDeps, 'db'>,
+  key: LiveKey,
+  post: IncomingPost,
+): Promise<Accepted> {
+  return storePost(deps.db, await resolvePost(deps.db, key, post));
 }
 
 /** Deletes up to `batch` idempotency records past their 24 h; cheap enough to run now and then. */

@@ -6,6 +6,7 @@ import { createWebhooksInApp } from './app.js';
 import type { WebhooksInDeps } from './deps.js';
 import { loadWebhooksInConfig } from './config.js';
 import { createLiveKeyCache } from './key-cache.js';
+import { createPostWriter } from './post-writer.js';
 
 // The webhooks-in service on its own: POST /wh/in/<key>.
 const config = configOrExit(loadWebhooksInConfig);
@@ -16,6 +17,7 @@ const producerRedis = createRedisConnection(config.REDIS_URL, {
   logger: runtime.logger,
   name: 'webhooks-in-producer',
 });
+const posts = createPostWriter(runtime.db, { logger: runtime.logger });
 const deps: WebhooksInDeps = {
   config,
   settings: config.webhooksIn,
@@ -26,12 +28,15 @@ const deps: WebhooksInDeps = {
     databaseUrl: config.DATABASE_URL,
     logger: runtime.logger,
   }),
+  posts,
 };
 await redisReady(producerRedis);
 const server = http.createServer(createWebhooksInApp(deps, runtime.redis));
 await listen(server, config.PORT, runtime.logger);
 onShutdown(runtime.logger, async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Requests still in flight have had their answers; this writes anything still queued.
+  await posts.stop();
   await deps.keys.close();
   producerRedis.disconnect();
   await runtime.close();

@@ -2,13 +2,14 @@ import express, { Router, type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
 import { hitRateLimit, storableBody } from '@ferry/http';
 import {
-  acceptPost,
   parseIncomingPost,
   pruneIdempotencyRecords,
+  resolvePost,
   unknownKey,
   type LiveKey,
 } from './accept.js';
 import type { WebhooksInDeps } from './deps.js';
+import { createPostWriter } from './post-writer.js';
 
 export const WEBHOOKS_IN_PATH = '/wh/in/:key';
 const BODY_LIMIT = '256kb';
@@ -28,6 +29,7 @@ function liveKey(res: Response): LiveKey {
 export function webhooksInRoutes(deps: WebhooksInDeps): Router {
   // Case-sensitive: /WH/IN/<key> is not this route (and the key never reaches a handler).
   const router = Router({ caseSensitive: true });
+  const posts = deps.posts ?? createPostWriter(deps.db, { logger: deps.logger });
   // Any content type is read as JSON: Slack-style senders do not always set the header.
   const json = express.json({ limit: BODY_LIMIT, type: () => true });
 
@@ -58,7 +60,7 @@ export function webhooksInRoutes(deps: WebhooksInDeps): Router {
   router.post(WEBHOOKS_IN_PATH, findKey, rateLimit, json, storableBody, async (req, res) => {
     const key = liveKey(res);
     const post = parseIncomingPost(req.body as unknown, req.get('Idempotency-Key'));
-    const accepted = await acceptPost(deps, key, post);
+    const accepted = await posts.write(await resolvePost(deps.db, key, post));
     // Everyone who can open the room sees it live (SPEC.md: notify everyone), the key's creator
     // included: the outbox relay announces the committed message (packages/workspace live.ts).
     res.status(accepted.status).json({ message_id: accepted.messageId });

@@ -1,0 +1,160 @@
+import { newId } from '@ferry/core';
+import type { Db } from '@ferry/db';
+import { postMessages } from '@ferry/workspace';
+import { sql } from 'kysely';
+import { IDEMPOTENCY_TTL, webhookMessage, type Accepted, type ResolvedPost } from './accept.js';
+
+/**
+ * The statements of one group commit (post-writer.ts): many posts in the caller's transaction,
+ * each with storePost's guarantees, in a fixed handful of statements whatever the batch's size:
+ * claim the idempotency keys (one INSERT), replace the stale records among those taken (one
+ * UPDATE), read the live ones (one SELECT), then the messages and their outbox events (one INSERT
+ * each). The UPDATE and SELECT run only for keys that were already taken.
+ */
+
+/** This post goes to the single-post path after the commit: its record vanished mid-batch. */
+export const STORE_ALONE = Symbol('store alone');
+export type BatchOutcome = Accepted | typeof STORE_ALONE;
+
+interface Claim {
+  webhookId: string;
+  idempotencyKey: string;
+  messageId: string;
+}
+
+interface Original {
+  messageId: string;
+  roomId: string;
+}
+
+interface Entry {
+  resolved: ResolvedPost;
+  /** Generated before the claim, so the idempotency record names its message from the start. */
+  messageId: string;
+  claim?: Claim;
+}
+
+/** One idempotency record's identity, as a Map key. */
+function recordOf(claim: Pick<Claim, 'webhookId' | 'idempotencyKey'>): string {
+  return JSON.stringify([claim.webhookId, claim.idempotencyKey]);
+}
+
+/** Returns one outcome per post, in the order given. */
+export async function storePostBatch(
+  trx: Db,
+  posts: readonly ResolvedPost[],
+): Promise<BatchOutcome[]> {
+  const entries: Entry[] = posts.map((resolved) => {
+    const messageId = newId('message');
+    const idempotencyKey = resolved.post.idempotencyKey;
+    return idempotencyKey
+      ? { resolved, messageId, claim: { webhookId: resolved.key.id, idempotencyKey, messageId } }
+      : { resolved, messageId };
+  });
+  // The first post of each idempotency key claims it; the batch's later duplicates replay it.
+  const claimants = new Map<string, Entry>();
+  for (const entry of entries) {
+    if (entry.claim && !claimants.has(recordOf(entry.claim))) {
+      claimants.set(recordOf(entry.claim), entry);
+    }
+  }
+  const { won, originals } = await claimRecords(
+    trx,
+    [...claimants.values()].flatMap((entry) => (entry.claim ? [entry.claim] : [])),
+  );
+
+  const writers = entries.filter(
+    (entry) =>
+      !entry.claim ||
+      (claimants.get(recordOf(entry.claim)) === entry && won.has(recordOf(entry.claim))),
+  );
+  await postMessages(
+    trx,
+    writers.map((entry) => webhookMessage(entry.resolved, entry.messageId)),
+  );
+
+  const written = new Set(writers);
+  return entries.map((entry): BatchOutcome => {
+    if (written.has(entry) || !entry.claim) {
+      return { status: 201, messageId: entry.messageId, roomId: entry.resolved.roomId };
+    }
+    const record = recordOf(entry.claim);
+    const claimant = claimants.get(record);
+    if (claimant && written.has(claimant)) {
+      return { status: 200, messageId: claimant.messageId, roomId: claimant.resolved.roomId };
+    }
+    const original = originals.get(record);
+    return original ? { status: 200, ...original } : STORE_ALONE;
+  });
+}
+
+/**
+ * Claims what it can: a record inserted, or one older than 24 h replaced (DESIGN.md: such a record
+ * counts as absent). A record another transaction holds uncommitted makes the INSERT wait for its
+ * commit and then conflict; the records taken are read into `originals` (a missing one was pruned
+ * between our statements). Rows go in one order in every batch, so two batches waiting on each
+ * other's uncommitted keys cannot deadlock.
+ */
+async function claimRecords(
+  trx: Db,
+  claims: Claim[],
+): Promise<{ won: Set<string>; originals: Map<string, Original> }> {
+  const won = new Set<string>();
+  const originals = new Map<string, Original>();
+  if (!claims.length) return { won, originals };
+  claims.sort((a, b) => compare(recordOf(a), recordOf(b)));
+
+  const inserted = await trx
+    .insertInto('incoming_webhook_requests')
+    .values(
+      claims.map((claim) => ({
+        webhook_id: claim.webhookId,
+        idempotency_key: claim.idempotencyKey,
+        message_id: claim.messageId,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['webhook_id', 'idempotency_key']).doNothing())
+    .returning(['webhook_id', 'idempotency_key'])
+    .execute();
+  const markWon = (row: { webhook_id: string; idempotency_key: string }) =>
+    won.add(recordOf({ webhookId: row.webhook_id, idempotencyKey: row.idempotency_key }));
+  inserted.forEach(markWon);
+  let taken = claims.filter((claim) => !won.has(recordOf(claim)));
+  if (!taken.length) return { won, originals };
+
+  const replaced = await sql<{ webhook_id: string; idempotency_key: string }>`
+    update incoming_webhook_requests as q
+    set message_id = v.message_id, created_at = now()
+    from (values ${sql.join(
+      taken.map((claim) => sql`(${claim.webhookId}, ${claim.idempotencyKey}, ${claim.messageId})`),
+    )}) as v (webhook_id, idempotency_key, message_id)
+    where q.webhook_id = v.webhook_id
+      and q.idempotency_key = v.idempotency_key
+      and q.created_at < now() - ${IDEMPOTENCY_TTL}
+    returning q.webhook_id, q.idempotency_key`.execute(trx);
+  replaced.rows.forEach(markWon);
+  taken = taken.filter((claim) => !won.has(recordOf(claim)));
+  if (!taken.length) return { won, originals };
+
+  const live = await trx
+    .selectFrom('incoming_webhook_requests as q')
+    .leftJoin('messages as m', 'm.id', 'q.message_id')
+    .select(['q.webhook_id', 'q.idempotency_key', 'q.message_id', 'm.room_id'])
+    .where((eb) =>
+      eb(
+        eb.refTuple('q.webhook_id', 'q.idempotency_key'),
+        'in',
+        taken.map((claim) => eb.tuple(claim.webhookId, claim.idempotencyKey)),
+      ),
+    )
+    .execute();
+  for (const row of live) {
+    const record = recordOf({ webhookId: row.webhook_id, idempotencyKey: row.idempotency_key });
+    originals.set(record, { messageId: row.message_id, roomId: row.room_id ?? '' });
+  }
+  return { won, originals };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
