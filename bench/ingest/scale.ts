@@ -308,7 +308,7 @@ async function main(): Promise<void> {
                 `${verdict(figures.openP99 <= GOALS.openP99Ms)}; ceiling p99 ${ms(ceiling.latency.p99)}); ` +
                 `durable ${perSecond(figures.durablePerSecond)} (goal ${perSecond(GOALS.durablePerSecond)}: ` +
                 `${verdict(figures.durablePerSecond >= GOALS.durablePerSecond)}, ` +
-                `${(GOALS.durablePerSecond / figures.durablePerSecond).toFixed(2)}x short; ` +
+                `${((figures.durablePerSecond / GOALS.durablePerSecond) * 100).toFixed(0)}% of the goal; ` +
                 `${((figures.durablePerSecond / insert) * 100).toFixed(0)}% of the INSERT ceiling)`,
             );
           }
