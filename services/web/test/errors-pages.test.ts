@@ -57,7 +57,9 @@ describe('Errors pages', () => {
   it('lists groups most recently seen first, 25 a page, with the retained total', async () => {
     const { client, errors, workspace } = await seated('member');
     const groups = await seedGroups(workspace, 30);
-    // Same last_seen_at: the larger id comes first, so pages never overlap or skip.
+    // Same last_seen_at: the larger id comes first, so pages never overlap or skip. Ids carry the
+    // millisecond they were made in (random within it): the twin's is made in a later one.
+    await new Promise((resolve) => setTimeout(resolve, 2));
     const twin = await createErrorGroup(web.ctx.db, workspace, {
       error_class: 'TwinError',
       last_seen_at: groups[29]!.last_seen_at,
