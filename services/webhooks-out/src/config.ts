@@ -33,6 +33,21 @@ export const webhooksOutShape = {
   WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   /** SPEC.md: 20 consecutive failures disable the hook. */
   WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).default(20),
+  /** The most deliveries one claim takes from the head of a hook's stream (a run; claims.ts). */
+  WEBHOOK_RUN_SIZE: z.coerce.number().int().min(1).max(1_000).default(50),
+  /** Hooks one process drains at once; more wait their turn (drains.ts). */
+  WEBHOOK_DRAIN_CONCURRENCY: z.coerce.number().int().min(1).default(256),
+  /**
+   * `webhook-delivery` (fan-out) jobs one process runs at once. Each only waits for its share of a
+   * grouped INSERT (owe.ts), so many at once make big groups: fan-out is what a backlog waits on.
+   */
+  WEBHOOK_FAN_OUT_CONCURRENCY: z.coerce.number().int().min(1).default(512),
+  /**
+   * Postgres connections of the webhooks-out process (main.ts). Fan-outs, claims and records go as
+   * grouped statements (two of each at a time) and no connection is held during a send, so a
+   * handful serve hundreds of hooks; the rest is for failed attempts, each its own transaction.
+   */
+  WEBHOOK_DB_POOL_SIZE: z.coerce.number().int().min(2).default(16),
 };
 
 const loadShape = defineConfig(webhooksOutShape);
@@ -43,6 +58,10 @@ export interface WebhooksOutSettings {
   throttleMinDelayMs: number;
   sweepIntervalMs: number;
   disableAfterFailures: number;
+  runSize: number;
+  drainConcurrency: number;
+  fanOutConcurrency: number;
+  dbPoolSize: number;
   ssrf: SsrfSettings;
 }
 
@@ -55,6 +74,10 @@ export function loadWebhooksOutSettings(env: NodeJS.ProcessEnv = process.env): W
     throttleMinDelayMs: parsed.WEBHOOK_THROTTLE_MIN_DELAY_MS,
     sweepIntervalMs: parsed.WEBHOOK_SWEEP_INTERVAL_MS,
     disableAfterFailures: parsed.WEBHOOK_DISABLE_AFTER_FAILURES,
+    runSize: parsed.WEBHOOK_RUN_SIZE,
+    drainConcurrency: parsed.WEBHOOK_DRAIN_CONCURRENCY,
+    fanOutConcurrency: parsed.WEBHOOK_FAN_OUT_CONCURRENCY,
+    dbPoolSize: parsed.WEBHOOK_DB_POOL_SIZE,
     ssrf,
   };
 }

@@ -2,6 +2,7 @@ import type { Logger, SecretBox } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import type { Producer } from '@ferry/queues';
 import type { WebhooksOutSettings } from './config.js';
+import type { RunGroups } from './run-groups.js';
 
 /** What the webhooks-out jobs are given. */
 export interface WebhooksOutDeps {
@@ -11,4 +12,6 @@ export interface WebhooksOutDeps {
   producer: Producer;
   logger: Logger;
   settings: WebhooksOutSettings;
+  /** Claims and records runs, grouped with the other hooks draining in this process. */
+  runs: RunGroups;
 }

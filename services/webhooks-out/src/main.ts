@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { migrateToLatest } from '@ferry/db';
+import { createDb, migrateToLatest } from '@ferry/db';
 import {
   createHttpApp,
   createMetrics,
@@ -36,10 +36,12 @@ const producerRedis = createRedisConnection(config.REDIS_URL, {
   logger: runtime.logger,
   name: 'webhooks-out-producer',
 });
+// The workers' own pool, sized for hundreds of concurrent drains (the runtime's serves /readyz).
+const workerDb = createDb(config.DATABASE_URL, { max: config.webhooksOut.dbPoolSize });
 const running = startWebhooksOut({
   config,
   settings: config.webhooksOut,
-  db: runtime.db,
+  db: workerDb,
   logger: runtime.logger,
   connection: workerRedis,
   producerConnection: producerRedis,
@@ -50,5 +52,6 @@ onShutdown(runtime.logger, async () => {
   await running.stop();
   workerRedis.disconnect();
   producerRedis.disconnect();
+  await workerDb.destroy();
   await runtime.close();
 });

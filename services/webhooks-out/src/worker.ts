@@ -1,14 +1,17 @@
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { SecretBox, type Config, type Logger } from '@ferry/core';
+import { createGroupCommit, SecretBox, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { createProducer, startJobs, type QueueName, type ServiceJobs } from '@ferry/queues';
 import type { WebhooksOutSettings } from './config.js';
-import { hooksWithDueDeliveries } from './deliveries.js';
+import { hooksWithDueDeliveries, leaseMs } from './deliveries.js';
 import type { WebhooksOutDeps } from './deps.js';
-import { drainHook } from './jobs/drain-hook.js';
+import { createDrainScheduler } from './drains.js';
+import { drainHook, drainRun } from './jobs/drain-hook.js';
 import { fanOut } from './jobs/fan-out.js';
 import { sendOnce } from './jobs/send-once.js';
+import { oweMessages } from './owe.js';
+import { createRunGroups } from './run-groups.js';
 
 export interface WebhooksOutOptions {
   config: Pick<Config, 'APP_SECRET' | 'REDIS_PREFIX'>;
@@ -52,11 +55,16 @@ export interface WebhooksOutJobs extends ServiceJobs {
   sweep(): Promise<number>;
 }
 
+/** Messages owed in one group at most (their fan-out jobs run at once, their rows go in one INSERT). */
+const FAN_OUT_GROUP_MAX = 256;
+
 /**
- * The webhooks-out jobs: `webhook-delivery` (fan-out), `webhook-drain` (ordered sends) and
- * `webhook-send-once` (by hand), plus the sweep: a timer that finds hooks with due deliveries and
- * gives each a drain job. Drain jobs are wake-ups only, so the sweep makes a lost one (Redis
- * flushed, a crash between commit and enqueue) cost at most one interval.
+ * The webhooks-out jobs: `webhook-delivery` (fan-out), `webhook-drain` (wake-ups for the ordered
+ * sends) and `webhook-send-once` (by hand), plus the process's drain scheduler and the sweep: a
+ * timer that finds hooks with due deliveries and gives each a drain job. Fan-outs wake the drains
+ * of their own process directly; drain jobs carry the other wake-ups (a retry coming due, a
+ * re-enable) to whichever process takes them. Both are wake-ups only, so the sweep makes a lost
+ * one (Redis flushed, a crash between commit and wake) cost at most one interval.
  */
 export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>): WebhooksOutJobs {
   const producer = createProducer({
@@ -70,6 +78,11 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
     producer,
     logger: options.logger,
     settings: options.settings,
+    runs: createRunGroups(options.db, {
+      runSize: options.settings.runSize,
+      leaseMs: leaseMs(options.settings),
+      logger: options.logger,
+    }),
   };
   const bull = {
     maxStalledCount: MAX_STALLED_COUNT,
@@ -80,6 +93,19 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
         }
       : {}),
   };
+
+  const drains = createDrainScheduler({
+    concurrency: options.settings.drainConcurrency,
+    logger: options.logger,
+    step: (hookId, stopping) => drainRun(deps, hookId, stopping),
+  });
+  const wake = (hookId: string): void => drains.wake(hookId);
+  // The fan-out jobs running at once share their reads and their INSERT: one commit per group.
+  const owing = createGroupCommit({
+    write: (messageIds: string[]) => oweMessages(options.db, messageIds),
+    maxItems: FAN_OUT_GROUP_MAX,
+    concurrency: 2,
+  });
 
   const interval = options.settings.sweepIntervalMs;
   const sweep = async (): Promise<number> => {
@@ -104,12 +130,11 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
     service: 'webhooks-out',
     consumes: WEBHOOKS_OUT_QUEUES,
     handlers: {
-      'webhook-delivery': { handler: (payload) => fanOut(deps, payload), options: { bull } },
-      'webhook-drain': {
-        handler: (payload, _job, signal) => drainHook(deps, payload, signal),
-        // A drain holds no lock on the hook while idle; its longest step is one send.
-        options: { bull, timeoutMs: Math.max(60_000, options.settings.timeoutMs * 4) },
+      'webhook-delivery': {
+        handler: (payload) => fanOut({ owe: (id) => owing.submit(id), wake }, payload),
+        options: { bull, concurrency: options.settings.fanOutConcurrency },
       },
+      'webhook-drain': { handler: (payload) => drainHook(wake, payload), options: { bull } },
       'webhook-send-once': { handler: (payload) => sendOnce(deps, payload), options: { bull } },
     },
     sweep,
@@ -126,6 +151,10 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
       stopped = true;
       clearInterval(timer);
       await running;
+      await owing.drain();
+      // Each drain ends after its current run; a cut-off send is re-sent when its lease expires.
+      await drains.close();
+      await deps.runs.drain();
       await producer.close();
     },
   };

@@ -1,45 +1,73 @@
+import type { WebhookDelivery } from '@ferry/db';
+import { postOutbound, type SendResult } from '@ferry/http';
 import type { JobPayload } from '@ferry/queues';
-import { claimHead, leaseMs, recordAttempt, signingSecrets } from '../deliveries.js';
+import { leaseMs, recordAttempt, signingSecrets } from '../deliveries.js';
 import type { WebhooksOutDeps } from '../deps.js';
-import { postOutbound } from '@ferry/http';
+import type { DrainOutcome } from '../drains.js';
+import type { RunClaim } from '../claims.js';
+import type { RunSuccess } from '../records.js';
 import { deliveryHeaders } from '../signing.js';
 
-/** A drain hands over to a fresh job after this much, so one busy hook never hits the job timeout. */
-const MAX_SENDS_PER_JOB = 100;
-const MAX_JOB_MS = 30_000;
+/**
+ * `webhook-drain`: a wake-up for one hook (from the sweep, a retry coming due, a re-enable). The
+ * drain itself runs in this process's drain scheduler (drains.ts), which fan-outs here wake
+ * directly; the job only hands the hook to it, so it ends at once.
+ */
+export function drainHook(
+  wake: (hookId: string) => void,
+  { hookId }: JobPayload<'webhook-drain'>,
+): Promise<{ woken: string }> {
+  wake(hookId);
+  return Promise.resolve({ woken: hookId });
+}
+
+/** Kept free at the end of a run's lease to record what it sent before the lease runs out. */
+const RECORD_MARGIN_MS = 2_000;
+/** Claims in a row that may find the stream changed under them (each re-reads it). */
+const CLAIM_ROUNDS = 5;
 
 /**
- * `webhook-drain`: sends the hook's due deliveries head first, one at a time, until none is due.
- * A failed head gets its next try scheduled (recordAttempt) and the drain stops there: later
- * messages wait behind it. The wake-up for that try is a delayed job whose id is the due time, so
- * every drainer that sees the same wait schedules the same single job.
+ * One step of a hook's drain: claim a run from the head of its stream, send it in order over the
+ * process's keep-alive connections, and record it (claims.ts, records.ts; both grouped with the
+ * other hooks of the moment). The run ends early at the first failure (recorded with its retry,
+ * disable or 410 consequences; the rest waits behind it), when the process is stopping, or when
+ * the lease could not cover another send at its full timeout. A head that is not due gets a
+ * delayed wake-up whose job id is its due time, so every drainer that sees the same wait
+ * schedules the same single job.
  */
-export async function drainHook(
+export async function drainRun(
   deps: WebhooksOutDeps,
-  { hookId }: JobPayload<'webhook-drain'>,
-  signal: AbortSignal,
-): Promise<{ sent: number }> {
-  const started = Date.now();
+  hookId: string,
+  stopping: () => boolean,
+): Promise<DrainOutcome> {
   const lease = leaseMs(deps.settings);
-  let sent = 0;
-  while (!signal.aborted) {
-    if (sent >= MAX_SENDS_PER_JOB || Date.now() - started > MAX_JOB_MS) {
-      await deps.producer.add('webhook-drain', { hookId });
-      break;
+  let claimedAt = performance.now();
+  let claim: RunClaim = { kind: 'retry' };
+  for (let round = 0; round < CLAIM_ROUNDS && claim.kind === 'retry'; round++) {
+    claimedAt = performance.now();
+    claim = await deps.runs.claim(hookId);
+  }
+  // A stream still changing after a few rounds is busy with another drainer; the sweep looks again.
+  if (claim.kind === 'idle' || claim.kind === 'retry') return 'idle';
+  if (claim.kind === 'wait') {
+    await deps.producer.add(
+      'webhook-drain',
+      { hookId },
+      { jobId: `drain-${hookId}-at-${claim.until.getTime()}`, delay: claim.delayMs },
+    );
+    return 'wait';
+  }
+
+  const { hook, run } = claim;
+  const secrets = signingSecrets(deps.box, hook);
+  const successes: RunSuccess[] = [];
+  let failure: { delivery: WebhookDelivery; result: SendResult } | undefined;
+  for (const delivery of run) {
+    if (successes.length > 0) {
+      const leaseLeft = lease - (performance.now() - claimedAt);
+      if (stopping() || leaseLeft < deps.settings.timeoutMs + RECORD_MARGIN_MS) break;
     }
-    const claim = await claimHead(deps.db, hookId, lease);
-    if (claim.kind === 'idle') break;
-    if (claim.kind === 'wait') {
-      const at = claim.until.getTime();
-      await deps.producer.add(
-        'webhook-drain',
-        { hookId },
-        { jobId: `drain-${hookId}-at-${at}`, delay: Math.max(0, at - Date.now()) },
-      );
-      break;
-    }
-    const { delivery, hook } = claim;
-    const headers = deliveryHeaders(signingSecrets(deps.box, hook), {
+    const headers = deliveryHeaders(secrets, {
       id: delivery.id,
       event: delivery.event,
       body: delivery.body,
@@ -48,15 +76,28 @@ export async function drainHook(
       timeoutMs: deps.settings.timeoutMs,
       ssrf: deps.settings.ssrf,
     });
-    const recorded = await recordAttempt(deps.db, delivery, result, {
+    if (!result.ok) {
+      failure = { delivery, result };
+      break;
+    }
+    successes.push({ delivery, result, answeredAt: performance.now() });
+  }
+
+  const tried = successes.length + (failure ? 1 : 0);
+  await deps.runs.record({
+    hookId: hook.id,
+    successes,
+    unsentIds: run.slice(tried).map((delivery) => delivery.id),
+  });
+  if (failure) {
+    const recorded = await recordAttempt(deps.db, failure.delivery, failure.result, {
       mode: 'scheduled',
       settings: deps.settings,
       logger: deps.logger,
     });
-    sent++;
     if (recorded.disabled) {
-      deps.logger.warn({ hookId, statusCode: result.statusCode }, 'outgoing hook disabled');
+      deps.logger.warn({ hookId, statusCode: failure.result.statusCode }, 'outgoing hook disabled');
     }
   }
-  return { sent };
+  return 'sent';
 }

@@ -1,0 +1,108 @@
+import type { Logger } from '@ferry/core';
+
+/** What one step of a hook's drain did (jobs/drain-hook.ts `drainRun`). */
+export type DrainOutcome =
+  /** A run was claimed and sent (fully or up to a failure): there may be more. */
+  | 'sent'
+  /** Nothing owed. */
+  | 'idle'
+  /** The head is not due yet; its wake-up is scheduled. */
+  | 'wait';
+
+export interface DrainSchedulerOptions {
+  /** Hooks drained at once; the others queue for a turn. */
+  concurrency: number;
+  /** Claims, sends and records one run; `stopping` turns true when the process is shutting down. */
+  step(hookId: string, stopping: () => boolean): Promise<DrainOutcome>;
+  logger: Logger;
+}
+
+export interface DrainScheduler {
+  /** Look at this hook now: new deliveries were owed, a retry is due, a job asked for it. */
+  wake(hookId: string): void;
+  /** Hooks draining now (tests, metrics). */
+  readonly active: number;
+  /** Stops starting drains; each running one stops after its current run. Resolves when all have. */
+  close(): Promise<void>;
+}
+
+/**
+ * The drains of one process: at most one per hook (the lease in Postgres keeps sends serial across
+ * processes; this keeps a process from racing itself), at most `concurrency` at once.
+ *
+ * A wake is never lost to a drain that is about to finish: a wake that arrives while the hook's
+ * drain is running marks it, and a drain only ends after a claim that found nothing AND started
+ * after the last such mark. So a delivery owed just as a drain's last claim came back empty is
+ * claimed by one more round, not left for the sweep. A hook with a long backlog gives its slot to
+ * waiting hooks after each run, so 200 busy hooks share the slots fairly.
+ */
+export function createDrainScheduler(options: DrainSchedulerOptions): DrainScheduler {
+  const running = new Map<string, { woken: boolean }>();
+  /** Hooks waiting for a slot, oldest first (a Set iterates in insertion order). */
+  const queued = new Set<string>();
+  const drains = new Set<Promise<void>>();
+  let closing = false;
+
+  async function drain(hookId: string, state: { woken: boolean }): Promise<void> {
+    while (!closing) {
+      state.woken = false;
+      const outcome = await options.step(hookId, () => closing);
+      if (outcome === 'sent') {
+        if (queued.size > 0) {
+          queued.add(hookId);
+          return;
+        }
+        continue;
+      }
+      if (!state.woken) return;
+    }
+  }
+
+  function start(hookId: string): void {
+    const state = { woken: false };
+    running.set(hookId, state);
+    const done: Promise<void> = drain(hookId, state)
+      .catch((err: unknown) => {
+        // Its leases expire and the sweep wakes the hook again; nothing is lost, only delayed.
+        options.logger.warn({ err, hookId }, 'drain failed');
+      })
+      .finally(() => {
+        if (running.get(hookId) === state) running.delete(hookId);
+        drains.delete(done);
+        startQueued();
+      });
+    drains.add(done);
+  }
+
+  function startQueued(): void {
+    for (const hookId of queued) {
+      if (closing || running.size >= options.concurrency) return;
+      // A hook that just gave up its slot is queued a moment before its drain has ended.
+      if (running.has(hookId)) continue;
+      queued.delete(hookId);
+      start(hookId);
+    }
+  }
+
+  return {
+    wake(hookId) {
+      if (closing) return;
+      const state = running.get(hookId);
+      if (state) {
+        state.woken = true;
+        return;
+      }
+      if (queued.has(hookId)) return;
+      if (running.size >= options.concurrency) queued.add(hookId);
+      else start(hookId);
+    },
+    get active() {
+      return running.size;
+    },
+    async close() {
+      closing = true;
+      queued.clear();
+      await Promise.all([...drains]);
+    },
+  };
+}
