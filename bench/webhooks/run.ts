@@ -433,6 +433,7 @@ async function pacedLatency(
   const inFlight: Promise<void>[] = [];
   const paceStart = performance.now();
   sampler.mark();
+  const activity = samplePgActivity(ctx.db);
   for (let i = 0; i < total; i++) {
     const due = paceStart + (i * 1000) / OUT_RATE;
     const wait = due - performance.now();
@@ -447,6 +448,7 @@ async function pacedLatency(
   const postedSeconds = (performance.now() - paceStart) / 1000;
   await waitReceived(total, 120_000);
   const cpuPaced = sampler.since();
+  const pg = await activity.stop();
   const times = (await (await fetch(`http://127.0.0.1:${PORTS.receiver}/__times`)).json()) as [
     string,
     number,
@@ -478,6 +480,7 @@ async function pacedLatency(
     toRelay: summarize(toRelay),
     relayToReceiver: summarize(relayToReceiver),
     cpu: cpuPaced,
+    pg,
   };
 }
 
@@ -716,12 +719,14 @@ async function main(): Promise<void> {
         `p95 ${ms(p.relayToReceiver.p95)}`,
     );
     log(`  CPU: ${formatCpu(p.cpu)}`);
+    for (const line of formatActivity(p.pg)) log(line);
     const ap = out.allPaced;
     log(
       `  all-in-one, paced ${ap.total} messages at ${perSecond(ap.postedPerSecond)}: posted -> ` +
         `first attempt received p50 ${ms(ap.endToEnd.p50)}, p95 ${ms(ap.endToEnd.p95)}, ` +
         `p99 ${ms(ap.endToEnd.p99)}, max ${ms(ap.endToEnd.max)} (n ${ap.endToEnd.n}); CPU ${formatCpu(ap.cpu)}`,
     );
+    for (const line of formatActivity(ap.pg)) log(line);
     log(
       `  ceiling (signed POST loop, ${CEILING_SENDERS} keep-alive senders, one process): ` +
         `${perSecond(out.ceiling.perSecond)} (${out.ceiling.sent} sent, ${out.ceiling.received} received)`,

@@ -290,7 +290,25 @@ async function leaseRuns(
   const headIds = runs.flatMap((ids) => ids.slice(0, 1));
   const restIds = runs.flatMap((ids) => ids.slice(1));
   if (!headIds.length) return runs.map(() => []);
-  const leased = await db
+  // A lease needs to be visible, not durable: other drainers see it at commit either way, and a
+  // lease lost to a Postgres crash only makes its run due again, re-sent with the same
+  // webhook-ids (what a drainer killed mid-run causes too). So its commit does not wait for the
+  // WAL flush, which is on every first attempt's path. Attempts and their outcomes stay durable.
+  const leased = await db.transaction().execute(async (trx) => {
+    await sql`set local synchronous_commit = off`.execute(trx);
+    return leaseStatement(trx, headIds, restIds, leaseMs);
+  });
+  const byId = new Map(leased.map((delivery) => [delivery.id, delivery]));
+  return runs.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));
+}
+
+function leaseStatement(
+  db: Db,
+  headIds: readonly string[],
+  restIds: readonly string[],
+  leaseMs: number,
+): Promise<WebhookDelivery[]> {
+  return db
     .with('head', (qb) =>
       qb
         .updateTable('webhook_deliveries')
@@ -314,8 +332,6 @@ async function leaseRuns(
     .selectAll()
     .unionAll((eb) => eb.selectFrom('rest').selectAll())
     .execute();
-  const byId = new Map(leased.map((delivery) => [delivery.id, delivery]));
-  return runs.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));
 }
 
 /** Gives leases back: due again, behind whatever is the head now. */
