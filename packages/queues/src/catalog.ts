@@ -63,7 +63,12 @@ export const queueCatalog = {
     concurrency: 4,
     timeoutMs: 30_000,
   }),
-  /** message_created fan-out: the worker finds the room's enabled hooks and owes each a delivery. */
+  /**
+   * message_created fan-out of a member's message: the worker finds the room's enabled hooks and
+   * owes each a delivery (grouped with the fan-outs running at the same moment, one INSERT), then
+   * wakes its own process's drains of those hooks. webhooks-out runs many at once (its
+   * WEBHOOK_FAN_OUT_CONCURRENCY overrides the concurrency below).
+   */
   'webhook-delivery': defineQueue({
     schema: z.object({
       eventId: idSchema('outbox'),
@@ -81,9 +86,10 @@ export const queueCatalog = {
     timeoutMs: 30_000,
   }),
   /**
-   * Sends one outgoing hook's due deliveries, oldest message first, one at a time (see
-   * services/webhooks-out/src/jobs/drain-hook.ts). Any number of these may exist for one hook: a
-   * lease on the head delivery keeps the sends serial, so duplicates are harmless and cheap.
+   * A wake-up for one outgoing hook (the sweep, a retry coming due, a re-enable): the job hands the
+   * hook to its process's drain scheduler, which sends the due deliveries in runs, oldest message
+   * first (services/webhooks-out/src/jobs/drain-hook.ts, drains.ts). Any number of these may exist
+   * for one hook: a lease on the head delivery keeps the sends serial, so duplicates are harmless.
    */
   'webhook-drain': defineQueue({
     schema: z.object({ hookId: idSchema('outgoingWebhook') }),
