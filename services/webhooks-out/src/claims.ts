@@ -9,7 +9,17 @@ import { DELIVERY_EVENT, msInterval } from './deliveries.js';
  */
 
 export type RunClaim =
-  | { kind: 'claimed'; hook: OutgoingWebhook; run: WebhookDelivery[] }
+  | {
+      kind: 'claimed';
+      hook: OutgoingWebhook;
+      run: WebhookDelivery[];
+      /**
+       * The run is everything the hook was owed when it was read: once it is sent, only a new
+       * delivery (whose fan-out wakes the drain) can give the hook more, so no claim is needed
+       * to find out that nothing is left.
+       */
+      wholeStream: boolean;
+    }
   /**
    * The head is not due yet (a retry later, another drainer holds its lease, or an earlier message
    * is not owed yet). `until` is on the database's clock; `delayMs` is how long from now.
@@ -103,9 +113,13 @@ export async function claimRuns(
     // only the part before it is contiguous, the rest goes back.
     const kept = new Set(claimed.map((delivery) => delivery.id));
     for (const id of byId.keys()) if (!kept.has(id)) notContiguous.push(id);
+    const wholeStream =
+      head.candidates.length < options.runSize && claimed.length === head.candidates.length;
     results.set(
       head.hook.id,
-      claimed.length ? { kind: 'claimed', hook: head.hook, run: claimed } : { kind: 'retry' },
+      claimed.length
+        ? { kind: 'claimed', hook: head.hook, run: claimed, wholeStream }
+        : { kind: 'retry' },
     );
   });
   await releaseLeases(db, notContiguous);
@@ -294,10 +308,7 @@ async function leaseRuns(
   // lease lost to a Postgres crash only makes its run due again, re-sent with the same
   // webhook-ids (what a drainer killed mid-run causes too). So its commit does not wait for the
   // WAL flush, which is on every first attempt's path. Attempts and their outcomes stay durable.
-  const leased = await db.transaction().execute(async (trx) => {
-    await sql`set local synchronous_commit = off`.execute(trx);
-    return leaseStatement(trx, headIds, restIds, leaseMs);
-  });
+  const leased = await leaseStatement(db, headIds, restIds, leaseMs);
   const byId = new Map(leased.map((delivery) => [delivery.id, delivery]));
   return runs.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));
 }
@@ -308,12 +319,18 @@ function leaseStatement(
   restIds: readonly string[],
   leaseMs: number,
 ): Promise<WebhookDelivery[]> {
+  // synchronous_commit = off for this statement's own transaction, set inside it (one round trip,
+  // where BEGIN; SET LOCAL; ...; COMMIT took four): the head UPDATE reads it once.
   return db
+    .with('async_commit', (qb) =>
+      qb.selectNoFrom(sql<string>`set_config('synchronous_commit', 'off', true)`.as('setting')),
+    )
     .with('head', (qb) =>
       qb
         .updateTable('webhook_deliveries')
         .set({ next_attempt_at: msInterval(leaseMs) })
         .where(sql<boolean>`id = any(${headIds}::text[])`)
+        .where(sql<boolean>`exists (select 1 from async_commit)`)
         .where('status', '=', 'pending')
         .where('next_attempt_at', '<=', sql<Date>`now()`)
         .returningAll(),

@@ -4,6 +4,8 @@ import type { Logger } from '@ferry/core';
 export type DrainOutcome =
   /** A run was claimed and sent (fully or up to a failure): there may be more. */
   | 'sent'
+  /** A run that was the hook's whole stream was sent: nothing more unless a wake says so. */
+  | 'drained'
   /** Nothing owed. */
   | 'idle'
   /** The head is not due yet; its wake-up is scheduled. */
@@ -31,9 +33,9 @@ export interface DrainScheduler {
  * processes; this keeps a process from racing itself), at most `concurrency` at once.
  *
  * A wake is never lost to a drain that is about to finish: a wake that arrives while the hook's
- * drain is running marks it, and a drain only ends after a claim that found nothing AND started
- * after the last such mark. So a delivery owed just as a drain's last claim came back empty is
- * claimed by one more round, not left for the sweep. A hook with a long backlog gives its slot to
+ * drain is running marks it, and a drain only ends after a step that found nothing (or sent the
+ * whole stream it read) AND started after the last such mark. So a delivery owed just as a
+ * drain's last claim came back empty is claimed by one more round, not left for the sweep. A hook with a long backlog gives its slot to
  * waiting hooks after each run, so 200 busy hooks share the slots fairly.
  */
 export function createDrainScheduler(options: DrainSchedulerOptions): DrainScheduler {

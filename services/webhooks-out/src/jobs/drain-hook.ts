@@ -99,5 +99,7 @@ export async function drainRun(
       deps.logger.warn({ hookId, statusCode: failure.result.statusCode }, 'outgoing hook disabled');
     }
   }
-  return 'sent';
+  // Sent the whole stream as it was read: the drain ends here unless a wake came in meanwhile (a
+  // new delivery's fan-out wakes the hook after its commit), saving a claim that finds nothing.
+  return claim.wholeStream && !failure && tried === run.length ? 'drained' : 'sent';
 }
