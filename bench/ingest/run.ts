@@ -23,7 +23,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WORKSPACES = 1_000;
 const CLASSES_PER_WORKSPACE = 20;
-const PORT = 20_000 + Math.floor(Math.random() * 20_000);
+const PORT = 20_000 + Math.floor(Math.random() * 10_000);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TARGETS = { durablePerSecond: 12_000, p99Ms: 30, pageMs: 50, rssMb: 300 };
 
