@@ -204,6 +204,29 @@ export function findMessage(
     .executeTakeFirst();
 }
 
+/** The most messages a reconnecting page is sent to catch up (more: it reloads). */
+export const CATCH_UP_MAX = 100;
+
+/**
+ * The room's messages after `afterId`, oldest first (ids sort by creation time): what a page that
+ * rendered up to that message missed before its live connection joined the room.
+ */
+export function messagesAfter(
+  db: Db,
+  roomId: string,
+  afterId: string,
+  limit = CATCH_UP_MAX,
+): Promise<Message[]> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('room_id', '=', roomId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
 /** The `@handles` of the workspace's active members, for highlighting mentions. */
 export async function workspaceMentionHandles(
   db: Db,

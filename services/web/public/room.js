@@ -143,8 +143,12 @@ function main() {
   // sessions; a single upgraded connection does not.
   const socket = io({ transports: ['websocket'] });
   // (Re)join on every connect: after a reconnect the server has forgotten this socket's rooms.
+  // `after`: the newest message on the page, so what was posted before the join still arrives.
   socket.on('connect', () => {
-    socket.emit('room:join', { roomId }, (reply) => {
+    const rendered = list.querySelectorAll('li.message[data-id]');
+    const last = rendered.length ? rendered[rendered.length - 1].getAttribute('data-id') : null;
+    const join = last && ID.test(last) ? { roomId, after: last } : { roomId };
+    socket.emit('room:join', join, (reply) => {
       if (!reply || !reply.ok) {
         showNotice('Live updates are off for this room. Reload the page to see new messages.');
       } else {

@@ -9,6 +9,7 @@ import {
   findMessage,
   findRoomSeat,
   liveChannelKey,
+  messagesAfter,
   MESSAGES_STORED_EVENT,
   storedMessagesSchema,
   usersWhoCanOpen,
@@ -25,8 +26,11 @@ import { messageItem } from './views/messages.js';
  * cookie as pages.
  *
  * Protocol (socket.io, default namespace):
- * - client -> `room:join` {roomId}, ack {ok: true} | {ok: false, error: {code, message}}. The server
- *   checks the database and only then puts the socket in the socket.io room `room:<roomId>`.
+ * - client -> `room:join` {roomId, after?}, ack {ok: true} | {ok: false, error: {code, message}}. The
+ *   server checks the database and only then puts the socket in the socket.io room `room:<roomId>`.
+ *   With `after` (the last message id the page rendered) it then sends, as `message:new`, the
+ *   messages stored after it: what was posted between the page's render and the join (or while a
+ *   connection was down) arrives too, instead of waiting for a reload.
  * - server -> `message:new` {id, roomId, html}: a stored message, rendered as its `<li>`.
  * - server -> `room:left` {roomId}: this user no longer has the room; the page stops listening.
  *
@@ -101,7 +105,13 @@ export interface Realtime {
 const roomChannel = (roomId: string): string => `room:${roomId}`;
 const userChannel = (userId: string): string => `user:${userId}`;
 
-const joinSchema = z.object({ roomId: z.string().refine((v) => isId(v, 'room')) });
+const joinSchema = z.object({
+  roomId: z.string().refine((v) => isId(v, 'room')),
+  after: z
+    .string()
+    .refine((v) => isId(v, 'message'))
+    .optional(),
+});
 
 /**
  * Emits an announced message to this process's sockets in the room, after re-checking in the
@@ -176,7 +186,7 @@ async function onRoomJoin(
     });
     return;
   }
-  const { roomId } = parsed.data;
+  const { roomId, after } = parsed.data;
   const seat = await findRoomSeat(db, { userId: socket.data.userId, roomId });
   if (!seat || seat.access === 'hidden') {
     reply({ ok: false, error: { code: 'not_found', message: 'No such room.' } });
@@ -188,6 +198,15 @@ async function onRoomJoin(
   }
   await socket.join(roomChannel(roomId));
   reply({ ok: true });
+  // Joined first, so nothing stored from now on is missed; the page drops what it already has.
+  if (!after) return;
+  const missed = await messagesAfter(db, roomId, after);
+  if (!missed.length) return;
+  const handles = await workspaceMentionHandles(db, missed[0]!.workspace_id);
+  for (const message of missed) {
+    const html = messageItem(message, handles).value;
+    socket.emit('message:new', { id: message.id, roomId: message.room_id, html });
+  }
 }
 
 /**

@@ -566,6 +566,50 @@ describe('rooms and messages', () => {
       }
     });
 
+    it('sends a joining page what was stored after its newest message (catch-up)', async () => {
+      const { cookie, workspace, seat } = await world();
+      const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+      const post = (body: string) =>
+        postMessage(web.ctx.db, {
+          roomId: room.id,
+          workspaceId: workspace.id,
+          authorKind: 'system',
+          displayName: 'Ferry',
+          body,
+        });
+      const rendered = await post('already on the page');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const missedOne = await post('posted before the *join*');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const missedTwo = await post('and another');
+      // Announced (to nobody) before the socket joins: what arrives now can only be the catch-up.
+      const ids = [rendered.id, missedOne.id, missedTwo.id];
+      for (let unsent = 3; unsent > 0;) {
+        const rows = await web.ctx.db
+          .selectFrom('outbox')
+          .select('id')
+          .where('sent_at', 'is', null)
+          .where(sql<boolean>`payload->>'messageId' = any(${ids}::text[])`)
+          .execute();
+        unsent = rows.length;
+        if (unsent) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const live = await LiveClient.open(web.url, await cookie());
+      try {
+        expect(await live.join({ roomId: room.id, after: 'msg_junk' })).toMatchObject({
+          ok: false,
+          error: { code: 'validation_failed' },
+        });
+        expect(await live.join({ roomId: room.id, after: rendered.id })).toEqual({ ok: true });
+        await live.waitFor(() => live.messages.length === 2, 'the two missed messages');
+        expect(live.messages.map((m) => m.id)).toEqual([missedOne.id, missedTwo.id]);
+        expect(live.messages[0]!.html).toContain('posted before the <em>join</em>');
+        expect(live.messages.every((m) => m.roomId === room.id)).toBe(true);
+      } finally {
+        live.close();
+      }
+    });
+
     it('joins checked rooms only and delivers new messages to sockets in the room', async () => {
       const { client, cookie, rooms, workspace, seat } = await world();
       const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
