@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineConfig, loadAll, serviceConfig } from '@ferry/core';
+import { booleanFromEnv, defineConfig, loadAll, serviceConfig } from '@ferry/core';
 import { loadGithubSettings, type GithubSettings } from '@ferry/github';
 import { loadSsrfSettings, type SsrfSettings } from '@ferry/http';
 
@@ -32,6 +32,8 @@ const loadOwnSettings = defineConfig({
   /** Sign-in attempts per account per minute (brute force), and per client address. */
   SIGNIN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   SIGNIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** The web service's own entry runs an outbox relay unless the `relay` service does (compose). */
+  WEB_RELAY: booleanFromEnv.default(true),
 });
 
 /** What the web service reads from the environment beyond the shared config; parsed at start. */
@@ -44,6 +46,8 @@ export interface WebSettings {
   signInLimits: { perAccount: number; perAddress: number };
   /** The GitHub App (hosted dispatch); when not configured, the GitHub page names what to set. */
   github: GithubSettings;
+  /** WEB_RELAY: services/web/src/main.ts runs the outbox relay too. */
+  runRelay: boolean;
 }
 
 export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettings {
@@ -58,6 +62,7 @@ export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettin
       perAccount: own.SIGNIN_ATTEMPTS_PER_MINUTE,
       perAddress: own.SIGNIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
     },
+    runRelay: own.WEB_RELAY,
     github,
   };
 }

@@ -16,10 +16,11 @@ const server = http.createServer(app);
 realtime.attach(server);
 await listen(server, config.PORT, runtime.logger);
 // The web app writes most outbox events (messages, feedback); it relays them too, and announces
-// every stored message to the pages that show it. Safe to scale.
-const relay = startRelay(runtime);
+// every stored message to the pages that show it (safe to scale), unless WEB_RELAY=false because
+// the `relay` service does (compose).
+const relay = config.web.runRelay ? startRelay(runtime) : undefined;
 onShutdown(runtime.logger, async () => {
-  await relay.stop();
+  await relay?.stop();
   await realtime.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await deps.close();
