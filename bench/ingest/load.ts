@@ -1,3 +1,5 @@
+import { newId } from '@ferry/core';
+import type { TestContext } from '@ferry/testing';
 import { closedLoop, postJson, type ClosedLoopResult } from '../lib/closed-loop.js';
 
 /**
@@ -63,4 +65,20 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     },
   });
   return { ...loop, accepted, ids };
+}
+
+/** `count` bench workspaces in one INSERT; requests go round robin over their public keys. */
+export async function createBenchWorkspaces(
+  ctx: TestContext,
+  count: number,
+): Promise<{ id: string; public_key: string }[]> {
+  const rows = Array.from({ length: count }, (_, i) => ({
+    id: newId('workspace'),
+    slug: `bench-${i}`,
+    name: `Bench ${i}`,
+    public_key: `pk_bench_${i}_${newId('workspace')}`,
+    settings: '{}',
+  }));
+  await ctx.db.insertInto('workspaces').values(rows).execute();
+  return rows;
 }

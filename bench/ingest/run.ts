@@ -4,11 +4,10 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { newId } from '@ferry/core';
 import { createTestContext, type TestContext } from '@ferry/testing';
 import { insertCeiling, jobShapedCeiling, type Target } from './ceiling.js';
 import { benchErrorsPage } from './errors-page.js';
-import { runLoad, REPORTS_PER_REQUEST } from './load.js';
+import { createBenchWorkspaces, runLoad, REPORTS_PER_REQUEST } from './load.js';
 import { formatCpu, rssKb, startSampler } from './procs.js';
 import { log, ms, perSecond, ratio, sleep, summarize, verdict } from './stats.js';
 
@@ -26,18 +25,6 @@ const CLASSES_PER_WORKSPACE = 20;
 const PORT = 20_000 + Math.floor(Math.random() * 10_000);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TARGETS = { durablePerSecond: 12_000, p99Ms: 30, pageMs: 50, rssMb: 300 };
-
-async function createWorkspaces(ctx: TestContext): Promise<{ id: string; public_key: string }[]> {
-  const rows = Array.from({ length: WORKSPACES }, (_, i) => ({
-    id: newId('workspace'),
-    slug: `bench-${i}`,
-    name: `Bench ${i}`,
-    public_key: `pk_bench_${i}_${newId('workspace')}`,
-    settings: '{}',
-  }));
-  await ctx.db.insertInto('workspaces').values(rows).execute();
-  return rows;
-}
 
 /** One ingest child: INGEST_ROLE=http (the accept path) or worker (the writer), as compose runs them. */
 function startIngest(ctx: TestContext, role: 'http' | 'worker'): ChildProcess {
@@ -143,7 +130,7 @@ async function drainAlone(
 }
 
 async function ingestBench(ctx: TestContext) {
-  const workspaces = await createWorkspaces(ctx);
+  const workspaces = await createBenchWorkspaces(ctx, WORKSPACES);
   const publicKeys = workspaces.map((w) => w.public_key);
   const child = startIngest(ctx, 'http');
   const workerChild = startIngest(ctx, 'worker');

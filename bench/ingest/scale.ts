@@ -2,14 +2,13 @@ import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { newId } from '@ferry/core';
 import { createTestContext, type TestContext } from '@ferry/testing';
 import { basePort, sleep, startService, stopChild, waitHealthy } from '../lib/children.js';
 import { closedLoop, postJson, type Answer } from '../lib/closed-loop.js';
 import { openLoop } from '../lib/open-loop.js';
 import { cpuSampler, formatCpu, type CpuShares } from '../webhooks/procs.js';
 import { insertCeiling } from './ceiling.js';
-import { REPORTS_PER_REQUEST, reportBody } from './load.js';
+import { createBenchWorkspaces, REPORTS_PER_REQUEST, reportBody } from './load.js';
 import { log, ms, perSecond, summarize, verdict } from './stats.js';
 
 /**
@@ -35,18 +34,6 @@ interface Deployment {
   name: string;
   children: Record<string, ChildProcess>;
   ports: number[];
-}
-
-async function createWorkspaces(ctx: TestContext): Promise<string[]> {
-  const rows = Array.from({ length: WORKSPACES }, (_, i) => ({
-    id: newId('workspace'),
-    slug: `bench-${i}`,
-    name: `Bench ${i}`,
-    public_key: `pk_bench_${i}_${newId('workspace')}`,
-    settings: '{}',
-  }));
-  await ctx.db.insertInto('workspaces').values(rows).execute();
-  return rows.map((row) => row.public_key);
 }
 
 function serviceEnv(ctx: TestContext, port: number, extra: Record<string, string> = {}) {
@@ -272,7 +259,7 @@ async function main(): Promise<void> {
     // A fresh database and Redis prefix per deployment: each starts from the same empty state.
     const ctx = await createTestContext({ LOG_LEVEL: 'warn' });
     try {
-      const publicKeys = await createWorkspaces(ctx);
+      const publicKeys = (await createBenchWorkspaces(ctx, WORKSPACES)).map((w) => w.public_key);
       const deployment = await startDeployment(ctx, name, port);
       try {
         summary.push({ name, figures: await measure(ctx, deployment, publicKeys) });
