@@ -33,7 +33,7 @@ import { cpuSampler, formatCpu, type CpuShares } from './procs.js';
  *
  * Knobs: BENCH_IN_DURATION_S (15), BENCH_CONNECTIONS (64), BENCH_IN_RATE (1500), BENCH_IN_OPEN_S
  * (10), BENCH_OUT_MESSAGES (20000), BENCH_OUT_ROOMS (200), BENCH_OUT_RATE (200 messages/s),
- * BENCH_OUT_LATENCY_S (10), BENCH_OUT_WORKERS (1).
+ * BENCH_OUT_LATENCY_S (10), BENCH_OUT_WORKERS (1), BENCH_PHASES (incoming,outgoing).
  * BENCH_CPU_PROF=<dir> runs every child with `--cpu-prof` into that folder (for finding where a
  * child's CPU goes; the figures of such a run are slower and not for RESULTS.md).
  */
@@ -48,6 +48,8 @@ const IN_RATE = Number(process.env.BENCH_IN_RATE ?? 1_500);
 const IN_OPEN_S = Number(process.env.BENCH_IN_OPEN_S ?? 10);
 /** webhooks-out processes for the backlog (2 shows the design scaling with processes). */
 const OUT_WORKERS = Number(process.env.BENCH_OUT_WORKERS ?? 1);
+/** Which halves run: `incoming`, `outgoing` or both (the default), comma-separated. */
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'incoming,outgoing').split(','));
 const KEYS = 100;
 const WARM_MS = 3_000;
 /** Concurrent sends in the receiver ceiling: webhook-drain's concurrency in the catalog. */
@@ -635,6 +637,129 @@ function failuresOf(load: LoadResult): string {
   return [...load.failures].map(([s, n]) => `${s}: ${n}`).join(', ') || 'none';
 }
 
+/** The incoming phases; returns their summary lines. */
+async function reportIncoming(inCtx: TestContext): Promise<string[]> {
+  const summary: string[] = [];
+  log(
+    `## Incoming: POST /wh/in/<key>, ${KEYS} keys, ${CONNECTIONS} connections, ` +
+      `${IN_DURATION_S} s after a ${WARM_MS / 1000} s warm-up`,
+  );
+  const inc = await incomingBench(inCtx);
+  const s = inc.service;
+  const openLine = (name: string, o: OpenFigures) =>
+    `  ${name}, open loop ${perSecond(IN_RATE)} offered for ${IN_OPEN_S} s (sent at ` +
+    `${perSecond(o.sentRate)}; non-201: ${o.failures}): p50 ${ms(o.latency.p50)}, ` +
+    `p95 ${ms(o.latency.p95)}, p99 ${ms(o.latency.p99)}, max ${ms(o.latency.max)}; CPU ${formatCpu(o.cpu)}`;
+  log(openLine('webhooks-in', s.open));
+  log(openLine('all-in-one', inc.allInOne.open));
+  log(openLine('ceiling', inc.ceiling.open));
+  const a = inc.allInOne;
+  log(
+    `  all-in-one, closed loop: accepted ${perSecond(a.perSecond)}; p50 ${ms(a.latency.p50)}, ` +
+      `p99 ${ms(a.latency.p99)}; CPU ${formatCpu(a.cpu)}`,
+  );
+  log(
+    `  webhooks-in: requests ${s.load.requests} (non-201: ${failuresOf(s.load)}), ` +
+      `accepted ${perSecond(s.perSecond)}; p50 ${ms(s.latency.p50)}, p95 ${ms(s.latency.p95)}, ` +
+      `p99 ${ms(s.latency.p99)}, max ${ms(s.latency.max)}`,
+  );
+  log(`  messages stored: ${inc.storedMessages} (accepted incl. warm-up ${inc.expectedMessages})`);
+  log(`  CPU: ${formatCpu(s.cpu)}`);
+  for (const line of formatActivity(s.pg)) log(line);
+  const c = inc.ceiling;
+  log(
+    `  ceiling (express + one INSERT): requests ${c.load.requests} (non-201: ` +
+      `${failuresOf(c.load)}), ${perSecond(c.perSecond)}; p50 ${ms(c.latency.p50)}, ` +
+      `p95 ${ms(c.latency.p95)}, p99 ${ms(c.latency.p99)}`,
+  );
+  log(`  CPU: ${formatCpu(c.cpu)}`);
+  for (const line of formatActivity(c.pg)) log(line);
+  log(`  load average now ${os.loadavg()[0]!.toFixed(2)}`);
+  log();
+
+  summary.push(
+    `  incoming accepted/s: ${perSecond(s.perSecond)} vs ceiling ${perSecond(c.perSecond)} ` +
+      `(${ratio(s.perSecond, c.perSecond)}); target >= ${perSecond(TARGETS.inPerSecond)}: ` +
+      `${verdict(s.perSecond >= TARGETS.inPerSecond)}`,
+  );
+  summary.push(
+    `  incoming p99 at ${CONNECTIONS} connections (closed loop): ${ms(s.latency.p99)} ` +
+      `(ceiling ${ms(c.latency.p99)})`,
+  );
+  for (const [name, o] of [
+    ['webhooks-in', s.open],
+    ['all-in-one', inc.allInOne.open],
+  ] as const) {
+    summary.push(
+      `  incoming open-loop p99 at ${perSecond(IN_RATE)} offered, ${name}: ${ms(o.latency.p99)} ` +
+        `(ceiling ${ms(inc.ceiling.open.latency.p99)}); target <= ${TARGETS.inP99Ms} ms: ` +
+        `${verdict(o.latency.p99 <= TARGETS.inP99Ms && o.accepted === o.offered)}`,
+    );
+  }
+  return summary;
+}
+
+/** The outgoing phases; returns their summary lines. */
+async function reportOutgoing(outCtx: TestContext): Promise<string[]> {
+  const summary: string[] = [];
+  log(
+    `## Outgoing: ${OUT_ROOMS} rooms with one hook each, receiver answering 200 at once; ` +
+      `relay and webhooks-out as child processes`,
+  );
+  const out = await outgoingBench(outCtx);
+  const t = out.throughput;
+  log(
+    `  backlog of ${OUT_MESSAGES} messages (postMessage, 5 at a time: ` +
+      `${perSecond(t.insertPerSecond)}), then the relay started`,
+  );
+  log(
+    `  deliveries ${t.deliveries} (duplicate webhook-ids ${t.duplicates}) in ` +
+      `${t.seconds.toFixed(1)} s: ${perSecond(t.perSecond)} first->last received; ` +
+      `${perSecond(t.fromRelayStart)} from relay start (first delivery ` +
+      `${(t.firstAfterRelayMs / 1000).toFixed(2)} s after spawning it)`,
+  );
+  log(`  CPU: ${formatCpu(out.cpuBacklog)}`);
+  for (const line of formatActivity(out.pgBacklog)) log(line);
+  const p = out.paced;
+  log(
+    `  paced ${p.total} messages at ${perSecond(p.postedPerSecond)}: posted -> first attempt ` +
+      `received p50 ${ms(p.endToEnd.p50)}, p95 ${ms(p.endToEnd.p95)}, p99 ${ms(p.endToEnd.p99)}, ` +
+      `max ${ms(p.endToEnd.max)} (n ${p.endToEnd.n})`,
+  );
+  log(
+    `    of which commit -> relay picked it (outbox.sent_at) p50 ${ms(p.toRelay.p50)}, ` +
+      `p95 ${ms(p.toRelay.p95)}; relay -> received p50 ${ms(p.relayToReceiver.p50)}, ` +
+      `p95 ${ms(p.relayToReceiver.p95)}`,
+  );
+  log(`  CPU: ${formatCpu(p.cpu)}`);
+  for (const line of formatActivity(p.pg)) log(line);
+  const ap = out.allPaced;
+  log(
+    `  all-in-one, paced ${ap.total} messages at ${perSecond(ap.postedPerSecond)}: posted -> ` +
+      `first attempt received p50 ${ms(ap.endToEnd.p50)}, p95 ${ms(ap.endToEnd.p95)}, ` +
+      `p99 ${ms(ap.endToEnd.p99)}, max ${ms(ap.endToEnd.max)} (n ${ap.endToEnd.n}); CPU ${formatCpu(ap.cpu)}`,
+  );
+  for (const line of formatActivity(ap.pg)) log(line);
+  log(
+    `  ceiling (signed POST loop, ${CEILING_SENDERS} keep-alive senders, one process): ` +
+      `${perSecond(out.ceiling.perSecond)} (${out.ceiling.sent} sent, ${out.ceiling.received} received)`,
+  );
+  log(`  CPU: ${formatCpu(out.ceiling.cpu)}`);
+  log();
+
+  summary.push(
+    `  outgoing deliveries/s: ${perSecond(t.perSecond)} vs ceiling ` +
+      `${perSecond(out.ceiling.perSecond)} (${ratio(t.perSecond, out.ceiling.perSecond)}); ` +
+      `target >= ${perSecond(TARGETS.outPerSecond)}: ${verdict(t.perSecond >= TARGETS.outPerSecond)}`,
+  );
+  summary.push(
+    `  outgoing posted -> received p95 at ${OUT_RATE}/s: ${ms(p.endToEnd.p95)}; target <= ` +
+      `${TARGETS.outP95Ms} ms: ${verdict(p.endToEnd.p95 <= TARGETS.outP95Ms)}; all-in-one ` +
+      `${ms(ap.endToEnd.p95)}: ${verdict(ap.endToEnd.p95 <= TARGETS.outP95Ms)}`,
+  );
+  return summary;
+}
+
 async function main(): Promise<void> {
   log(`# Ferry webhooks benchmarks, ${new Date().toISOString()}`);
   log(
@@ -647,128 +772,24 @@ async function main(): Promise<void> {
   log(`node ${process.version}; ${execFileSync('psql', ['-V']).toString().trim()}`);
   log();
 
-  const inCtx = await createTestContext({ LOG_LEVEL: 'warn' });
-  let outCtx: TestContext | undefined;
+  const contexts: TestContext[] = [];
   try {
-    log(
-      `## Incoming: POST /wh/in/<key>, ${KEYS} keys, ${CONNECTIONS} connections, ` +
-        `${IN_DURATION_S} s after a ${WARM_MS / 1000} s warm-up`,
-    );
-    const inc = await incomingBench(inCtx);
-    const s = inc.service;
-    const openLine = (name: string, o: OpenFigures) =>
-      `  ${name}, open loop ${perSecond(IN_RATE)} offered for ${IN_OPEN_S} s (sent at ` +
-      `${perSecond(o.sentRate)}; non-201: ${o.failures}): p50 ${ms(o.latency.p50)}, ` +
-      `p95 ${ms(o.latency.p95)}, p99 ${ms(o.latency.p99)}, max ${ms(o.latency.max)}; CPU ${formatCpu(o.cpu)}`;
-    log(openLine('webhooks-in', s.open));
-    log(openLine('all-in-one', inc.allInOne.open));
-    log(openLine('ceiling', inc.ceiling.open));
-    const a = inc.allInOne;
-    log(
-      `  all-in-one, closed loop: accepted ${perSecond(a.perSecond)}; p50 ${ms(a.latency.p50)}, ` +
-        `p99 ${ms(a.latency.p99)}; CPU ${formatCpu(a.cpu)}`,
-    );
-    log(
-      `  webhooks-in: requests ${s.load.requests} (non-201: ${failuresOf(s.load)}), ` +
-        `accepted ${perSecond(s.perSecond)}; p50 ${ms(s.latency.p50)}, p95 ${ms(s.latency.p95)}, ` +
-        `p99 ${ms(s.latency.p99)}, max ${ms(s.latency.max)}`,
-    );
-    log(
-      `  messages stored: ${inc.storedMessages} (accepted incl. warm-up ${inc.expectedMessages})`,
-    );
-    log(`  CPU: ${formatCpu(s.cpu)}`);
-    for (const line of formatActivity(s.pg)) log(line);
-    const c = inc.ceiling;
-    log(
-      `  ceiling (express + one INSERT): requests ${c.load.requests} (non-201: ` +
-        `${failuresOf(c.load)}), ${perSecond(c.perSecond)}; p50 ${ms(c.latency.p50)}, ` +
-        `p95 ${ms(c.latency.p95)}, p99 ${ms(c.latency.p99)}`,
-    );
-    log(`  CPU: ${formatCpu(c.cpu)}`);
-    for (const line of formatActivity(c.pg)) log(line);
-    log(`  load average now ${os.loadavg()[0]!.toFixed(2)}`);
-    log();
-
-    log(
-      `## Outgoing: ${OUT_ROOMS} rooms with one hook each, receiver answering 200 at once; ` +
-        `relay and webhooks-out as child processes`,
-    );
-    outCtx = await createTestContext({ LOG_LEVEL: 'warn' });
-    const out = await outgoingBench(outCtx);
-    const t = out.throughput;
-    log(
-      `  backlog of ${OUT_MESSAGES} messages (postMessage, 5 at a time: ` +
-        `${perSecond(t.insertPerSecond)}), then the relay started`,
-    );
-    log(
-      `  deliveries ${t.deliveries} (duplicate webhook-ids ${t.duplicates}) in ` +
-        `${t.seconds.toFixed(1)} s: ${perSecond(t.perSecond)} first->last received; ` +
-        `${perSecond(t.fromRelayStart)} from relay start (first delivery ` +
-        `${(t.firstAfterRelayMs / 1000).toFixed(2)} s after spawning it)`,
-    );
-    log(`  CPU: ${formatCpu(out.cpuBacklog)}`);
-    for (const line of formatActivity(out.pgBacklog)) log(line);
-    const p = out.paced;
-    log(
-      `  paced ${p.total} messages at ${perSecond(p.postedPerSecond)}: posted -> first attempt ` +
-        `received p50 ${ms(p.endToEnd.p50)}, p95 ${ms(p.endToEnd.p95)}, p99 ${ms(p.endToEnd.p99)}, ` +
-        `max ${ms(p.endToEnd.max)} (n ${p.endToEnd.n})`,
-    );
-    log(
-      `    of which commit -> relay picked it (outbox.sent_at) p50 ${ms(p.toRelay.p50)}, ` +
-        `p95 ${ms(p.toRelay.p95)}; relay -> received p50 ${ms(p.relayToReceiver.p50)}, ` +
-        `p95 ${ms(p.relayToReceiver.p95)}`,
-    );
-    log(`  CPU: ${formatCpu(p.cpu)}`);
-    for (const line of formatActivity(p.pg)) log(line);
-    const ap = out.allPaced;
-    log(
-      `  all-in-one, paced ${ap.total} messages at ${perSecond(ap.postedPerSecond)}: posted -> ` +
-        `first attempt received p50 ${ms(ap.endToEnd.p50)}, p95 ${ms(ap.endToEnd.p95)}, ` +
-        `p99 ${ms(ap.endToEnd.p99)}, max ${ms(ap.endToEnd.max)} (n ${ap.endToEnd.n}); CPU ${formatCpu(ap.cpu)}`,
-    );
-    for (const line of formatActivity(ap.pg)) log(line);
-    log(
-      `  ceiling (signed POST loop, ${CEILING_SENDERS} keep-alive senders, one process): ` +
-        `${perSecond(out.ceiling.perSecond)} (${out.ceiling.sent} sent, ${out.ceiling.received} received)`,
-    );
-    log(`  CPU: ${formatCpu(out.ceiling.cpu)}`);
-    log();
-
-    log('## Summary (targets from issues #4 and #12)');
-    log(
-      `  incoming accepted/s: ${perSecond(s.perSecond)} vs ceiling ${perSecond(c.perSecond)} ` +
-        `(${ratio(s.perSecond, c.perSecond)}); target >= ${perSecond(TARGETS.inPerSecond)}: ` +
-        `${verdict(s.perSecond >= TARGETS.inPerSecond)}`,
-    );
-    log(
-      `  incoming p99 at ${CONNECTIONS} connections (closed loop): ${ms(s.latency.p99)} ` +
-        `(ceiling ${ms(c.latency.p99)})`,
-    );
-    for (const [name, o] of [
-      ['webhooks-in', s.open],
-      ['all-in-one', inc.allInOne.open],
-    ] as const) {
-      log(
-        `  incoming open-loop p99 at ${perSecond(IN_RATE)} offered, ${name}: ${ms(o.latency.p99)} ` +
-          `(ceiling ${ms(inc.ceiling.open.latency.p99)}); target <= ${TARGETS.inP99Ms} ms: ` +
-          `${verdict(o.latency.p99 <= TARGETS.inP99Ms && o.accepted === o.offered)}`,
-      );
+    const summary: string[] = [];
+    if (PHASES.has('incoming')) {
+      const inCtx = await createTestContext({ LOG_LEVEL: 'warn' });
+      contexts.push(inCtx);
+      summary.push(...(await reportIncoming(inCtx)));
     }
-    log(
-      `  outgoing deliveries/s: ${perSecond(t.perSecond)} vs ceiling ` +
-        `${perSecond(out.ceiling.perSecond)} (${ratio(t.perSecond, out.ceiling.perSecond)}); ` +
-        `target >= ${perSecond(TARGETS.outPerSecond)}: ${verdict(t.perSecond >= TARGETS.outPerSecond)}`,
-    );
-    log(
-      `  outgoing posted -> received p95 at ${OUT_RATE}/s: ${ms(p.endToEnd.p95)}; target <= ` +
-        `${TARGETS.outP95Ms} ms: ${verdict(p.endToEnd.p95 <= TARGETS.outP95Ms)}; all-in-one ` +
-        `${ms(ap.endToEnd.p95)}: ${verdict(ap.endToEnd.p95 <= TARGETS.outP95Ms)}`,
-    );
+    if (PHASES.has('outgoing')) {
+      const outCtx = await createTestContext({ LOG_LEVEL: 'warn' });
+      contexts.push(outCtx);
+      summary.push(...(await reportOutgoing(outCtx)));
+    }
+    log('## Summary (targets from issues #4 and #12)');
+    for (const line of summary) log(line);
   } finally {
     for (const child of children) child.kill('SIGKILL');
-    await inCtx.close();
-    await outCtx?.close();
+    for (const ctx of contexts) await ctx.close();
   }
 }
 
