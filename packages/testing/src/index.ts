@@ -7,3 +7,4 @@ export * from './browser.js';
 export * from './process.js';
 export * from './form-client.js';
 export * from './fake-github.js';
+export * from './axe.js';
