@@ -8,10 +8,16 @@ import { DELIVERY_EVENT, msInterval } from './deliveries.js';
  * (read the heads of their streams, check them, lease them), however many hooks that is.
  */
 
+/** What sending to a hook needs of it. */
+export type SendableHook = Pick<
+  OutgoingWebhook,
+  'id' | 'target_url' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_expires_at'
+>;
+
 export type RunClaim =
   | {
       kind: 'claimed';
-      hook: OutgoingWebhook;
+      hook: SendableHook;
       run: WebhookDelivery[];
       /**
        * The run is everything the hook was owed when it was read: once it is sent, only a new
@@ -218,6 +224,16 @@ const GAP_RECHECK_MS = 500;
 
 const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
+/**
+ * Where looking for a gap before a delivery starts: the later of the hook's creation and a few
+ * minutes before the delivery's message. `id` bounds the same search by message id, so it stays
+ * on the (room_id, id) index (ids carry the app's clock, hence a minute of slack for clock skew).
+ */
+export function gapFloor(hookCreatedAt: Date, headCreatedAt: Date): { id: string; at: Date } {
+  const at = Math.max(hookCreatedAt.getTime(), headCreatedAt.getTime() - GAP_WINDOW_MS);
+  return { id: messageIdFloor(at - 60_000), at: new Date(at) };
+}
+
 /** The smallest message id of that millisecond (ids are `msg_<10 chars of ms><16 random>`). */
 function messageIdFloor(ms: number): string {
   let value = BigInt(Math.max(0, ms));
@@ -248,9 +264,7 @@ async function checkRuns(
 ): Promise<Map<string, { gapAt: Date | null; streamIds: string[] }>> {
   const checks = new Map<string, { gapAt: Date | null; streamIds: string[] }>();
   if (!runs.length) return checks;
-  const floors = runs.map(({ head, run }) =>
-    Math.max(head.hook.created_at.getTime(), run[0]!.created_at.getTime() - GAP_WINDOW_MS),
-  );
+  const floors = runs.map(({ head, run }) => gapFloor(head.hook.created_at, run[0]!.created_at));
   // Literal, not a parameter, so the partial indexes (where event = 'message_created') apply.
   const event = sql.lit(DELIVERY_EVENT);
   const { rows } = await sql<{ hook_id: string; gap_at: Date | null; stream_ids: string[] }>`
@@ -276,8 +290,8 @@ async function checkRuns(
     from unnest(
       ${runs.map(({ head }) => head.hook.id)}::text[],
       ${runs.map(({ head }) => head.hook.room_id)}::text[],
-      ${floors.map((floor) => messageIdFloor(floor - 60_000))}::text[],
-      ${floors.map((floor) => new Date(floor).toISOString())}::timestamptz[],
+      ${floors.map((floor) => floor.id)}::text[],
+      ${floors.map((floor) => floor.at.toISOString())}::timestamptz[],
       ${runs.map(({ run }) => run.at(-1)!.id)}::text[],
       ${runs.map(({ run }) => run.length)}::int[]
     ) as x(hook_id, room_id, floor_id, floor_at, last_id, run_length)

@@ -1,4 +1,5 @@
 import type { Logger } from '@ferry/core';
+import type { LeasedAtOwe } from './owe.js';
 
 /** What one step of a hook's drain did (jobs/drain-hook.ts `drainRun`). */
 export type DrainOutcome =
@@ -14,14 +15,25 @@ export type DrainOutcome =
 export interface DrainSchedulerOptions {
   /** Hooks drained at once; the others queue for a turn. */
   concurrency: number;
-  /** Claims, sends and records one run; `stopping` turns true when the process is shutting down. */
-  step(hookId: string, stopping: () => boolean): Promise<DrainOutcome>;
+  /**
+   * Claims, sends and records one run, or sends a run leased when it was owed (`handed`);
+   * `stopping` turns true when the process is shutting down.
+   */
+  step(hookId: string, stopping: () => boolean, handed?: HandedRun): Promise<DrainOutcome>;
   logger: Logger;
+}
+
+/** A run leased by the statement that owed it (owe.ts), with the moment its lease began. */
+export interface HandedRun extends LeasedAtOwe {
+  /** performance.now() when the owing statement was sent: the lease is counted from there. */
+  leasedAt: number;
 }
 
 export interface DrainScheduler {
   /** Look at this hook now: new deliveries were owed, a retry is due, a job asked for it. */
   wake(hookId: string): void;
+  /** Send this already-leased run of the hook, ahead of any claim (a fan-out owed and leased it). */
+  hand(run: HandedRun): void;
   /** Hooks draining now (tests, metrics). */
   readonly active: number;
   /** Stops starting drains; each running one stops after its current run. Resolves when all have. */
@@ -35,11 +47,19 @@ export interface DrainScheduler {
  * A wake is never lost to a drain that is about to finish: a wake that arrives while the hook's
  * drain is running marks it, and a drain only ends after a step that found nothing (or sent the
  * whole stream it read) AND started after the last such mark. So a delivery owed just as a
- * drain's last claim came back empty is claimed by one more round, not left for the sweep. A hook with a long backlog gives its slot to
- * waiting hooks after each run, so 200 busy hooks share the slots fairly.
+ * drain's last claim came back empty is claimed by one more round, not left for the sweep. A hook
+ * with a long backlog gives its slot to waiting hooks after each run, so 200 busy hooks share the
+ * slots fairly. A run handed over already leased (a fan-out owed it as the hook's head) is the
+ * drain's next step, before any claim: the usual way a quiet hook's new message goes out.
  */
 export function createDrainScheduler(options: DrainSchedulerOptions): DrainScheduler {
   const running = new Map<string, { woken: boolean }>();
+  /**
+   * Leased runs waiting for their hook's drain, kept apart from a drain's own state so a hook that
+   * gives up its slot keeps them. A hook has at most one in practice (only its head is leased when
+   * owed, and nothing is its head while one waits), but a list loses nothing if that ever changes.
+   */
+  const handed = new Map<string, HandedRun[]>();
   /** Hooks waiting for a slot, oldest first (a Set iterates in insertion order). */
   const queued = new Set<string>();
   const drains = new Set<Promise<void>>();
@@ -48,7 +68,7 @@ export function createDrainScheduler(options: DrainSchedulerOptions): DrainSched
   async function drain(hookId: string, state: { woken: boolean }): Promise<void> {
     while (!closing) {
       state.woken = false;
-      const outcome = await options.step(hookId, () => closing);
+      const outcome = await options.step(hookId, () => closing, takeHanded(hookId));
       if (outcome === 'sent') {
         if (queued.size > 0) {
           queued.add(hookId);
@@ -56,8 +76,15 @@ export function createDrainScheduler(options: DrainSchedulerOptions): DrainSched
         }
         continue;
       }
-      if (!state.woken) return;
+      if (!state.woken && !handed.has(hookId)) return;
     }
+  }
+
+  function takeHanded(hookId: string): HandedRun | undefined {
+    const runs = handed.get(hookId);
+    const run = runs?.shift();
+    if (runs && !runs.length) handed.delete(hookId);
+    return run;
   }
 
   function start(hookId: string): void {
@@ -86,7 +113,15 @@ export function createDrainScheduler(options: DrainSchedulerOptions): DrainSched
     }
   }
 
-  return {
+  const scheduler: DrainScheduler = {
+    hand(run) {
+      // Once closing, the run's lease expires and the sweep finds it due again.
+      if (closing) return;
+      const runs = handed.get(run.hook.id);
+      if (runs) runs.push(run);
+      else handed.set(run.hook.id, [run]);
+      scheduler.wake(run.hook.id);
+    },
     wake(hookId) {
       if (closing) return;
       const state = running.get(hookId);
@@ -104,7 +139,9 @@ export function createDrainScheduler(options: DrainSchedulerOptions): DrainSched
     async close() {
       closing = true;
       queued.clear();
+      handed.clear();
       await Promise.all([...drains]);
     },
   };
+  return scheduler;
 }

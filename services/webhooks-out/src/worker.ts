@@ -11,7 +11,7 @@ import { drainHook, drainRun } from './jobs/drain-hook.js';
 import { fanOut } from './jobs/fan-out.js';
 import { sendOnce } from './jobs/send-once.js';
 import { oweMessages } from './owe.js';
-import { createRunGroups } from './run-groups.js';
+import { createRunGroups, type RunGroups } from './run-groups.js';
 
 export interface WebhooksOutOptions {
   config: Pick<Config, 'APP_SECRET' | 'REDIS_PREFIX'>;
@@ -31,6 +31,8 @@ export interface WebhooksOutOptions {
 
 export interface RunningWebhooksOut {
   workers: Worker<unknown>[];
+  /** Claims and records written, grouped (tests, metrics). */
+  runStats: RunGroups['stats'];
   /** Runs one sweep now (tests, and the timer). */
   sweep(): Promise<number>;
   /** Stops the sweep, closes the workers (active sends finish) and the producer. */
@@ -53,6 +55,7 @@ const MAX_STALLED_COUNT = 10;
 export interface WebhooksOutJobs extends ServiceJobs {
   /** Finds hooks with due deliveries and gives each a drain job; returns how many. */
   sweep(): Promise<number>;
+  runStats: RunGroups['stats'];
 }
 
 /** Messages owed in one group at most (their fan-out jobs run at once, their rows go in one INSERT). */
@@ -97,12 +100,19 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
   const drains = createDrainScheduler({
     concurrency: options.settings.drainConcurrency,
     logger: options.logger,
-    step: (hookId, stopping) => drainRun(deps, hookId, stopping),
+    step: (hookId, stopping, handed) => drainRun(deps, hookId, stopping, handed),
   });
   const wake = (hookId: string): void => drains.wake(hookId);
   // The fan-out jobs running at once share their reads and their INSERT: one commit per group.
+  // Heads are leased in that INSERT and sent straight away (no claim on the way to a first try).
   const owing = createGroupCommit({
-    write: (messageIds: string[]) => oweMessages(options.db, messageIds),
+    write: async (messageIds: string[]) => {
+      const leasedAt = performance.now();
+      const results = await oweMessages(options.db, messageIds, {
+        leaseMs: leaseMs(options.settings),
+      });
+      return results.map((result) => ({ result, leasedAt }));
+    },
     maxItems: FAN_OUT_GROUP_MAX,
     concurrency: 2,
   });
@@ -131,13 +141,15 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
     consumes: WEBHOOKS_OUT_QUEUES,
     handlers: {
       'webhook-delivery': {
-        handler: (payload) => fanOut({ owe: (id) => owing.submit(id), wake }, payload),
+        handler: (payload) =>
+          fanOut({ owe: (id) => owing.submit(id), wake, hand: (run) => drains.hand(run) }, payload),
         options: { bull, concurrency: options.settings.fanOutConcurrency },
       },
       'webhook-drain': { handler: (payload) => drainHook(wake, payload), options: { bull } },
       'webhook-send-once': { handler: (payload) => sendOnce(deps, payload), options: { bull } },
     },
     sweep,
+    runStats: deps.runs.stats,
     start() {
       timer = setInterval(() => {
         if (stopped) return;
@@ -168,5 +180,10 @@ export function startWebhooksOut(options: WebhooksOutOptions): RunningWebhooksOu
     prefix: options.config.REDIS_PREFIX,
     logger: options.logger,
   });
-  return { workers: running.workers, sweep: () => jobs.sweep(), stop: () => running.stop() };
+  return {
+    workers: running.workers,
+    runStats: jobs.runStats,
+    sweep: () => jobs.sweep(),
+    stop: () => running.stop(),
+  };
 }

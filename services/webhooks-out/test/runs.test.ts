@@ -11,6 +11,7 @@ import {
   oweMessages,
   startWebhooksOut,
   type DrainOutcome,
+  type HandedRun,
 } from '../src/index.js';
 import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
 
@@ -258,6 +259,34 @@ describe('the drain scheduler', () => {
     scheduler.wake('whk_a');
     await settled(scheduler);
     expect(steps).toEqual(['whk_a', 'whk_a', 'whk_a']);
+    await scheduler.close();
+  });
+
+  it('sends a handed-over run before any claim, also one handed while the hook drains', async () => {
+    const steps: string[] = [];
+    const handedRun = (hookId: string, deliveryId: string): HandedRun =>
+      ({
+        hook: { id: hookId },
+        run: [{ id: deliveryId }],
+        wholeStream: true,
+        leasedAt: performance.now(),
+      }) as unknown as HandedRun;
+    const scheduler = createDrainScheduler({
+      concurrency: 1,
+      logger,
+      step: async (hookId, _stopping, handed) => {
+        steps.push(handed ? `${hookId}:${handed.run[0].id}` : `${hookId}:claim`);
+        // While a's first run is sent, its next head is owed and handed over.
+        if (steps.length === 1) scheduler.hand(handedRun('whk_a', 'd2'));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return handed ? 'drained' : 'idle';
+      },
+    });
+    scheduler.hand(handedRun('whk_a', 'd1'));
+    // b waits for the only slot; a's second handed run is not lost to b's turn.
+    scheduler.wake('whk_b');
+    await settled(scheduler);
+    expect(steps).toEqual(['whk_a:d1', 'whk_a:d2', 'whk_b:claim']);
     await scheduler.close();
   });
 

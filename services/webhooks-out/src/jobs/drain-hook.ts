@@ -3,8 +3,8 @@ import { postOutbound, type SendResult } from '@ferry/http';
 import type { JobPayload } from '@ferry/queues';
 import { leaseMs, recordAttempt, signingSecrets } from '../deliveries.js';
 import type { WebhooksOutDeps } from '../deps.js';
-import type { DrainOutcome } from '../drains.js';
-import type { RunClaim } from '../claims.js';
+import type { DrainOutcome, HandedRun } from '../drains.js';
+import { releaseLeases, type RunClaim } from '../claims.js';
 import type { RunSuccess } from '../records.js';
 import { deliveryHeaders } from '../signing.js';
 
@@ -27,7 +27,8 @@ const RECORD_MARGIN_MS = 2_000;
 const CLAIM_ROUNDS = 5;
 
 /**
- * One step of a hook's drain: claim a run from the head of its stream, send it in order over the
+ * One step of a hook's drain: claim a run from the head of its stream (or take the one handed over,
+ * leased when a fan-out owed it), send it in order over the
  * process's keep-alive connections, and record it (claims.ts, records.ts; both grouped with the
  * other hooks of the moment). The run ends early at the first failure (recorded with its retry,
  * disable or 410 consequences; the rest waits behind it), when the process is stopping, or when
@@ -39,10 +40,28 @@ export async function drainRun(
   deps: WebhooksOutDeps,
   hookId: string,
   stopping: () => boolean,
+  handed?: HandedRun,
 ): Promise<DrainOutcome> {
   const lease = leaseMs(deps.settings);
   let claimedAt = performance.now();
   let claim: RunClaim = { kind: 'retry' };
+  if (handed) {
+    // Leased when it was owed. One that waited so long for a slot that its first send might
+    // outlive the lease goes back to the stream (a claim takes it again) rather than risk a
+    // second drainer sending it at the same time.
+    if (
+      lease - (performance.now() - handed.leasedAt) >=
+      deps.settings.timeoutMs + RECORD_MARGIN_MS
+    ) {
+      claimedAt = handed.leasedAt;
+      claim = { kind: 'claimed', ...handed };
+    } else {
+      await releaseLeases(
+        deps.db,
+        handed.run.map((delivery) => delivery.id),
+      );
+    }
+  }
   for (let round = 0; round < CLAIM_ROUNDS && claim.kind === 'retry'; round++) {
     claimedAt = performance.now();
     claim = await deps.runs.claim(hookId);
