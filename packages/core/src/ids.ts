@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   githubRepo: 'rep',
   githubAuthorization: 'gha',
   dispatch: 'dsp',
+  invite: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -65,6 +65,24 @@ export interface RoomsTable {
   created_at: CreatedAt;
 }
 
+export type InviteRole = Exclude<Role, 'owner'>;
+
+/** An invite link (issue #13): whoever opens it before it expires joins with its role. */
+export interface WorkspaceInvitesTable {
+  id: string;
+  workspace_id: string;
+  role: InviteRole;
+  /** SHA-256 of the link's token: how an opened link is found. */
+  token_hash: string;
+  /** The token sealed with APP_SECRET, so admins can copy the link again. */
+  token_sealed: string;
+  created_by: string | null;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  joined_count: ColumnType<number, number | undefined, number>;
+  created_at: CreatedAt;
+}
+
 export interface RoomMembersTable {
   room_id: string;
   member_id: string;
@@ -400,6 +418,7 @@ export interface Database {
   users: UsersTable;
   workspaces: WorkspacesTable;
   members: MembersTable;
+  workspace_invites: WorkspaceInvitesTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;
   messages: MessagesTable;
@@ -415,6 +434,7 @@ export interface Database {
 export type User = Selectable<UsersTable>;
 export type Workspace = Selectable<WorkspacesTable>;
 export type Member = Selectable<MembersTable>;
+export type WorkspaceInvite = Selectable<WorkspaceInvitesTable>;
 export type Room = Selectable<RoomsTable>;
 export type Message = Selectable<MessagesTable>;
 export type NewMessage = Insertable<MessagesTable>;

@@ -14,3 +14,6 @@ export * from './live.js';
 export * from './agents.js';
 export * from './ship-policy.js';
 export * from './visitors.js';
+export * from './members.js';
+export * from './invites.js';
+export * from './room-people.js';

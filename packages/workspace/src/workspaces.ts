@@ -3,6 +3,7 @@ import { AppError, isId, newId } from '@ferry/core';
 import type { Db, Member, Role, User, Workspace } from '@ferry/db';
 import { z } from 'zod';
 import { outranks } from './capabilities.js';
+import { joinDefaultRoom } from './members.js';
 
 export const createWorkspaceSchema = z.object({
   name: z.string().trim().min(1, 'Give the workspace a name.').max(80, 'At most 80 characters.'),
@@ -176,7 +177,11 @@ export const addMemberSchema = z.object({
   role: z.enum(['admin', 'member', 'guest'], 'Pick a role.'),
 });
 
-/** Adds an existing account to the workspace (or re-seats one who left). */
+/**
+ * Adds an existing account to the workspace (or re-seats one who left) with `role`, and seats it
+ * in the default room. Someone who already has a seat keeps it as it is: adding them again is an
+ * error that says so, never a silent role change (roles change through changeRole).
+ */
 export async function addMember(
   db: Db,
   workspaceId: string,
@@ -191,28 +196,59 @@ export async function addMember(
   if (!user) {
     throw new AppError(
       'validation_failed',
-      'No account uses this email. Ask them to sign up first.',
+      'No account uses this email. Ask them to sign up first, or send them an invite link.',
       {
-        fields: { email: 'No account uses this email yet.' },
+        fields: { email: 'No account uses this email yet. An invite link lets them sign up.' },
       },
     );
   }
-  return db
-    .insertInto('members')
-    .values({
-      id: newId('member'),
-      workspace_id: workspaceId,
-      user_id: user.id,
-      role,
-      left_at: null,
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['workspace_id', 'user_id'])
-        .doUpdateSet({ role, left_at: null, joined_at: new Date() }),
-    )
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return seatUser(db, workspaceId, user.id, role);
+}
+
+/**
+ * Seats a user with `role` (a new seat, or the old one of someone who left) and joins the default
+ * room, in one transaction. An active seat is left alone: 409 naming its role.
+ */
+export async function seatUser(
+  db: Db,
+  workspaceId: string,
+  userId: string,
+  role: Role,
+): Promise<Member> {
+  return db.transaction().execute(async (trx) => {
+    const seated = await trx
+      .insertInto('members')
+      .values({
+        id: newId('member'),
+        workspace_id: workspaceId,
+        user_id: userId,
+        role,
+        left_at: null,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['workspace_id', 'user_id'])
+          .doUpdateSet({ role, left_at: null, joined_at: new Date() })
+          .where('members.left_at', 'is not', null),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (!seated) {
+      const current = await trx
+        .selectFrom('members')
+        .select('role')
+        .where('workspace_id', '=', workspaceId)
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow();
+      throw new AppError(
+        'conflict',
+        `Already a member, as ${current.role}. Change their role in the list instead.`,
+        { fields: { email: `Already a member, as ${current.role}. Change the role in the list.` } },
+      );
+    }
+    await joinDefaultRoom(trx, seated);
+    return seated;
+  });
 }
 
 /**

@@ -10,8 +10,10 @@ import { dashboardRoutes } from './pages/dashboard.js';
 import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
 import { feedbackRoutes } from './pages/feedback.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
+import { inviteRoutes } from './pages/invites.js';
 import { memberRoutes } from './pages/members.js';
 import { outgoingHookRoutes } from './pages/outgoing-hooks.js';
+import { roomPeopleRoutes } from './pages/room-people.js';
 import { roomRoutes } from './pages/rooms.js';
 import { tokenRoutes } from './pages/tokens.js';
 import { webhookRoutes } from './pages/webhooks.js';
@@ -30,6 +32,7 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   router.use(loadUser(deps));
   router.use(authRoutes(deps));
   router.use(workspaceRoutes(deps));
+  router.use('/invite', inviteRoutes(deps));
   // Where GitHub sends the browser back (the App's Setup URL and Callback URL).
   router.use('/github', githubFlowRoutes(deps));
 
@@ -40,6 +43,7 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   // outgoing-hooks router for `.../settings/webhooks/outgoing...`.
   workspace.use('/rooms/:roomId/settings/webhooks', webhookRoutes(deps));
   workspace.use('/rooms/:roomId/settings/webhooks/outgoing', outgoingHookRoutes(deps));
+  workspace.use('/rooms/:roomId/people', roomPeopleRoutes(deps));
   workspace.use('/rooms', roomRoutes(deps, realtime));
   workspace.use('/settings/tokens', tokenRoutes(deps));
   workspace.use('/feedback', feedbackRoutes(deps));

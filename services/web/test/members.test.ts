@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createMember, createUser, createWorkspace } from '@ferry/testing';
+import { createWorkspace as createWorkspaceWithOwner } from '@ferry/workspace';
 import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 describe('members and roles', () => {
@@ -87,8 +88,17 @@ describe('members and roles', () => {
       {},
       { csrfFrom: `${base}/members` },
     );
-    expect(leave.status).toBe(409);
-    expect(leave.text).toContain('needs an owner');
+    // Said on the list, next to the remedy (make someone else owner), not as an error page.
+    expect(leave.status).toBe(302);
+    expect(leave.location).toBe(`${base}/members`);
+    expect((await client.get(`${base}/members`)).text).toContain('needs an owner');
+    expect(
+      await web.ctx.db
+        .selectFrom('members')
+        .select('left_at')
+        .where('id', '=', seat.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ left_at: null });
     const junk = await client.post(
       `${base}/members/not-an-id/remove`,
       {},
@@ -102,5 +112,219 @@ describe('members and roles', () => {
       { csrfFrom: `${base}/members` },
     );
     expect(other.status).toBe(404);
+  });
+  /** A workspace made the way the app makes one: its owner and #general. */
+  const createWorkspaceFor = (user: { id: string }) =>
+    createWorkspaceWithOwner(web.ctx.db, user, `Team ${Math.random().toString(36).slice(2, 8)}`);
+
+  const roleOf = async (memberId: string) =>
+    (
+      await web.ctx.db
+        .selectFrom('members')
+        .select(['role', 'left_at'])
+        .where('id', '=', memberId)
+        .executeTakeFirstOrThrow()
+    ).role;
+
+  it('does not change an existing member’s role by adding them again', async () => {
+    const { client, base, workspace } = await workspaceWith('admin');
+    const existing = await createMember(web.ctx.db, workspace, { role: 'member' });
+    const again = await client.post(
+      `${base}/members`,
+      { email: existing.user.email, role: 'guest' },
+      { csrfFrom: `${base}/members` },
+    );
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('Already a member, as member.');
+    expect(await roleOf(existing.id)).toBe('member');
+  });
+
+  it('seats new members and admins in the default room, guests only where they are added', async () => {
+    const db = web.ctx.db;
+    const owner = await createUser(db);
+    const { workspace, generalRoomId } = await createWorkspaceFor(owner);
+    const client = new FormClient(web.url);
+    await client.signIn(owner.email, owner.password);
+    const base = `/w/${workspace.id}/${workspace.slug}`;
+    const [memberUser, guestUser] = [await createUser(db), await createUser(db)];
+    for (const [user, role] of [
+      [memberUser, 'member'],
+      [guestUser, 'guest'],
+    ] as const) {
+      const added = await client.post(
+        `${base}/members`,
+        { email: user.email, role },
+        { csrfFrom: `${base}/members` },
+      );
+      expect(added.status).toBe(302);
+    }
+    const seatedIn = async (userId: string) =>
+      db
+        .selectFrom('room_members')
+        .innerJoin('members', 'members.id', 'room_members.member_id')
+        .select('room_members.room_id')
+        .where('members.user_id', '=', userId)
+        .where('room_members.left_at', 'is', null)
+        .execute();
+    expect(await seatedIn(memberUser.id)).toEqual([{ room_id: generalRoomId }]);
+    expect(await seatedIn(guestUser.id)).toEqual([]);
+
+    // The guest is reachable: someone in #general adds them from the room.
+    const guestSeat = await db
+      .selectFrom('members')
+      .select('id')
+      .where('user_id', '=', guestUser.id)
+      .executeTakeFirstOrThrow();
+    const people = `${base}/rooms/${generalRoomId}/people`;
+    expect((await client.get(people)).text).toContain(guestUser.email);
+    const add = await client.post(people, { member_id: guestSeat.id }, { csrfFrom: people });
+    expect(add.status).toBe(302);
+    expect(await seatedIn(guestUser.id)).toEqual([{ room_id: generalRoomId }]);
+    const junk = await client.post(people, { member_id: 'mem_nope' }, { csrfFrom: people });
+    expect(junk.status).toBe(422);
+    const foreign = await createMember(db, await createWorkspace(db));
+    const other = await client.post(people, { member_id: foreign.id }, { csrfFrom: people });
+    expect(other.status).toBe(422);
+    expect(other.text).toContain('Pick someone from this workspace.');
+
+    // A guest in the room may not add people; a room the viewer cannot open is 404.
+    const guestClient = new FormClient(web.url);
+    await guestClient.signIn(guestUser.email, guestUser.password);
+    const page = await guestClient.get(people);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('Add someone');
+    const refused = await guestClient.post(
+      people,
+      { member_id: guestSeat.id },
+      { csrfFrom: people },
+    );
+    expect(refused.status).toBe(403);
+    const { generalRoomId: elsewhere } = await createWorkspaceFor(await createUser(db));
+    expect((await client.get(`${base}/rooms/${elsewhere}/people`)).status).toBe(404);
+  });
+
+  it('changes roles within the rules: admins below themselves, owners anything, one owner always', async () => {
+    const db = web.ctx.db;
+    const { client: ownerClient, base, workspace, seat: owner } = await workspaceWith('owner');
+    const admin = await createMember(db, workspace, { role: 'admin' });
+    const member = await createMember(db, workspace, { role: 'member' });
+    const otherAdmin = await createMember(db, workspace, { role: 'admin' });
+    const adminClient = new FormClient(web.url);
+    await adminClient.signIn(admin.user.email, admin.user.password);
+    const change = (client: FormClient, id: string, role: string) =>
+      client.post(`${base}/members/${id}/role`, { role }, { csrfFrom: `${base}/members` });
+
+    expect((await change(adminClient, member.id, 'guest')).status).toBe(302);
+    expect(await roleOf(member.id)).toBe('guest');
+    // An admin cannot make owners, nor touch another admin or an owner: said on the page.
+    for (const [id, role] of [
+      [member.id, 'owner'],
+      [otherAdmin.id, 'member'],
+      [owner.id, 'admin'],
+    ] as const) {
+      const refused = await change(adminClient, id, role);
+      expect(refused.status).toBe(302);
+    }
+    expect((await adminClient.get(`${base}/members`)).text).toContain('Only an owner can');
+    expect([await roleOf(member.id), await roleOf(otherAdmin.id), await roleOf(owner.id)]).toEqual([
+      'guest',
+      'admin',
+      'owner',
+    ]);
+    // The sole owner cannot step down; after making someone else owner, they can, and can leave.
+    await change(ownerClient, owner.id, 'admin');
+    expect(await roleOf(owner.id)).toBe('owner');
+    expect((await ownerClient.get(`${base}/members`)).text).toContain('needs an owner');
+    expect((await change(ownerClient, admin.id, 'owner')).status).toBe(302);
+    expect(await roleOf(admin.id)).toBe('owner');
+    const leave = await ownerClient.post(
+      `${base}/members/${owner.id}/remove`,
+      {},
+      { csrfFrom: `${base}/members` },
+    );
+    expect(leave.location).toBe('/workspaces');
+    // Members cannot change roles; bad roles and unknown ids are refused.
+    const memberClient = new FormClient(web.url);
+    await memberClient.signIn(otherAdmin.user.email, otherAdmin.user.password);
+    expect((await change(adminClient, member.id, 'emperor')).status).toBe(302);
+    expect(await roleOf(member.id)).toBe('guest');
+    expect((await change(adminClient, 'mem_nope', 'member')).status).toBe(404);
+  });
+
+  it('invite links: make, open, join by signing up, revoke; dead links are 404', async () => {
+    const db = web.ctx.db;
+    const { client, base, workspace } = await workspaceWith('admin');
+    const made = await client.post(
+      `${base}/members/invites`,
+      { role: 'member', expires_in_days: '7' },
+      { csrfFrom: `${base}/members` },
+    );
+    expect(made.status).toBe(302);
+    const list = (await client.get(`${base}/members`)).text;
+    const path = /value="[^"]*?(\/invite\/inv_[A-Za-z0-9_-]+)"/.exec(list)?.[1];
+    expect(path).toBeDefined();
+    const stored = await db
+      .selectFrom('workspace_invites')
+      .selectAll()
+      .where('workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+    // Looked up by hash; the raw token is only in the sealed copy.
+    expect(JSON.stringify(stored)).not.toContain(path!.slice('/invite/'.length));
+
+    const visitor = new FormClient(web.url);
+    const offer = await visitor.get(path!);
+    expect(offer.status).toBe(200);
+    expect(offer.text).toContain(`Join ${workspace.name}`);
+    expect(offer.text).toContain(`/signup?next=${encodeURIComponent(path!)}`);
+    const signedUp = await visitor.post(
+      '/signup',
+      { name: 'Grace Hopper', email: 'grace@example.test', password: 'correct horse', next: path! },
+      { csrfFrom: `/signup?next=${encodeURIComponent(path!)}` },
+    );
+    expect(signedUp.location).toBe(path);
+    const joined = await visitor.post(path!, {}, { csrfFrom: path! });
+    expect(joined.location).toBe(base);
+    const seat = await db
+      .selectFrom('members')
+      .innerJoin('users', 'users.id', 'members.user_id')
+      .select(['members.role'])
+      .where('users.email', '=', 'grace@example.test')
+      .where('members.workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+    expect(seat.role).toBe('member');
+    // Opening it again changes nothing.
+    await visitor.post(path!, {}, { csrfFrom: path! });
+    expect((await client.get(`${base}/members`)).text).toContain('1 joined');
+
+    const bad = await client.post(
+      `${base}/members/invites`,
+      { role: 'owner', expires_in_days: '365' },
+      { csrfFrom: `${base}/members` },
+    );
+    expect(bad.status).toBe(302);
+    expect(await db.selectFrom('workspace_invites').select('id').execute()).toHaveLength(1);
+
+    await client.post(
+      `${base}/members/invites/${stored.id}/revoke`,
+      {},
+      { csrfFrom: `${base}/members` },
+    );
+    expect((await visitor.get(path!)).status).toBe(404);
+    expect((await visitor.get('/invite/inv_nothing')).status).toBe(404);
+    expect((await visitor.get('/invite/%00junk')).status).toBe(404);
+    await db
+      .updateTable('workspace_invites')
+      .set({ revoked_at: null, expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', stored.id)
+      .execute();
+    expect((await visitor.get(path!)).status).toBe(404);
+    // Members cannot make links.
+    const { client: memberClient, base: memberBase } = await workspaceWith('member');
+    const refused = await memberClient.post(
+      `${memberBase}/members/invites`,
+      { role: 'member', expires_in_days: '7' },
+      { csrfFrom: `${memberBase}/members` },
+    );
+    expect(refused.status).toBe(403);
   });
 });

@@ -121,14 +121,17 @@ export function authRoutes(deps: WebDeps): Router {
   });
 
   router.get('/signup', (req, res) => {
-    renderPage(req, res, (ctx) => signupPage(ctx, { values: {} }));
+    const values = { next: safeNext(req.query.next) };
+    renderPage(req, res, (ctx) => signupPage(ctx, { values }));
   });
 
   router.post('/signup', async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
+    const next = safeNext(body.next);
     const values = {
       name: typeof body.name === 'string' ? body.name : '',
       email: typeof body.email === 'string' ? body.email : '',
+      next,
     };
     const retryAfter = await signInThrottle(deps, req, undefined);
     if (retryAfter !== undefined) {
@@ -146,7 +149,8 @@ export function authRoutes(deps: WebDeps): Router {
     try {
       const user = await signUp(db, parsed.data);
       await startSession(req, user.id);
-      res.redirect('/workspaces/new');
+      // From an invite link: back to it, to join. Otherwise: make a first workspace.
+      res.redirect(next ?? '/workspaces/new');
     } catch (error) {
       if (error instanceof AppError && error.options.fields) {
         const errors = error.options.fields;

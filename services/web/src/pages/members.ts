@@ -1,13 +1,33 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '@ferry/core';
 import { fieldErrors } from '@ferry/http';
-import { can, addMember, addMemberSchema, listMembers, removeMember } from '@ferry/workspace';
+import {
+  addMember,
+  addMemberSchema,
+  can,
+  changeRole,
+  changeRoleSchema,
+  createInvite,
+  createInviteSchema,
+  listLiveInvites,
+  listMembers,
+  removeMember,
+  revokeInvite,
+} from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 import { flash, renderPage, requireCapability, seat } from '../request-context.js';
 import { workspaceBase } from '../views/layout.js';
 import { membersPage } from '../views/members.js';
 
-export function memberRoutes({ db }: WebDeps): Router {
+/**
+ * A refusal the list page can explain next to its remedy (the last owner leaving, a role the actor
+ * may not give, a bad choice): shown as a message there. Unknown ids stay 404.
+ */
+function explainable(error: unknown): error is AppError {
+  return error instanceof AppError && [403, 409, 422].includes(error.status);
+}
+
+export function memberRoutes({ db, box, config }: WebDeps): Router {
   const router = Router({ mergeParams: true });
 
   async function page(
@@ -18,16 +38,40 @@ export function memberRoutes({ db }: WebDeps): Router {
     status = 200,
   ): Promise<void> {
     const { workspace, member } = seat(res);
-    const members = await listMembers(db, workspace.id);
+    const canManage = can(member.role, 'members.manage');
+    const [members, invites] = await Promise.all([
+      listMembers(db, workspace.id),
+      canManage ? listLiveInvites(db, box, workspace.id) : Promise.resolve([]),
+    ]);
     const data = {
       workspace,
       members,
       selfId: member.id,
-      canManage: can(member.role, 'members.manage'),
+      selfRole: member.role,
+      canManage,
+      invites,
+      publicUrl: config.PUBLIC_URL,
       values,
       errors,
     };
     renderPage(req, res, (ctx) => membersPage(ctx, data), status);
+  }
+
+  /** Back to the list with what happened; a refusal the domain explains is shown, not a 4xx page. */
+  async function act(
+    req: Request,
+    res: Response,
+    action: () => Promise<string>,
+    anchor = '',
+  ): Promise<void> {
+    const { workspace } = seat(res);
+    try {
+      flash(req, 'ok', await action());
+    } catch (error) {
+      if (!explainable(error)) throw error;
+      flash(req, 'error', error.message);
+    }
+    res.redirect(`${workspaceBase(workspace)}/members${anchor}`);
   }
 
   router.get('/', async (req, res) => page(req, res));
@@ -52,6 +96,63 @@ export function memberRoutes({ db }: WebDeps): Router {
     res.redirect(`${workspaceBase(workspace)}/members`);
   });
 
+  router.post('/invites', requireCapability('members.manage'), async (req, res) => {
+    const { workspace, member } = seat(res);
+    await act(
+      req,
+      res,
+      async () => {
+        const parsed = createInviteSchema.safeParse(req.body ?? {});
+        if (!parsed.success) {
+          throw new AppError('validation_failed', 'Pick a role and when the link expires.');
+        }
+        await createInvite(db, box, {
+          workspaceId: workspace.id,
+          role: parsed.data.role,
+          expiresInDays: parsed.data.expires_in_days,
+          createdBy: member.id,
+        });
+        return `Invite link created: anyone with it joins as ${parsed.data.role}. Copy it below.`;
+      },
+      '#invites',
+    );
+  });
+
+  router.post(
+    '/invites/:inviteId/revoke',
+    requireCapability('members.manage'),
+    async (req, res) => {
+      const { workspace } = seat(res);
+      await act(
+        req,
+        res,
+        async () => {
+          await revokeInvite(db, workspace.id, String(req.params.inviteId));
+          return 'Invite link revoked.';
+        },
+        '#invites',
+      );
+    },
+  );
+
+  router.post('/:memberId/role', async (req, res) => {
+    const { workspace, member } = seat(res);
+    await act(req, res, async () => {
+      const parsed = changeRoleSchema.safeParse(req.body ?? {});
+      if (!parsed.success) throw new AppError('validation_failed', 'Pick a role.');
+      const { before, after } = await changeRole(
+        db,
+        workspace.id,
+        String(req.params.memberId),
+        parsed.data.role,
+        member,
+      );
+      return before === after
+        ? `The role stays ${after}.`
+        : `Role changed from ${before} to ${after}.`;
+    });
+  });
+
   router.post('/:memberId/remove', async (req, res) => {
     const { workspace, member } = seat(res);
     const { memberId } = req.params;
@@ -59,7 +160,16 @@ export function memberRoutes({ db }: WebDeps): Router {
     if (!self && !can(member.role, 'members.manage')) {
       throw new AppError('forbidden', 'Only admins can remove other members.');
     }
-    await removeMember(db, workspace.id, memberId, member);
+    try {
+      await removeMember(db, workspace.id, memberId, member);
+    } catch (error) {
+      // The sole owner leaving, an admin removing an owner: say why on the list, where the
+      // remedy (make someone else owner) is.
+      if (!explainable(error)) throw error;
+      flash(req, 'error', error.message);
+      res.redirect(`${workspaceBase(workspace)}/members`);
+      return;
+    }
     if (self) {
       flash(req, 'ok', `You left ${workspace.name}.`);
       res.redirect('/workspaces');

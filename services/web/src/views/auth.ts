@@ -24,14 +24,22 @@ export function loginPage(
         ${field({ label: 'Password', name: 'password', type: 'password', error: errors.password, required: true, autocomplete: 'current-password' })}
         <button type="submit">Sign in</button>
       </form>
-      <p class="muted">No account yet? <a href="/signup">Sign up</a></p>
+      <p class="muted">
+        No account yet?
+        <a href="/signup${values.next ? `?next=${encodeURIComponent(values.next)}` : ''}"
+          >Sign up</a
+        >
+      </p>
     </div>`,
   });
 }
 
 export function signupPage(
   ctx: PageContext,
-  { values, errors = {} }: AuthFormData<{ name?: string; email?: string }>,
+  {
+    values,
+    errors = {},
+  }: AuthFormData<{ name?: string; email?: string; next?: string | undefined }>,
 ): SafeHtml {
   return layout(ctx, {
     title: 'Sign up',
@@ -40,12 +48,16 @@ export function signupPage(
       ${errors._ ? html`<div class="flash error" role="alert">${errors._}</div>` : ''}
       <form method="post" action="/signup" novalidate>
         ${csrfField(ctx)}
+        ${values.next ? html`<input type="hidden" name="next" value="${values.next}" />` : ''}
         ${field({ label: 'Name', name: 'name', value: values.name, error: errors.name, required: true, maxlength: 120, autocomplete: 'name' })}
         ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true, autocomplete: 'email' })}
         ${field({ label: 'Password', name: 'password', type: 'password', error: errors.password, required: true, autocomplete: 'new-password', hint: 'At least 8 characters.' })}
         <button type="submit">Sign up</button>
       </form>
-      <p class="muted">Already have an account? <a href="/login">Sign in</a></p>
+      <p class="muted">
+        Already have an account?
+        <a href="/login${values.next ? `?next=${encodeURIComponent(values.next)}` : ''}">Sign in</a>
+      </p>
     </div>`,
   });
 }

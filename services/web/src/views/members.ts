@@ -1,21 +1,55 @@
-import type { Workspace } from '@ferry/db';
-import { ROLES, type listMembers } from '@ferry/workspace';
-import { timeAgo } from './format.js';
+import type { Role, Workspace } from '@ferry/db';
+import { INVITE_EXPIRIES, ROLES, type InviteListItem, type listMembers } from '@ferry/workspace';
+import { exactTime, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, field, layout, workspaceBase, type PageContext } from './layout.js';
 
-/** The workspace's members: remove (or leave), and for admins the form that adds one. */
+/**
+ * The workspace's members: roles (changed in place by those allowed), remove or leave, and for
+ * admins the form that adds an existing account and the invite links that let anyone sign up.
+ */
 
 export interface MembersData {
-  workspace: Pick<Workspace, 'id' | 'slug'>;
+  workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
   members: Awaited<ReturnType<typeof listMembers>>;
   /** The viewer's own seat. */
   selfId: string;
+  selfRole: Role;
   /** The viewer may add and remove others (members.manage). */
   canManage: boolean;
+  /** Live invite links (admins only). */
+  invites: InviteListItem[];
+  /** PUBLIC_URL, for the invite links' full address. */
+  publicUrl: string;
   /** The add form as posted, with its errors. */
   values?: { email?: string; role?: string };
   errors?: Record<string, string>;
+}
+
+/** The roles the viewer may give this member (empty: no control). Mirrors changeRole's rules. */
+function assignableRoles(data: MembersData, target: { id: string; role: Role }): readonly Role[] {
+  if (data.selfRole === 'owner') return ROLES;
+  if (!data.canManage) return [];
+  if (target.role === 'owner' || (target.role === 'admin' && target.id !== data.selfId)) return [];
+  return ROLES.filter((role) => role !== 'owner');
+}
+
+function roleCell(
+  csrf: SafeHtml,
+  base: string,
+  data: MembersData,
+  m: MembersData['members'][number],
+) {
+  const roles = assignableRoles(data, m);
+  if (!roles.length) return html`<span class="badge">${m.role}</span>`;
+  return html`<form method="post" action="${base}/members/${m.id}/role" class="inline role-form">
+    ${csrf}
+    <label for="role-${m.id}" class="visually-hidden">Role of ${m.name}</label>
+    <select id="role-${m.id}" name="role">
+      ${roles.map((role) => html`<option value="${role}" ${role === m.role ? html`selected` : ''}>${role}</option>`)}
+    </select>
+    <button type="submit" class="secondary small">Change</button>
+  </form>`;
 }
 
 function addMemberForm(
@@ -26,17 +60,78 @@ function addMemberForm(
 ): SafeHtml {
   return html`<section class="card spaced">
     <h2>Add a member</h2>
+    <p class="muted">
+      Someone who already has a Ferry account. Everyone else: send an invite link.
+    </p>
     <form method="post" action="${base}/members" novalidate>
       ${csrf}
       ${field({ label: 'Email', name: 'email', type: 'email', value: values.email, error: errors.email, required: true })}
-      <div class="field ${errors.role ? 'has-error' : ''}">
-        <label for="f-role">Role</label>
-        <select id="f-role" name="role">
-          ${ROLES.filter((r) => r !== 'owner').map((r) => html`<option value="${r}" ${r === (values.role ?? 'member') ? html`selected` : ''}>${r}</option>`)}
-        </select>
-        ${errors.role ? html`<p class="error">${errors.role}</p>` : ''}
-      </div>
+      ${roleSelect('f-role', 'role', values.role, errors.role)}
       <button type="submit">Add member</button>
+    </form>
+  </section>`;
+}
+
+function roleSelect(id: string, name: string, value: string | undefined, error?: string) {
+  return html`<div class="field ${error ? 'has-error' : ''}">
+    <label for="${id}">Role</label>
+    <select id="${id}" name="${name}">
+      ${ROLES.filter((r) => r !== 'owner').map((r) => html`<option value="${r}" ${r === (value ?? 'member') ? html`selected` : ''}>${r}</option>`)}
+    </select>
+    ${error ? html`<p class="error">${error}</p>` : ''}
+  </div>`;
+}
+
+function invitesSection(csrf: SafeHtml, base: string, data: MembersData): SafeHtml {
+  return html`<section class="card spaced" id="invites">
+    <h2>Invite links</h2>
+    <p class="muted">
+      Anyone with a link can join ${data.workspace.name} with its role until it expires: they sign
+      up (or sign in) and land in the workspace. Share it like a password.
+    </p>
+    ${
+      data.invites.length
+        ? html`<ul class="invite-list">
+            ${data.invites.map(
+              (invite) =>
+                html`<li>
+                  <div>
+                    <span class="badge">${invite.role}</span>
+                    <input
+                      class="invite-url"
+                      type="text"
+                      readonly
+                      aria-label="Invite link (${invite.role})"
+                      value="${data.publicUrl}${invite.path}"
+                    />
+                    <p class="muted small">
+                      Expires ${exactTime(invite.expiresAt)} · ${String(invite.joinedCount)} joined
+                      ${invite.createdByName ? html` · made by ${invite.createdByName}` : ''}
+                    </p>
+                  </div>
+                  <details class="confirm">
+                    <summary class="button danger small">Revoke…</summary>
+                    <div class="confirm-box">
+                      <p>Revoke this link? Nobody can join with it any more.</p>
+                      <form method="post" action="${base}/members/invites/${invite.id}/revoke">
+                        ${csrf}<button class="danger small" type="submit">Revoke link</button>
+                      </form>
+                    </div>
+                  </details>
+                </li>`,
+            )}
+          </ul>`
+        : html`<p>No live invite links.</p>`
+    }
+    <form method="post" action="${base}/members/invites" class="invite-form">
+      ${csrf} ${roleSelect('f-invite-role', 'role', 'member')}
+      <div class="field">
+        <label for="f-invite-expiry">Expires after</label>
+        <select id="f-invite-expiry" name="expires_in_days">
+          ${INVITE_EXPIRIES.map((e) => html`<option value="${String(e.days)}" ${e.days === 7 ? html`selected` : ''}>${e.label}</option>`)}
+        </select>
+      </div>
+      <button type="submit">Create invite link</button>
     </form>
   </section>`;
 }
@@ -49,43 +144,77 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
     title: 'Members',
     section: 'members',
     body: html`<h1>Members</h1>
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Joined</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${members.map(
-            (m) =>
-              html`<tr>
-                <td>${m.name}${m.id === selfId ? html` <span class="badge">you</span>` : ''}</td>
-                <td>${m.email}</td>
-                <td><span class="badge">${m.role}</span></td>
-                <td>${timeAgo(m.joined_at)}</td>
-                <td>
-                  ${
-                    canManage || m.id === selfId
-                      ? html`<form
-                          method="post"
-                          action="${base}/members/${m.id}/remove"
-                          class="inline"
-                        >
-                          ${csrf}<button class="danger small" type="submit">
-                            ${m.id === selfId ? 'Leave' : 'Remove'}
-                          </button>
-                        </form>`
-                      : ''
-                  }
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      ${canManage ? addMemberForm(csrf, base, values, errors) : ''}`,
+      <div class="table-scroll">
+        <table class="members">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th>Joined</th>
+              <th><span class="visually-hidden">Actions</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${members.map(
+              (m) =>
+                html`<tr>
+                  <td>${m.name}${m.id === selfId ? html` <span class="badge">you</span>` : ''}</td>
+                  <td>${m.email}</td>
+                  <td>${roleCell(csrf, base, data, m)}</td>
+                  <td>${timeAgo(m.joined_at)}</td>
+                  <td>
+                    ${
+                      canManage || m.id === selfId
+                        ? html`<form
+                            method="post"
+                            action="${base}/members/${m.id}/remove"
+                            class="inline"
+                          >
+                            ${csrf}<button class="danger small" type="submit">
+                              ${m.id === selfId ? 'Leave' : 'Remove'}
+                            </button>
+                          </form>`
+                        : ''
+                    }
+                  </td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      ${canManage ? addMemberForm(csrf, base, values, errors) : ''}
+      ${canManage ? invitesSection(csrf, base, data) : ''}`,
+  });
+}
+
+/** What an invite link shows: join (signed in), or sign up / sign in first. */
+export function invitePage(
+  ctx: PageContext,
+  data: {
+    workspace: Pick<Workspace, 'name'>;
+    role: Role;
+    path: string;
+    signedIn: boolean;
+  },
+): SafeHtml {
+  const next = encodeURIComponent(data.path);
+  return layout(ctx, {
+    title: `Join ${data.workspace.name}`,
+    body: html`<div class="card">
+      <h1>Join ${data.workspace.name}</h1>
+      <p>You have been invited to join <strong>${data.workspace.name}</strong> as ${data.role}.</p>
+      ${
+        data.signedIn
+          ? html`<form method="post" action="${data.path}">
+              ${csrfField(ctx)}<button type="submit">Join ${data.workspace.name}</button>
+            </form>`
+          : html`<p>
+                <a class="button" href="/signup?next=${next}">Create an account</a>
+                <a class="button secondary" href="/login?next=${next}">Sign in</a>
+              </p>
+              <p class="muted">Either way, you come back here to join.</p>`
+      }
+    </div>`,
   });
 }

@@ -182,6 +182,7 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
           </p>
         </div>
         <div class="room-actions">
+          ${room.kind === 'dm' ? '' : html`<a class="button secondary small" href="${here}/people">People</a>`}
           ${data.canManageWebhooks && room.kind !== 'dm' ? html`<a class="button secondary small" href="${here}/settings/webhooks">Webhooks</a>` : ''}
           ${
             data.joined

@@ -1,0 +1,92 @@
+import { AppError, isId } from '@ferry/core';
+import type { Db, Role, Room } from '@ferry/db';
+import { z } from 'zod';
+import { can } from './capabilities.js';
+import { joinRoom, type RoomSeat } from './rooms.js';
+
+/**
+ * Who is in a room, and adding people to it from the room: the way a guest (who sees only the rooms
+ * they are in) is given a room, and how anyone is pulled into a conversation.
+ */
+
+export interface RoomPerson {
+  memberId: string;
+  name: string;
+  email: string;
+  role: Role;
+}
+
+/** The room's active seats (of active workspace members), by name. */
+export function listRoomPeople(db: Db, roomId: string): Promise<RoomPerson[]> {
+  return db
+    .selectFrom('room_members as rm')
+    .innerJoin('members as m', 'm.id', 'rm.member_id')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.id as memberId', 'u.name', 'u.email', 'm.role'])
+    .where('rm.room_id', '=', roomId)
+    .where('rm.left_at', 'is', null)
+    .where('m.left_at', 'is', null)
+    .orderBy('u.name')
+    .execute();
+}
+
+/** Active workspace members who are not in the room: whom the form offers. */
+export function listAddablePeople(db: Db, room: Pick<Room, 'id' | 'workspace_id'>) {
+  return db
+    .selectFrom('members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.id as memberId', 'u.name', 'u.email', 'm.role'])
+    .where('m.workspace_id', '=', room.workspace_id)
+    .where('m.left_at', 'is', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('room_members as rm')
+            .select('rm.member_id')
+            .whereRef('rm.member_id', '=', 'm.id')
+            .where('rm.room_id', '=', room.id)
+            .where('rm.left_at', 'is', null),
+        ),
+      ),
+    )
+    .orderBy('u.name')
+    .execute();
+}
+
+/** Members and above who are in the room may add people; never to a direct message. */
+export function canAddPeople(seat: Pick<RoomSeat, 'room' | 'member' | 'joined'>): boolean {
+  return seat.joined && seat.room.kind !== 'dm' && can(seat.member.role, 'rooms.create');
+}
+
+export const addRoomPersonSchema = z.object({
+  member_id: z
+    .string('Pick someone to add.')
+    .refine((id) => isId(id, 'member'), 'Pick someone to add.'),
+});
+
+/** Seats an active member of the room's workspace in the room; returns their name. */
+export async function addRoomPerson(
+  db: Db,
+  seat: Pick<RoomSeat, 'room' | 'member' | 'joined'>,
+  memberId: string,
+): Promise<string> {
+  if (!canAddPeople(seat)) {
+    throw new AppError('forbidden', 'Only members who are in this room can add people to it.');
+  }
+  const target = await db
+    .selectFrom('members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.id', 'u.name'])
+    .where('m.id', '=', memberId)
+    .where('m.workspace_id', '=', seat.room.workspace_id)
+    .where('m.left_at', 'is', null)
+    .executeTakeFirst();
+  if (!target) {
+    throw new AppError('validation_failed', 'That person is not a member of this workspace.', {
+      fields: { member_id: 'Pick someone from this workspace.' },
+    });
+  }
+  await joinRoom(db, seat.room.id, target.id);
+  return target.name;
+}

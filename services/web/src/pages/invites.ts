@@ -1,0 +1,43 @@
+import { Router } from 'express';
+import { acceptInvite, invitePath, openInvite } from '@ferry/workspace';
+import type { WebDeps } from '../deps.js';
+import { flash, locals, renderPage } from '../request-context.js';
+import { workspaceBase } from '../views/layout.js';
+import { invitePage } from '../views/members.js';
+
+/**
+ * `/invite/<token>`: an invite link. Signed in, it offers to join (a POST, so a link preview or a
+ * prefetch never joins anyone); signed out, it sends the person to sign up or sign in and back.
+ * A link that expired, was revoked or never existed is one 404 for all.
+ */
+export function inviteRoutes({ db }: WebDeps): Router {
+  const router = Router();
+
+  router.get('/:token', async (req, res) => {
+    const token = req.params.token;
+    const { invite, workspace } = await openInvite(db, token);
+    const user = locals(res).user;
+    renderPage(req, res, (ctx) =>
+      invitePage(ctx, { workspace, role: invite.role, path: invitePath(token), signedIn: !!user }),
+    );
+  });
+
+  router.post('/:token', async (req, res) => {
+    const token = req.params.token;
+    if (!locals(res).user) {
+      res.redirect(`/login?next=${encodeURIComponent(invitePath(token))}`);
+      return;
+    }
+    const joined = await acceptInvite(db, token, locals(res).user!.id);
+    flash(
+      req,
+      'ok',
+      joined.alreadyMember
+        ? `You are already a member of ${joined.workspace.name}.`
+        : `Welcome to ${joined.workspace.name}: you joined as ${joined.invite.role}.`,
+    );
+    res.redirect(workspaceBase(joined.workspace));
+  });
+
+  return router;
+}
