@@ -1,6 +1,6 @@
 import type { Role, Workspace } from '@ferry/db';
 import { INVITE_EXPIRIES, ROLES, type InviteListItem, type listMembers } from '@ferry/workspace';
-import { exactTime, timeAgo } from './format.js';
+import { timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, field, layout, workspaceBase, type PageContext } from './layout.js';
 
@@ -105,7 +105,7 @@ function invitesSection(csrf: SafeHtml, base: string, data: MembersData): SafeHt
                       value="${data.publicUrl}${invite.path}"
                     />
                     <p class="muted small">
-                      Expires ${exactTime(invite.expiresAt)} · ${String(invite.joinedCount)} joined
+                      Expires ${timeAgo(invite.expiresAt)} · ${String(invite.joinedCount)} joined
                       ${invite.createdByName ? html` · made by ${invite.createdByName}` : ''}
                     </p>
                   </div>
