@@ -55,11 +55,24 @@ function nav(ctx: PageContext, section: string | undefined): SafeHtml {
   const base = workspaceBase(ctx.workspace);
   const role = ctx.role;
   const entries = [...NAV, ...extraNav].filter((e) => !e.capability || can(role, e.capability));
+  // On a phone the links fold behind the Menu button (public/nav.js); without script they stay a
+  // scrolling strip.
   return html`<nav class="sidebar" aria-label="Workspace">
-    <a class="ws-name" href="/workspaces" title="Switch workspace"
-      >${ctx.workspace.name}<span class="switch">⇅</span></a
-    >
-    <ul>
+    <div class="nav-head">
+      <a class="ws-name" href="/workspaces" title="Switch workspace"
+        >${ctx.workspace.name}<span class="switch">⇅</span></a
+      >
+      <button
+        type="button"
+        class="menu-toggle secondary small"
+        aria-expanded="false"
+        aria-controls="nav-links"
+        hidden
+      >
+        Menu
+      </button>
+    </div>
+    <ul id="nav-links">
       ${entries.map(
         (e) =>
           html`<li>
@@ -110,6 +123,7 @@ export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
             ${options.body}
           </main>
         </div>
+        ${ctx.workspace ? html`<script src="/assets/nav.js" defer></script>` : ''}
         ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </body>
     </html>`;

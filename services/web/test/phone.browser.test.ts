@@ -1,0 +1,165 @@
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Page } from 'playwright-core';
+import { SecretBox } from '@ferry/core';
+import {
+  axeViolations,
+  createErrorGroup,
+  createErrorOccurrence,
+  createFeedback,
+  createMessage,
+  createUser,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing';
+import {
+  createChannel,
+  createIncomingKey,
+  createOutgoingHook,
+  createWorkspace,
+} from '@ferry/workspace';
+import { startWeb, type WebHarness } from './harness.js';
+
+const SHOTS = '/tmp/shots/phone';
+/** A word longer than a phone is wide: it must wrap, not push the page sideways. */
+const LONG_WORD = `checkout-${'x'.repeat(120)}`;
+
+/**
+ * Issue #13 item 7: every page an owner reaches is usable at 390 px (nothing wider than the
+ * screen, the sidebar folded behind a Menu button) and at 1280 px, and axe-clean at both.
+ * Screenshots of each go to /tmp/shots/phone for a person to look at.
+ */
+describe('every page at phone and desktop width', () => {
+  let web: WebHarness;
+  let chrome: TestBrowser;
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
+    chrome = await launchBrowser();
+  });
+  afterAll(async () => {
+    await chrome?.close();
+    await web?.close();
+  });
+
+  /** What sticks out past the viewport's right edge, by selector (empty: nothing). */
+  async function overflowing(page: Page): Promise<string[]> {
+    return page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      if (document.documentElement.scrollWidth <= width + 1) return [];
+      const wide: string[] = [];
+      for (const el of Array.from(document.body.querySelectorAll('*'))) {
+        const box = el.getBoundingClientRect();
+        // Inside a scrolling box (a table's, a code sample's) is fine: the box itself is measured.
+        let scroller = el.parentElement;
+        let contained = false;
+        while (scroller && scroller !== document.body) {
+          const overflowX = getComputedStyle(scroller).overflowX;
+          if (overflowX === 'auto' || overflowX === 'scroll' || overflowX === 'hidden') {
+            contained = true;
+            break;
+          }
+          scroller = scroller.parentElement;
+        }
+        if (!contained && box.right > width + 1) {
+          wide.push(`${el.tagName.toLowerCase()}.${el.className} (${Math.round(box.right)}px)`);
+        }
+      }
+      return wide.slice(0, 5);
+    });
+  }
+
+  it('fits 390 px and 1280 px on every page, with the sidebar behind a menu on a phone', async () => {
+    const db = web.ctx.db;
+    const owner = await createUser(db, { name: 'Ada Lovelace' });
+    const {
+      workspace,
+      owner: seat,
+      generalRoomId,
+    } = await createWorkspace(db, owner, 'Acme Support and Operations');
+    const box = new SecretBox(web.ctx.config.APP_SECRET);
+    const long = await createChannel(db, seat, 'customer-escalations-and-incident-follow-ups');
+    await createMessage(db, long, {
+      author_kind: 'member',
+      author_member_id: seat.id,
+      display_name: owner.name,
+      body: `The link was ${LONG_WORD} and it broke the layout`,
+    });
+    await createIncomingKey(db, box, {
+      workspaceId: workspace.id,
+      roomId: generalRoomId,
+      name: 'Deploy notifications from the build server',
+      createdBy: seat.id,
+    });
+    const { hook } = await createOutgoingHook(db, box, {
+      workspaceId: workspace.id,
+      roomId: generalRoomId,
+      targetUrl: `https://hooks.example.test/${LONG_WORD}`,
+      createdBy: seat.id,
+    });
+    const ticket = await createFeedback(db, workspace, { note: `Pay button ${LONG_WORD}` });
+    const group = await createErrorGroup(db, workspace, {
+      error_class: `Faraday::${LONG_WORD}`,
+      latest_message: `undefined method for nil ${LONG_WORD}`,
+    });
+    await createErrorOccurrence(db, group, { backtrace: [`app/models/${LONG_WORD}.rb:10`] });
+
+    const base = `/w/${workspace.id}/${workspace.slug}`;
+    const pages: [string, string][] = [
+      ['dashboard', base],
+      ['rooms', `${base}/rooms`],
+      ['room', `${base}/rooms/${long.id}`],
+      ['room-people', `${base}/rooms/${long.id}/people`],
+      ['room-webhooks', `${base}/rooms/${generalRoomId}/settings/webhooks`],
+      ['outgoing-hook', `${base}/rooms/${generalRoomId}/settings/webhooks/outgoing/${hook.id}`],
+      ['feedback', `${base}/feedback`],
+      ['ticket', `${base}/feedback/${ticket.id}`],
+      ['errors', `${base}/errors`],
+      ['error-group', `${base}/errors/${group.id}`],
+      ['agents', `${base}/agents`],
+      ['members', `${base}/members`],
+      ['tokens', `${base}/settings/tokens`],
+      ['new-token', `${base}/settings/tokens/new`],
+      ['github', `${base}/settings/github`],
+      ['widget', `${base}/settings/widget`],
+      ['error-reporting', `${base}/settings/errors`],
+      ['workspaces', '/workspaces'],
+    ];
+
+    const page = await (await chrome.newContext()).newPage();
+    await signInWithForm(page, web.url, owner.email, owner.password);
+    await page.waitForURL(`${web.url}${base}`);
+    const problems: Record<string, unknown> = {};
+    for (const [name, path] of pages) {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 844 });
+        const res = await page.goto(`${web.url}${path}`);
+        if (res?.status() !== 200) problems[`${name}@${width} status`] = res?.status();
+        const wide = await overflowing(page);
+        if (wide.length) problems[`${name}@${width} overflows`] = wide;
+        const violations = await axeViolations(page);
+        if (violations.length) problems[`${name}@${width} axe`] = violations;
+        await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+      }
+    }
+    expect(problems).toEqual({});
+
+    // On a phone the sidebar's links wait behind Menu, and Menu opens them.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${web.url}${base}`);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    await expect(page.getByRole('link', { name: 'Members' }).isVisible()).resolves.toBe(false);
+    await menu.click();
+    await expect(menu.getAttribute('aria-expanded')).resolves.toBe('true');
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.waitForURL(`${web.url}${base}/members`);
+    await page.screenshot({ path: `${SHOTS}/menu-closed-390.png` });
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.screenshot({ path: `${SHOTS}/menu-open-390.png` });
+    // At desktop width there is no Menu button; the links are simply there.
+    await page.setViewportSize({ width: 1280, height: 844 });
+    await expect(page.getByRole('button', { name: 'Menu' }).isVisible()).resolves.toBe(false);
+    await expect(page.getByRole('link', { name: 'Members' }).isVisible()).resolves.toBe(true);
+  }, 180_000);
+});
