@@ -14,3 +14,6 @@ export * from './live.js';
 export * from './agents.js';
 export * from './ship-policy.js';
 export * from './visitors.js';
+export * from './ops-figures.js';
+export * from './ops-history.js';
+export * from './ops-jobs.js';

@@ -11,6 +11,7 @@ import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
 import { feedbackRoutes } from './pages/feedback.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
 import { memberRoutes } from './pages/members.js';
+import { opsRoutes } from './pages/ops.js';
 import { outgoingHookRoutes } from './pages/outgoing-hooks.js';
 import { roomRoutes } from './pages/rooms.js';
 import { tokenRoutes } from './pages/tokens.js';
@@ -48,6 +49,7 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   workspace.use('/settings/errors', errorSettingsRoutes(deps));
   workspace.use('/settings/widget', widgetSettingsRoutes(deps));
   workspace.use('/settings/github', githubSettingsRoutes(deps));
+  workspace.use('/ops', opsRoutes(deps));
   workspace.use('/', dashboardRoutes(deps));
   router.use('/w/:workspaceId/:slug', workspace);
   return router;
