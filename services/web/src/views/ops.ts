@@ -70,7 +70,8 @@ export function opsFigures(data: OpsData): OpsFigures {
     text[`queue.${q.queue}.oldest`] = duration(q.oldestWaitingAgeMs);
     charts[`queue.${q.queue}`] = chart(
       [endingWith(history?.waiting ?? [], q.waiting), endingWith(history?.failed ?? [], q.failed)],
-      (peak) => `${q.queue}, last hour: ${q.waiting} waiting and ${q.failed} failed now, peak ${peak}`,
+      (peak) =>
+        `${q.queue}, last hour: ${q.waiting} waiting and ${q.failed} failed now, peak ${peak}`,
     );
   }
   text['outbox.lag'] = duration(data.health.outboxLagMs);
@@ -270,7 +271,9 @@ function failedJobsTable(ctx: PageContext, base: string, jobs: WorkspaceFailedJo
                       <td>
                         <code>${job.queue}</code>
                         <span class="muted small">#${job.id}</span>
-                        <span class="muted small">· ${plural(job.attemptsMade, 'try', 'tries')}</span>
+                        <span class="muted small"
+                          >· ${plural(job.attemptsMade, 'try', 'tries')}</span
+                        >
                       </td>
                       <td class="ops-reason">${job.reason || '—'}</td>
                       <td>${timeAgo(job.failedAt)}</td>
