@@ -119,8 +119,12 @@ const figure = (figures: OpsFigures, key: string): SafeHtml =>
 const spark = (figures: OpsFigures, key: string): SafeHtml =>
   figures.charts[key] ? sparkline(key, figures.charts[key]) : html``;
 
+/** "12 accepted/min": the number large, its unit small, kept on one line. */
+const stat = (figures: OpsFigures, key: string, unit: string): SafeHtml =>
+  html`<span class="ops-stat">${figure(figures, key)} <span class="unit">${unit}</span></span>`;
+
 function legend(first: string, second?: string): SafeHtml {
-  return html`<p class="spark-legend small muted">
+  return html`<p class="spark-legend small-text muted">
     <span class="swatch series-0" aria-hidden="true"></span>${first}
     ${second ? html`<span class="swatch series-1" aria-hidden="true"></span>${second}` : ''}
   </p>`;
@@ -131,33 +135,34 @@ function tiles(f: OpsFigures): SafeHtml {
     <section class="card ops-tile" aria-labelledby="ops-ingest">
       <h2 id="ops-ingest">Error ingest</h2>
       <p class="ops-value">
-        ${figure(f, 'ingest.accepted')}<span class="unit"> accepted/min</span> ·
-        ${figure(f, 'ingest.stored')}<span class="unit"> stored/min</span>
+        ${stat(f, 'ingest.accepted', 'accepted/min')} ${stat(f, 'ingest.stored', 'stored/min')}
       </p>
       ${spark(f, 'ingest')} ${legend('accepted', 'stored')}
-      <p class="small muted">${figure(f, 'ingest.hour')}</p>
+      <p class="small-text muted">${figure(f, 'ingest.hour')}</p>
     </section>
     <section class="card ops-tile" aria-labelledby="ops-deliveries">
       <h2 id="ops-deliveries">Outgoing deliveries</h2>
       <p class="ops-value">
-        ${figure(f, 'deliveries.attempts')}<span class="unit"> sent/min</span> ·
-        ${figure(f, 'deliveries.failed')}<span class="unit"> failed/min</span>
+        ${stat(f, 'deliveries.attempts', 'sent/min')} ${stat(f, 'deliveries.failed', 'failed/min')}
       </p>
       ${spark(f, 'deliveries')} ${legend('sent', 'failed')}
-      <p class="small muted">${figure(f, 'deliveries.hour')}</p>
+      <p class="small-text muted">${figure(f, 'deliveries.hour')}</p>
     </section>
     <section class="card ops-tile" aria-labelledby="ops-agents">
       <h2 id="ops-agents">Agents online</h2>
       <p class="ops-value">
-        ${figure(f, 'agents.online')} <span class="unit">${figure(f, 'agents.total')}</span>
+        <span class="ops-stat"
+          >${figure(f, 'agents.online')}
+          <span class="unit">${figure(f, 'agents.total')}</span></span
+        >
       </p>
       ${spark(f, 'agents')} ${legend('online')}
     </section>
     <section class="card ops-tile" aria-labelledby="ops-outbox">
       <h2 id="ops-outbox">Outbox lag</h2>
-      <p class="ops-value">${figure(f, 'outbox.lag')}</p>
+      <p class="ops-value"><span class="ops-stat">${figure(f, 'outbox.lag')}</span></p>
       ${spark(f, 'outbox')} ${legend('oldest event not yet relayed')}
-      <p class="small muted">Whole deployment</p>
+      <p class="small-text muted">Whole deployment</p>
     </section>
   </div>`;
 }
@@ -169,7 +174,7 @@ const scroller = (label: string, table: SafeHtml): SafeHtml =>
 function queuesTable(data: OpsData, f: OpsFigures): SafeHtml {
   return html`<section class="ops-section" aria-labelledby="ops-queues">
     <h2 id="ops-queues">Queues</h2>
-    <p class="muted small">The whole deployment's job queues: counts only, no job contents.</p>
+    <p class="muted small-text">The whole deployment's job queues: counts only, no job contents.</p>
     ${scroller(
       'Queues',
       html`<table class="ops-queues">
@@ -205,7 +210,7 @@ function queuesTable(data: OpsData, f: OpsFigures): SafeHtml {
 function slowHooksTable(workspace: Pick<Workspace, 'id' | 'slug'>, hooks: SlowHook[]): SafeHtml {
   return html`<section class="ops-section" aria-labelledby="ops-slow">
     <h2 id="ops-slow">Slowest outgoing hooks</h2>
-    <p class="muted small">The last hour's sends, slowest 95th percentile first.</p>
+    <p class="muted small-text">The last hour's sends, slowest 95th percentile first.</p>
     ${
       hooks.length
         ? scroller(
@@ -228,7 +233,7 @@ function slowHooksTable(workspace: Pick<Workspace, 'id' | 'slug'>, hooks: SlowHo
                         <a href="${outgoingHookPath(workspace, h.roomId, h.hookId)}"
                           >${h.targetHost}</a
                         >
-                        <span class="muted small">in ${h.roomName}</span>
+                        <span class="muted small-text">in ${h.roomName}</span>
                       </td>
                       <td class="num">${duration(h.p95Ms)}</td>
                       <td class="num">${duration(h.maxMs)}</td>
@@ -247,7 +252,7 @@ function slowHooksTable(workspace: Pick<Workspace, 'id' | 'slug'>, hooks: SlowHo
 function failedJobsTable(ctx: PageContext, base: string, jobs: WorkspaceFailedJob[]): SafeHtml {
   return html`<section class="ops-section" aria-labelledby="ops-failed">
     <h2 id="ops-failed">Failed jobs</h2>
-    <p class="muted small">
+    <p class="muted small-text">
       This workspace's jobs that used all their tries. Retry runs one again with its tries counted
       from zero.
     </p>
@@ -270,8 +275,8 @@ function failedJobsTable(ctx: PageContext, base: string, jobs: WorkspaceFailedJo
                     html`<tr data-job="${job.queue}/${job.id}">
                       <td>
                         <code>${job.queue}</code>
-                        <span class="muted small">#${job.id}</span>
-                        <span class="muted small"
+                        <span class="muted small-text">#${job.id}</span>
+                        <span class="muted small-text"
                           >· ${plural(job.attemptsMade, 'try', 'tries')}</span
                         >
                       </td>
@@ -319,7 +324,7 @@ export function opsPage(
     body: html`<div class="ops" data-figures-url="${base}/figures">
       <div class="page-head">
         <h1>Ops</h1>
-        <p class="muted small">${figure(f, 'updated')} · refreshes every 5 s</p>
+        <p class="muted small-text">${figure(f, 'updated')} · refreshes every 5 s</p>
       </div>
       ${tiles(f)} ${queuesTable(data, f)} ${slowHooksTable(data.workspace, data.slowHooks)}
       ${data.canRetry ? failedJobsTable(ctx, base, data.failedJobs) : ''}

@@ -11,24 +11,24 @@ export const SPARK_HEIGHT = 32;
 /** Up to a few series over the same minutes; `null` is a minute without a value (a gap). */
 export type Series = readonly (number | null)[];
 
-/** An SVG path per series, on one scale (the highest value of all, at least 1). */
+/**
+ * An SVG path per series, on one scale (the highest value of all, at least 1). A minute without a
+ * value is stepped over (the line joins its neighbours: samples can be sparse on a fresh
+ * deployment), and a lone point is drawn as a dot.
+ */
 export function sparkPaths(series: readonly Series[]): string[] {
   const peak = Math.max(1, ...series.flatMap((s) => s.filter((v): v is number => v !== null)));
   return series.map((values) => {
     const step = values.length > 1 ? SPARK_WIDTH / (values.length - 1) : 0;
-    let d = '';
-    let drawing = false;
-    values.forEach((value, i) => {
-      if (value === null) {
-        drawing = false;
-        return;
-      }
-      const x = (i * step).toFixed(1);
-      const y = (SPARK_HEIGHT - 2 - (value / peak) * (SPARK_HEIGHT - 4)).toFixed(1);
-      d += `${drawing ? 'L' : 'M'}${x} ${y}`;
-      drawing = true;
-    });
-    return d;
+    const points = values.flatMap((value, i) =>
+      value === null
+        ? []
+        : [
+            `${(i * step).toFixed(1)} ${(SPARK_HEIGHT - 2 - (value / peak) * (SPARK_HEIGHT - 4)).toFixed(1)}`,
+          ],
+    );
+    if (points.length === 0) return '';
+    return points.length === 1 ? `M${points[0]}h0.5` : `M${points.join('L')}`;
   });
 }
 
