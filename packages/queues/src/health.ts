@@ -75,7 +75,7 @@ export async function failedJobs(
   end: number,
 ): Promise<FailedJob[]> {
   const jobs = await producer.queue(queue).getFailed(start, end);
-  return jobs.flatMap((job) => failedJob(queue, job as Job<unknown>) ?? []);
+  return jobs.flatMap((job) => failedJob(queue, job) ?? []);
 }
 
 /** One job, when it exists and is failed right now. */

@@ -1,4 +1,3 @@
-import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { newId, type SecretBox } from '@ferry/core';
 import type { Db, Member, Workspace } from '@ferry/db';
@@ -20,17 +19,18 @@ import type { WebHarness } from './harness.js';
 
 /** What the Ops tests share: a job that really fails in a real queue, and an hour of activity. */
 
+/** The job once it reaches `state` (polled; BullMQ's events would need a connection of their own). */
 export async function waitForState(
   web: WebHarness,
   queue: QueueName,
   jobId: string,
   state: string,
-) {
+): Promise<{ attemptsMade: number; data: unknown }> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     const job = await web.deps.producer.queue(queue).getJob(jobId);
     const now = job ? await job.getState() : 'missing';
-    if (now === state) return job as Job<unknown>;
+    if (job && now === state) return job;
     if (Date.now() > deadline) throw new Error(`job ${queue}/${jobId} is ${now}, not ${state}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -49,7 +49,7 @@ export function flakyQueue(web: WebHarness, queue: QueueName): FlakyQueue {
   const connection: Redis = createRedisConnection(web.ctx.config.REDIS_URL, { role: 'worker' });
   const runs: unknown[] = [];
   const seen = new Set<string>();
-  const worker: Worker<unknown> = createWorker(
+  const worker = createWorker(
     queue,
     (payload, job) => {
       runs.push(payload);
