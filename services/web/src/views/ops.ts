@@ -263,8 +263,7 @@ function failedJobsTable(ctx: PageContext, base: string, jobs: WorkspaceFailedJo
             html`<table class="ops-failed">
               <thead>
                 <tr>
-                  <th scope="col">Job</th>
-                  <th scope="col">Last error</th>
+                  <th scope="col">Job and last error</th>
                   <th scope="col">Failed</th>
                   <th scope="col"><span class="visually-hidden">Action</span></th>
                 </tr>
@@ -279,9 +278,9 @@ function failedJobsTable(ctx: PageContext, base: string, jobs: WorkspaceFailedJo
                         <span class="muted small-text"
                           >· ${plural(job.attemptsMade, 'try', 'tries')}</span
                         >
+                        <p class="ops-reason">${job.reason || '—'}</p>
                       </td>
-                      <td class="ops-reason">${job.reason || '—'}</td>
-                      <td>${timeAgo(job.failedAt)}</td>
+                      <td class="ops-when">${timeAgo(job.failedAt)}</td>
                       <td class="actions">
                         <form
                           method="post"
