@@ -84,6 +84,28 @@ describe('Ops page', () => {
     await waitForState(web, 'error-ingest', jobId, 'failed');
   });
 
+  it('ties a job to its workspace through the hook it names (webhook-drain)', async () => {
+    const drains = flakyQueue(web, 'webhook-drain');
+    try {
+      const owner = await signedInSeat(web, 'admin');
+      const { hook } = await seedActivity(web.ctx.db, web.deps.box, owner.workspace, owner.seat);
+      const jobId = await drains.failOnce({ hookId: hook.id });
+      const other = await signedInSeat(web, 'admin');
+      const row = `data-job="webhook-drain/${jobId}"`;
+      expect((await owner.client.get(`${owner.base}/ops`)).text).toContain(row);
+      expect((await other.client.get(`${other.base}/ops`)).text).not.toContain(row);
+      const path = (base: string) => `${base}/ops/jobs/webhook-drain/${jobId}/retry`;
+      const refused = await other.client.post(path(other.base), {}, { csrfFrom: other.base });
+      expect(refused.status).toBe(404);
+      const retried = await owner.client.post(path(owner.base), {}, { csrfFrom: owner.base });
+      expect(retried.status).toBe(303);
+      await waitForState(web, 'webhook-drain', jobId, 'completed');
+      expect(drains.runs).toEqual([{ hookId: hook.id }, { hookId: hook.id }]);
+    } finally {
+      await drains.close();
+    }
+  });
+
   it("shows this workspace's ingest, deliveries, slowest hooks and agents, per minute", async () => {
     const { workspace, seat, client, base } = await signedInSeat(web, 'admin');
     await seedActivity(web.ctx.db, web.deps.box, workspace, seat);
