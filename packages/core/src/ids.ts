@@ -86,6 +86,14 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${encodeTime(Date.now(), 10)}${encodeBytes(randomForId())}`;
 }
 
+/**
+ * The smallest id of `kind` made at or after `at`: `where id >= firstIdAt(...)` bounds a range scan
+ * on an id index to recent rows, because ids sort by creation time.
+ */
+export function firstIdAt(kind: IdKind, at: Date): string {
+  return `${ID_PREFIXES[kind]}_${encodeTime(at.getTime(), 10)}${'0'.repeat(16)}`;
+}
+
 const ID_SHAPE = /^[a-z]{2,5}_[0-9a-hjkmnp-tv-z]{26}$/;
 
 /** True when `value` looks like an id of that kind: used to answer 404 early for junk ids. */

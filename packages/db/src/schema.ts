@@ -197,6 +197,8 @@ export interface ErrorOccurrencesTable {
   source: ErrorSource;
   occurred_at: Timestamp;
   received_at: Timestamp;
+  /** When the ingest worker's insert committed (column default): the Ops page's "stored". */
+  stored_at: DefaultTimestamp;
 }
 
 /** Kept by triggers on error_occurrences; a workspace without a row has none retained. */

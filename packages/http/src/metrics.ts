@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -33,4 +33,65 @@ export function createMetrics(service: string): Metrics {
     next();
   };
   return { registry, httpDuration, middleware };
+}
+
+/** The deployment-wide figures the Ops page shows, as /metrics reads them (no tenant data). */
+export interface OpsSnapshot {
+  queues: {
+    queue: string;
+    waiting: number;
+    active: number;
+    delayed: number;
+    failed: number;
+    oldestWaitingAgeMs: number | null;
+  }[];
+  outboxLagMs: number;
+}
+
+/**
+ * Gauges for queue counts, the oldest waiting job's age and the outbox lag, read from `read` on
+ * each scrape (one read per scrape, shared by the three gauges, which prom-client collects at once).
+ * For the process that serves the Ops page (web, or the all-in-one), not every service: the
+ * figures are the deployment's, and one scrape target is enough.
+ */
+export function registerOpsGauges(registry: Registry, read: () => Promise<OpsSnapshot>): void {
+  let pending: Promise<OpsSnapshot> | undefined;
+  const snapshot = (): Promise<OpsSnapshot> =>
+    (pending ??= read().finally(() => {
+      pending = undefined;
+    }));
+  new Gauge({
+    name: 'ferry_queue_jobs',
+    help: 'Jobs per queue and state (waiting, active, delayed, failed)',
+    labelNames: ['queue', 'state'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const q of (await snapshot()).queues) {
+        for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) {
+          this.set({ queue: q.queue, state }, q[state]);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'ferry_queue_oldest_waiting_seconds',
+    help: 'Age of the oldest waiting job per queue (0 when none waits)',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const q of (await snapshot()).queues) {
+        this.set({ queue: q.queue }, (q.oldestWaitingAgeMs ?? 0) / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: 'ferry_outbox_lag_seconds',
+    help: 'Age of the oldest outbox event not yet relayed (0 when none waits)',
+    registers: [registry],
+    async collect() {
+      this.set((await snapshot()).outboxLagMs / 1000);
+    },
+  });
 }

@@ -6,3 +6,4 @@ export * from './producer.js';
 export * from './worker.js';
 export * from './relay-process.js';
 export * from './jobs.js';
+export * from './health.js';

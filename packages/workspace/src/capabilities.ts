@@ -20,6 +20,10 @@ export const CAPABILITIES = {
   'github.manage': 'admin',
   /** The ticket page's "Dispatch to GitHub" (runs as the identity, or as the clicker). */
   'feedback.dispatch': 'member',
+  /** The Ops page: queue health, this workspace's ingest, delivery and agent figures. */
+  'ops.read': 'admin',
+  /** Retry a failed job whose payload belongs to this workspace, from the Ops page. */
+  'ops.retry': 'admin',
 } as const satisfies Record<string, Role>;
 
 export type Capability = keyof typeof CAPABILITIES;

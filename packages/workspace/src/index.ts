@@ -17,3 +17,6 @@ export * from './visitors.js';
 export * from './members.js';
 export * from './invites.js';
 export * from './room-people.js';
+export * from './ops-figures.js';
+export * from './ops-history.js';
+export * from './ops-jobs.js';

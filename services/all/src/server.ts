@@ -17,7 +17,7 @@ import {
 import { dispatchDeps, dispatchJobs, dispatchRouter } from '@ferry/dispatch';
 import { errorWriterJobs, ingestDeps, ingestRouter } from '@ferry/ingest-errors';
 import { createRedisConnection, redisReady, startJobs } from '@ferry/queues';
-import { renderErrorPage, webDeps, webParts } from '@ferry/web';
+import { opsGauges, renderErrorPage, startOpsSampling, webDeps, webParts } from '@ferry/web';
 import { createLiveKeyCache, createPostWriter, webhooksInRouter } from '@ferry/webhooks-in';
 import { webhooksOutJobs } from '@ferry/webhooks-out';
 import { startRelay } from '@ferry/workspace';
@@ -113,6 +113,7 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
   const dispatchApi = dispatchRouter(dispatch);
   app.use(dispatchApi.path, dispatchApi.router);
   const web = webDeps(runtime, settings.web);
+  opsGauges(web, metrics);
   const parts = webParts(web);
   app.use(parts.widget);
   app.use('/api/v1', parts.api);
@@ -125,10 +126,12 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
   parts.realtime.attach(server);
   await listen(server, config.PORT, runtime.logger);
   const relay = startRelay(runtime);
+  const opsSampler = startOpsSampling(web);
 
   return {
     server,
     stop: async () => {
+      opsSampler.stop();
       await relay.stop();
       await incomingKeys.close();
       await hub.close();

@@ -1,7 +1,15 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express, type Router } from 'express';
-import { createHttpApp, createMetrics, finishApp, healthRouter } from '@ferry/http';
+import {
+  createHttpApp,
+  createMetrics,
+  finishApp,
+  healthRouter,
+  registerOpsGauges,
+  type Metrics,
+} from '@ferry/http';
+import { deploymentHealth, startOpsSampler, type OpsSampler } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
 import { renderErrorPage } from './error-page.js';
 import { createRealtime, type Realtime } from './realtime.js';
@@ -54,6 +62,7 @@ export function createWebApp(
   extraRouters: { path: string; router: Router }[] = [],
 ): WebApp {
   const metrics = createMetrics('web');
+  opsGauges(deps, metrics);
   const app = createHttpApp({ logger: deps.logger, metrics, trustProxy: deps.config.TRUST_PROXY });
   app.use(healthRouter({ db: deps.db, redis: deps.redis, metrics }));
   for (const { path: mountPath, router } of extraRouters) app.use(mountPath, router);
@@ -63,4 +72,17 @@ export function createWebApp(
   app.use(parts.pages);
   finishApp(app, { logger: deps.logger, renderHtml: renderErrorPage });
   return { app, realtime: parts.realtime };
+}
+
+/** The Ops page's deployment-wide figures on /metrics, read on each scrape. */
+export function opsGauges(deps: WebDeps, metrics: Metrics): void {
+  registerOpsGauges(metrics.registry, () => deploymentHealth(deps));
+}
+
+/**
+ * The Ops page's history of queue counts, outbox lag and agents online: a once-a-minute sample
+ * into Redis, for the process that serves pages (several web processes still sample once).
+ */
+export function startOpsSampling(deps: WebDeps): OpsSampler {
+  return startOpsSampler({ ...deps, prefix: deps.config.REDIS_PREFIX });
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
 import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
-import { createWebApp } from './app.js';
+import { createWebApp, startOpsSampling } from './app.js';
 import { loadWebConfig } from './config.js';
 import { webDeps } from './deps.js';
 import { startRelay } from '@ferry/workspace';
@@ -19,7 +19,9 @@ await listen(server, config.PORT, runtime.logger);
 // every stored message to the pages that show it (safe to scale), unless WEB_RELAY=false because
 // the `relay` service does (compose).
 const relay = config.web.runRelay ? startRelay(runtime) : undefined;
+const opsSampler = startOpsSampling(deps);
 onShutdown(runtime.logger, async () => {
+  opsSampler.stop();
   await relay?.stop();
   await realtime.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -12,6 +12,7 @@ import { feedbackRoutes } from './pages/feedback.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
 import { inviteRoutes } from './pages/invites.js';
 import { memberRoutes } from './pages/members.js';
+import { opsRoutes } from './pages/ops.js';
 import { outgoingHookRoutes } from './pages/outgoing-hooks.js';
 import { roomPeopleRoutes } from './pages/room-people.js';
 import { roomRoutes } from './pages/rooms.js';
@@ -52,6 +53,7 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
   workspace.use('/settings/errors', errorSettingsRoutes(deps));
   workspace.use('/settings/widget', widgetSettingsRoutes(deps));
   workspace.use('/settings/github', githubSettingsRoutes(deps));
+  workspace.use('/ops', opsRoutes(deps));
   workspace.use('/', dashboardRoutes(deps));
   router.use('/w/:workspaceId/:slug', workspace);
   return router;

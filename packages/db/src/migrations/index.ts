@@ -9,6 +9,7 @@ import * as dispatch from './2026_11_22_0006_dispatch.js';
 import * as feedbackVisitor from './2026_11_22_0007_feedback_visitor.js';
 import * as incomingKeyNotify from './2026_11_22_0008_incoming_key_notify.js';
 import * as invites from './2026_11_24_0005_invites.js';
+import * as errorStoredAt from './2026_11_24_0010_error_stored_at.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0007_feedback_visitor': feedbackVisitor,
   '2026_11_22_0008_incoming_key_notify': incomingKeyNotify,
   '2026_11_24_0005_invites': invites,
+  '2026_11_24_0010_error_stored_at': errorStoredAt,
 };
