@@ -20,6 +20,8 @@ export const CAPABILITIES = {
   'github.manage': 'admin',
   /** The ticket page's "Dispatch to GitHub" (runs as the identity, or as the clicker). */
   'feedback.dispatch': 'member',
+  /** Change a ticket's status (new, triaged, closed) and assign it to a member. */
+  'feedback.triage': 'member',
 } as const satisfies Record<string, Role>;
 
 export type Capability = keyof typeof CAPABILITIES;
