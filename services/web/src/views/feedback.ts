@@ -19,7 +19,7 @@ import { tabs } from './tabs.js';
  * triage form, conversation and dispatches.
  */
 
-const STATUS_TONE: Record<FeedbackStatus, string> = { new: 'warn', triaged: 'ok', closed: '' };
+const STATUS_TONE: Record<FeedbackStatus, string> = { new: 'warn', triaged: 'ok', closed: 'closed' };
 const STATUS_LABEL: Record<FeedbackStatus, string> = {
   new: 'New',
   triaged: 'Triaged',
