@@ -158,6 +158,8 @@ describe('feedback triage in a browser', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Pick an active member of this workspace.').waitFor();
     expect(await page.getByLabel('Assignee').getAttribute('aria-invalid')).toBe('true');
+    // The select falls back to the current assignee, so saving again changes nothing by accident.
+    expect(await page.getByLabel('Assignee').inputValue()).toBe(grace.id);
     expect(await axeViolations(page)).toEqual([]);
     await shoot(page, 'ticket-error');
 

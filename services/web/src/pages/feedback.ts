@@ -50,6 +50,7 @@ function assigneeParam(value: unknown): AssigneeChoice | undefined {
 }
 
 const SEARCH_MAX = 200;
+const TICKET_CONVERSATION_LIMIT = 30;
 
 function searchParam(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() ? value.trim().slice(0, SEARCH_MAX) : undefined;
@@ -158,7 +159,8 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
   ): Promise<void> {
     const { workspace, member } = seat(res);
     const [conversation, handles, dispatches, dispatch, triage] = await Promise.all([
-      conversationMessages(db, feedback),
+      // The latest few, shown whole: the rest (and the reply box) are in the room.
+      conversationMessages(db, feedback, TICKET_CONVERSATION_LIMIT),
       workspaceMentionHandles(db, workspace.id),
       listDispatches(db, feedback),
       dispatchPanel(res, extra),

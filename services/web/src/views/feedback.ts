@@ -87,11 +87,13 @@ function inboxTable(base: string, items: Ticket[]): SafeHtml {
               <a href="${base}/feedback/${f.id}">${ticketTitle(f)}</a>
               ${f.title ? html`<p class="excerpt">${excerpt(f.note, 140)}</p>` : ''}
             </td>
-            <td>${orDash(reporterText(f))}</td>
-            <td>${orDash(f.page_path, code)}</td>
-            <td>${statusBadge(f.status)}</td>
-            <td>${orDash(f.assignee_member_id ? (f.assignee_name ?? 'A former member') : null)}</td>
-            <td>${timeAgo(f.created_at)}</td>
+            <td data-label="Reporter">${orDash(reporterText(f))}</td>
+            <td data-label="Page">${orDash(f.page_path, code)}</td>
+            <td data-label="Status">${statusBadge(f.status)}</td>
+            <td data-label="Assignee">
+              ${orDash(f.assignee_member_id ? (f.assignee_name ?? 'A former member') : null)}
+            </td>
+            <td data-label="Created">${timeAgo(f.created_at)}</td>
           </tr>`,
       )}
     </tbody>
@@ -417,6 +419,11 @@ export interface TriagePanel {
 
 function triageCard(ctx: PageContext, base: string, f: Ticket, panel: TriagePanel): SafeHtml {
   const { values, errors } = panel;
+  // A refused assignee (someone who just left) is not a choice any more: the select shows the
+  // ticket's current one, so saving again cannot quietly unassign it.
+  const assigneeId = panel.members.some((m) => m.id === values.assignee_id)
+    ? values.assignee_id
+    : (f.assignee_member_id ?? '');
   const fieldClass = (name: string) => `field ${errors[name] ? 'has-error' : ''}`;
   const invalid = (name: string) =>
     errors[name] ? html`aria-invalid="true" aria-describedby="triage-${name}-error"` : '';
@@ -443,10 +450,10 @@ function triageCard(ctx: PageContext, base: string, f: Ticket, panel: TriagePane
       <div class="${fieldClass('assignee_id')}">
         <label for="triage-assignee_id">Assignee</label>
         <select id="triage-assignee_id" name="assignee_id" ${invalid('assignee_id')}>
-          <option value="" ${values.assignee_id ? '' : html`selected`}>Nobody</option>
+          <option value="" ${assigneeId ? '' : html`selected`}>Nobody</option>
           ${panel.members.map(
             (m) =>
-              html`<option value="${m.id}" ${values.assignee_id === m.id ? html`selected` : ''}>
+              html`<option value="${m.id}" ${assigneeId === m.id ? html`selected` : ''}>
                 ${m.name}
               </option>`,
           )}
