@@ -10,7 +10,11 @@ import { postMessage } from './messages.js';
  * in the same transaction, so the history reads where the talk about the ticket is.
  */
 
-export const FEEDBACK_STATUSES = ['new', 'triaged', 'closed'] as const satisfies readonly FeedbackStatus[];
+export const FEEDBACK_STATUSES = [
+  'new',
+  'triaged',
+  'closed',
+] as const satisfies readonly FeedbackStatus[];
 
 const STATUS_MESSAGE = 'Must be "new", "triaged" or "closed".';
 

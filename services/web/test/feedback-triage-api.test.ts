@@ -68,7 +68,9 @@ describe('feedback triage API', () => {
       user: await createUser(web.ctx.db, { name: 'Grace Hopper' }),
     });
     const ticket = await createFeedback(web.ctx.db, workspace);
-    const before = (await (await call('GET', `/${ticket.id}`, { token: reader })).json()) as TicketJson;
+    const before = (await (
+      await call('GET', `/${ticket.id}`, { token: reader })
+    ).json()) as TicketJson;
     expect(before).toMatchObject({ status: 'new', assignee: null });
 
     const res = await patch(ticket.id, { status: 'closed', assignee_id: grace.id });
@@ -80,8 +82,13 @@ describe('feedback triage API', () => {
       assignee: { id: grace.id, name: 'Grace Hopper' },
       dispatches: [],
     });
-    const read = (await (await call('GET', `/${ticket.id}`, { token: reader })).json()) as TicketJson;
-    expect(read).toMatchObject({ status: 'closed', assignee: { id: grace.id, name: 'Grace Hopper' } });
+    const read = (await (
+      await call('GET', `/${ticket.id}`, { token: reader })
+    ).json()) as TicketJson;
+    expect(read).toMatchObject({
+      status: 'closed',
+      assignee: { id: grace.id, name: 'Grace Hopper' },
+    });
     expect(await notices(ticket.room_id)).toEqual([
       'Closed this through the API',
       'Assigned to Grace Hopper through the API',
@@ -91,7 +98,9 @@ describe('feedback triage API', () => {
     expect((await patch(ticket.id, { status: 'closed' })).status).toBe(200);
     expect(await notices(ticket.room_id)).toHaveLength(2);
 
-    const reopened = (await (await patch(ticket.id, { status: 'new', assignee_id: null })).json()) as TicketJson;
+    const reopened = (await (
+      await patch(ticket.id, { status: 'new', assignee_id: null })
+    ).json()) as TicketJson;
     expect(reopened).toMatchObject({ status: 'new', assignee: null });
     expect((await notices(ticket.room_id)).slice(2)).toEqual([
       'Reopened this through the API',
@@ -107,7 +116,10 @@ describe('feedback triage API', () => {
     const guest = await createMember(web.ctx.db, workspace, { role: 'guest' });
     const othersTicket = await createFeedback(web.ctx.db, other);
 
-    const noToken = await call('PATCH', `/${ticket.id}`, { token: null, body: '{"status":"closed"}' });
+    const noToken = await call('PATCH', `/${ticket.id}`, {
+      token: null,
+      body: '{"status":"closed"}',
+    });
     expect(noToken.status).toBe(401);
     const wrongScope = await patch(ticket.id, { status: 'closed' }, reader);
     expect(wrongScope.status).toBe(403);
@@ -187,7 +199,12 @@ describe('feedback triage API', () => {
     expect(page2.titles).toEqual(['T3', 'T2', 'T1', 'T0']);
     expect(page2.body.has_more).toBe(false);
 
-    for (const query of ['?status=open', '?assignee=me', '?assignee=bob', `?q=${'x'.repeat(201)}`]) {
+    for (const query of [
+      '?status=open',
+      '?assignee=me',
+      '?assignee=bob',
+      `?q=${'x'.repeat(201)}`,
+    ]) {
       const res = await call('GET', query, { token });
       expect(res.status).toBe(422);
       const body = (await res.json()) as ErrorJson;

@@ -93,7 +93,9 @@ describe('feedback triage pages', () => {
       { csrfFrom: ticketPath },
     );
     expect(junk.status).toBe(422);
-    expect(junk.text).toContain('Must be &quot;new&quot;, &quot;triaged&quot; or &quot;closed&quot;.');
+    expect(junk.text).toContain(
+      'Must be &quot;new&quot;, &quot;triaged&quot; or &quot;closed&quot;.',
+    );
     const noCsrf = await client.post(`${ticketPath}/triage`, { _csrf: '', status: 'closed' });
     expect(noCsrf.status).toBe(403);
     const row = await web.ctx.db
@@ -153,9 +155,7 @@ describe('feedback triage pages', () => {
     const shop = await client.get(`${inbox}?q=shop.example`);
     expect(titles(shop.text)).toHaveLength(25);
     expect(shop.text).toContain(`href="${inbox}?q=shop.example&amp;page=2"`);
-    expect(titles((await client.get(`${inbox}?q=shop.example&page=2`)).text)).toEqual([
-      'Bulk 0',
-    ]);
+    expect(titles((await client.get(`${inbox}?q=shop.example&page=2`)).text)).toEqual(['Bulk 0']);
 
     const none = await client.get(`${inbox}?q=no+such+thing&assignee=none`);
     expect(none.status).toBe(200);

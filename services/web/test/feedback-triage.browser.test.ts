@@ -91,7 +91,12 @@ describe('feedback triage in a browser', () => {
       display_name: 'shop',
       kind: 'proposal',
       body: 'The click handler was bound before the button existed; bind it on load.',
-      metadata: { route: 'quick_fix', reason: '1 file, 4 lines', files: ['app/checkout.js'], lines: 4 },
+      metadata: {
+        route: 'quick_fix',
+        reason: '1 file, 4 lines',
+        files: ['app/checkout.js'],
+        lines: 4,
+      },
     });
 
     const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -154,7 +159,11 @@ describe('feedback triage in a browser', () => {
 
     // Someone leaves between loading the form and saving it: an inline error, nothing changes.
     await page.getByLabel('Assignee').selectOption({ label: 'Linus Pauling' });
-    await db.updateTable('members').set({ left_at: new Date() }).where('id', '=', linus.id).execute();
+    await db
+      .updateTable('members')
+      .set({ left_at: new Date() })
+      .where('id', '=', linus.id)
+      .execute();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Pick an active member of this workspace.').waitFor();
     expect(await page.getByLabel('Assignee').getAttribute('aria-invalid')).toBe('true');

@@ -19,7 +19,11 @@ import { tabs } from './tabs.js';
  * triage form, conversation and dispatches.
  */
 
-const STATUS_TONE: Record<FeedbackStatus, string> = { new: 'warn', triaged: 'ok', closed: 'closed' };
+const STATUS_TONE: Record<FeedbackStatus, string> = {
+  new: 'warn',
+  triaged: 'ok',
+  closed: 'closed',
+};
 const STATUS_LABEL: Record<FeedbackStatus, string> = {
   new: 'New',
   triaged: 'Triaged',
@@ -129,7 +133,9 @@ export interface InboxData {
 /** The GET form beside the status tabs: assignee and search, keeping the status tab. */
 function filterForm(path: string, filter: InboxFilter, members: Assignee[]): SafeHtml {
   const option = (value: string, label: string) =>
-    html`<option value="${value}" ${filter.assignee === value ? html`selected` : ''}>${label}</option>`;
+    html`<option value="${value}" ${filter.assignee === value ? html`selected` : ''}>
+      ${label}
+    </option>`;
   const active = filter.assignee !== undefined || filter.q !== undefined;
   return html`<form method="get" action="${path}" class="inbox-filters" role="search">
     ${filter.status ? html`<input type="hidden" name="status" value="${filter.status}" />` : ''}
@@ -171,9 +177,10 @@ export function inboxPage(ctx: PageContext, data: InboxData): SafeHtml {
     current: value === filter.status,
   });
   const filtered = filter.assignee !== undefined || filter.q !== undefined;
-  const nothing = page > 1
-    ? 'No more tickets'
-    : `No ${filter.status ? `${filter.status} ` : ''}tickets${filtered ? ' match these filters' : ''}`;
+  const nothing =
+    page > 1
+      ? 'No more tickets'
+      : `No ${filter.status ? `${filter.status} ` : ''}tickets${filtered ? ' match these filters' : ''}`;
   return layout(ctx, {
     title: 'Feedback',
     section: 'feedback',
