@@ -105,7 +105,7 @@ function inboxTable(base: string, items: Ticket[]): SafeHtml {
 }
 
 /** The inbox's assignee filter as the page writes it: `me`, `none` or a member id. */
-export type AssigneeChoice = 'me' | 'none' | string;
+export type AssigneeChoice = string;
 
 export interface InboxFilter {
   /** The status tab shown; undefined for All. */
