@@ -181,5 +181,5 @@ describe('feedback triage in a browser', () => {
     expect(await axeViolations(page)).toEqual([]);
     await shoot(page, 'conversation-room');
     await context.close();
-  }, 120_000);
+  }, 240_000);
 });
