@@ -13,7 +13,7 @@ export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export type RoomKind = 'channel' | 'dm' | 'conversation' | 'agent';
 export type AuthorKind = 'member' | 'webhook' | 'agent' | 'system';
 export type MessageKind = 'text' | 'progress' | 'proposal';
-export type FeedbackStatus = 'new' | 'triaged';
+export type FeedbackStatus = 'new' | 'triaged' | 'closed';
 /** SPEC.md's seven error sources (any other value is recorded as `api`), in display order. */
 export const ERROR_SOURCES = ['ruby', 'js', 'api', 'mobile', 'node', 'python', 'php'] as const;
 export type ErrorSource = (typeof ERROR_SOURCES)[number];
@@ -126,6 +126,8 @@ export interface FeedbackTable {
   element_outer_html: string | null;
   /** The widget visitor who filed it, when it came through the widget. */
   visitor_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The member who triages it (members.id); null while nobody is assigned. */
+  assignee_member_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: DefaultTimestamp;
 }

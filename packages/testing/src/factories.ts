@@ -188,6 +188,7 @@ export async function createFeedback(
       element_tag: overrides.element_tag ?? 'button',
       element_text: overrides.element_text ?? 'Pay',
       element_outer_html: overrides.element_outer_html ?? '<button id="pay">Pay</button>',
+      assignee_member_id: overrides.assignee_member_id ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -24,6 +24,8 @@ export const CAPABILITIES = {
   'ops.read': 'admin',
   /** Retry a failed job whose payload belongs to this workspace, from the Ops page. */
   'ops.retry': 'admin',
+  /** Change a ticket's status (new, triaged, closed) and assign it to a member. */
+  'feedback.triage': 'member',
 } as const satisfies Record<string, Role>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -1,6 +1,7 @@
 import { isId, newId } from '@ferry/core';
 import type { Db, Dispatch, DispatchStatus, Feedback, FeedbackStatus, Message } from '@ferry/db';
 import { writeEvent } from '@ferry/queues';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { postMessage } from './messages.js';
 
@@ -124,7 +125,7 @@ export async function fileFeedback(
   workspaceId: string,
   input: FileFeedbackInput,
   options: { visitorId?: string | null } = {},
-): Promise<Feedback> {
+): Promise<Ticket> {
   return db.transaction().execute(async (trx) => {
     const room = await trx
       .insertInto('rooms')
@@ -174,8 +175,21 @@ export async function fileFeedback(
       metadata: { feedbackId: feedback.id },
     });
     await writeEvent(trx, 'feedback_filed', { feedbackId: feedback.id, workspaceId });
-    return feedback;
+    return { ...feedback, assignee_name: null };
   });
+}
+
+/** A ticket with its assignee's name (users.name), for pages and the API. */
+export type Ticket = Feedback & { assignee_name: string | null };
+
+/** Tickets joined to their assignee's name; callers narrow it to a workspace. */
+function tickets(db: Db) {
+  return db
+    .selectFrom('feedback')
+    .leftJoin('members as assignee', 'assignee.id', 'feedback.assignee_member_id')
+    .leftJoin('users as assignee_user', 'assignee_user.id', 'assignee.user_id')
+    .selectAll('feedback')
+    .select('assignee_user.name as assignee_name');
 }
 
 /** A ticket of this workspace; junk ids and other workspaces' ids are both "not found". */
@@ -183,41 +197,72 @@ export async function findFeedback(
   db: Db,
   workspaceId: string,
   id: string,
-): Promise<Feedback | undefined> {
+): Promise<Ticket | undefined> {
   if (!isId(id, 'feedback')) return undefined;
-  return db
-    .selectFrom('feedback')
-    .selectAll()
-    .where('id', '=', id)
-    .where('workspace_id', '=', workspaceId)
+  return tickets(db)
+    .where('feedback.id', '=', id)
+    .where('feedback.workspace_id', '=', workspaceId)
     .executeTakeFirst();
 }
 
 export const FEEDBACK_PAGE_SIZE = 25;
 
 export interface FeedbackPage {
-  items: Feedback[];
+  items: Ticket[];
   page: number;
   hasMore: boolean;
+}
+
+/**
+ * The inbox's filters, all optional and combinable: one status, the assignee (a member id, or
+ * `none` for nobody; pages turn "me" into the viewer's id) and a search over the note and the
+ * reporter's label and email.
+ */
+export interface FeedbackFilter {
+  status?: FeedbackStatus | undefined;
+  assignee?: string | undefined;
+  q?: string | undefined;
+}
+
+/** `%` and `_` typed into a search are themselves, not wildcards (Postgres' default escape `\`). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+type TicketQuery = ReturnType<typeof tickets>;
+
+function applyFilter(query: TicketQuery, workspaceId: string, filter: FeedbackFilter) {
+  let q = query.where('feedback.workspace_id', '=', workspaceId);
+  if (filter.status) q = q.where('feedback.status', '=', filter.status);
+  if (filter.assignee === 'none') q = q.where('feedback.assignee_member_id', 'is', null);
+  else if (filter.assignee) q = q.where('feedback.assignee_member_id', '=', filter.assignee);
+  const search = filter.q?.trim();
+  if (search) {
+    const pattern = `%${escapeLike(search)}%`;
+    q = q.where((eb) =>
+      eb.or([
+        eb('feedback.note', 'ilike', pattern),
+        eb('feedback.reporter_label', 'ilike', pattern),
+        eb('feedback.reporter_email', 'ilike', pattern),
+      ]),
+    );
+  }
+  return q;
 }
 
 /** Newest first, 25 a page; one extra row tells whether there is a next page without a count. */
 export async function listFeedback(
   db: Db,
   workspaceId: string,
-  options: { page?: number; status?: FeedbackStatus | undefined } = {},
+  options: FeedbackFilter & { page?: number } = {},
 ): Promise<FeedbackPage> {
   const page = Math.max(1, Math.floor(options.page ?? 1));
-  let query = db
-    .selectFrom('feedback')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+  const rows = await applyFilter(tickets(db), workspaceId, options)
+    .orderBy('feedback.created_at', 'desc')
+    .orderBy('feedback.id', 'desc')
     .limit(FEEDBACK_PAGE_SIZE + 1)
-    .offset((page - 1) * FEEDBACK_PAGE_SIZE);
-  if (options.status) query = query.where('status', '=', options.status);
-  const rows = await query.execute();
+    .offset((page - 1) * FEEDBACK_PAGE_SIZE)
+    .execute();
   return {
     items: rows.slice(0, FEEDBACK_PAGE_SIZE),
     page,
@@ -225,17 +270,18 @@ export async function listFeedback(
   };
 }
 
+/** Tickets per status among those matching the other filters (the inbox's tab counts). */
 export async function countFeedbackByStatus(
   db: Db,
   workspaceId: string,
+  filter: Omit<FeedbackFilter, 'status'> = {},
 ): Promise<Record<FeedbackStatus, number>> {
-  const rows = await db
-    .selectFrom('feedback')
-    .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
-    .where('workspace_id', '=', workspaceId)
-    .groupBy('status')
+  const rows = await applyFilter(tickets(db), workspaceId, filter)
+    .clearSelect()
+    .select(['feedback.status', (eb) => eb.fn.countAll<string>().as('n')])
+    .groupBy('feedback.status')
     .execute();
-  const counts: Record<FeedbackStatus, number> = { new: 0, triaged: 0 };
+  const counts: Record<FeedbackStatus, number> = { new: 0, triaged: 0, closed: 0 };
   for (const row of rows) counts[row.status] = Number(row.n);
   return counts;
 }
@@ -302,6 +348,8 @@ export async function listDispatches(
 export interface FeedbackJson {
   id: string;
   status: FeedbackStatus;
+  /** The member who triages it; null while nobody is assigned. */
+  assignee: { id: string; name: string } | null;
   title: string | null;
   note: string;
   reporter: { label: string | null; role: string | null; email: string | null };
@@ -326,10 +374,13 @@ export interface FeedbackJson {
 }
 
 /** The API's ticket shape; mirrors the POST body so a client reads back what it sent. */
-export function feedbackJson(f: Feedback): FeedbackJson {
+export function feedbackJson(f: Ticket): FeedbackJson {
   return {
     id: f.id,
     status: f.status,
+    assignee: f.assignee_member_id
+      ? { id: f.assignee_member_id, name: f.assignee_name ?? 'A former member' }
+      : null,
     title: f.title,
     note: f.note,
     reporter: { label: f.reporter_label, role: f.reporter_role, email: f.reporter_email },
@@ -356,7 +407,7 @@ export function feedbackJson(f: Feedback): FeedbackJson {
 /** The full ticket as `GET /api/v1/feedback/:id` answers it, dispatches included. */
 export async function ticketJson(
   db: Db,
-  f: Feedback,
+  f: Ticket,
 ): Promise<FeedbackJson & { dispatches: DispatchJson[] }> {
   return { ...feedbackJson(f), dispatches: await listDispatches(db, f) };
 }
@@ -382,7 +433,7 @@ export async function ticketContext(db: Db, f: Feedback): Promise<TicketContext>
     .select('name')
     .where('id', '=', f.room_id)
     .executeTakeFirst();
-  const json = feedbackJson(f);
+  const json = feedbackJson({ ...f, assignee_name: null });
   return {
     id: f.id,
     title: f.title,
@@ -395,4 +446,49 @@ export async function ticketContext(db: Db, f: Feedback): Promise<TicketContext>
     },
     conversation_title: room?.name ?? conversationName(f),
   };
+}
+
+/** Someone taking part in a ticket's conversation, as the room header lists them. */
+export interface Participant {
+  name: string;
+  role: 'reporter' | 'member' | 'agent' | 'webhook' | 'assignee';
+}
+
+/**
+ * Who takes part in a feedback conversation: the reporter, everyone who posted (members, agents,
+ * webhooks; Ferry's own notices are not a person), and the assignee, each once, in order of first
+ * appearance. Nobody joins a conversation room (members open it through the ticket), so its seat
+ * count says nothing; this does. Undefined for a room that is no ticket's conversation.
+ */
+export async function conversationParticipants(
+  db: Db,
+  roomId: string,
+): Promise<Participant[] | undefined> {
+  const ticket = await tickets(db).where('feedback.room_id', '=', roomId).executeTakeFirst();
+  if (!ticket) return undefined;
+  const posters = await db
+    .selectFrom('messages')
+    .select((eb) => [
+      'author_kind',
+      eb.fn.max('display_name').as('name'),
+      eb.fn.min('id').as('first_id'),
+    ])
+    .where('room_id', '=', roomId)
+    .where('author_kind', '!=', 'system')
+    .groupBy(['author_kind', sql`coalesce(author_member_id, author_ref, display_name)`])
+    .orderBy('first_id')
+    .limit(50)
+    .execute();
+  const people: Participant[] = [];
+  const reporter = ticket.reporter_label ?? ticket.reporter_email;
+  if (reporter) people.push({ name: reporter, role: 'reporter' });
+  for (const p of posters) {
+    if (p.author_kind === 'system') continue;
+    people.push({ name: p.name, role: p.author_kind });
+  }
+  const assignee = ticket.assignee_name;
+  if (assignee && !people.some((p) => p.role === 'member' && p.name === assignee)) {
+    people.push({ name: assignee, role: 'assignee' });
+  }
+  return people;
 }

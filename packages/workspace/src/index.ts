@@ -1,6 +1,7 @@
 export * from './capabilities.js';
 export * from './errors.js';
 export * from './feedback.js';
+export * from './feedback-triage.js';
 export * from './incoming-keys.js';
 export * from './mentions.js';
 export * from './messages.js';

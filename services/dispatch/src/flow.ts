@@ -8,7 +8,7 @@ import {
   type GitHubClient,
 } from '@ferry/github';
 import type { JobPayload } from '@ferry/queues';
-import { postMessage, ticketContext } from '@ferry/workspace';
+import { markTriagedByDispatch, postMessage, ticketContext } from '@ferry/workspace';
 import type { DispatchDeps } from './deps.js';
 import { agentPrompt, dispatchMarker, issueBody, issueTitle } from './issue-body.js';
 
@@ -357,13 +357,8 @@ async function transition(
       .returningAll()
       .executeTakeFirst();
     if (!moved) return undefined;
-    if (triage) {
-      await trx
-        .updateTable('feedback')
-        .set({ status: 'triaged', updated_at: new Date() })
-        .where('id', '=', dispatch.feedback_id)
-        .execute();
-    }
+    // Only a new ticket moves: a closed one stays closed (packages/workspace feedback-triage.ts).
+    if (triage) await markTriagedByDispatch(trx, dispatch.feedback_id);
     if (message && feedback) await announce(trx, feedback, dispatch.id, message);
     return moved;
   });

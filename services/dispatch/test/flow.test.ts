@@ -120,4 +120,11 @@ describe('hosted dispatch flow', () => {
       world.fake.allowAgentTasks('ada-gh');
     }
   });
+
+  it('never moves a closed ticket back to triaged: a dispatch is work on it, not a reopening', async () => {
+    world.fake.scriptTasks(['in_progress', { state: 'completed', pr: true }]);
+    const run = await runToEnd({ status: 'closed' });
+    expect(run.dispatch.status).toBe('completed');
+    expect(run.status).toBe('closed');
+  });
 });

@@ -83,6 +83,7 @@ describe('feedback API', () => {
     expect(ticket).toEqual({
       id: expect.stringMatching(/^fbk_[0-9a-z]{26}$/),
       status: 'new',
+      assignee: null,
       title: FULL.title,
       note: FULL.note,
       reporter: FULL.reporter,
@@ -262,7 +263,7 @@ describe('feedback API', () => {
     };
     expect(triaged.feedback.map((f) => f.title)).toEqual(['Ticket 18', 'Ticket 9', 'Ticket 0']);
 
-    for (const query of ['?page=0', '?page=abc', '?page=1.5', '?page=-1', '?status=closed']) {
+    for (const query of ['?page=0', '?page=abc', '?page=1.5', '?page=-1', '?status=open']) {
       const res = await call('GET', query, { token });
       expect(res.status).toBe(422);
       const body = (await res.json()) as ErrorJson;

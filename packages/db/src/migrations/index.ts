@@ -10,6 +10,7 @@ import * as feedbackVisitor from './2026_11_22_0007_feedback_visitor.js';
 import * as incomingKeyNotify from './2026_11_22_0008_incoming_key_notify.js';
 import * as invites from './2026_11_24_0005_invites.js';
 import * as errorStoredAt from './2026_11_24_0010_error_stored_at.js';
+import * as feedbackTriage from './2026_11_24_0050_feedback_triage.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0008_incoming_key_notify': incomingKeyNotify,
   '2026_11_24_0005_invites': invites,
   '2026_11_24_0010_error_stored_at': errorStoredAt,
+  '2026_11_24_0050_feedback_triage': feedbackTriage,
 };

@@ -1,16 +1,19 @@
 import { Router } from 'express';
-import { AppError } from '@ferry/core';
+import { AppError, isId } from '@ferry/core';
 import { parseInput, requireJsonBody } from '@ferry/http';
 import { z } from 'zod';
 import type { WebDeps } from '../deps.js';
 import {
   FEEDBACK_PAGE_SIZE,
+  FEEDBACK_STATUSES,
   feedbackJson,
   fileFeedback,
   fileFeedbackSchema,
   findFeedback,
   listFeedback,
   ticketJson,
+  triageFeedback,
+  triageSchema,
   apiAuth,
   requireToken,
 } from '@ferry/workspace';
@@ -22,12 +25,21 @@ const listQuerySchema = z.object({
     .min(1, 'Must be a page number from 1.')
     .max(10_000, 'Must be at most 10,000.')
     .default(1),
-  status: z.enum(['new', 'triaged'], 'Must be "new" or "triaged".').optional(),
+  status: z
+    .enum([...FEEDBACK_STATUSES, 'all'], 'Must be "new", "triaged", "closed" or "all".')
+    .optional()
+    .transform((value) => (value === 'all' ? undefined : value)),
+  // A token is a workspace, not a person, so there is no "me" here (the inbox page has one).
+  assignee: z
+    .string()
+    .refine((value) => value === 'none' || isId(value, 'member'), 'Must be a member id or "none".')
+    .optional(),
+  q: z.string('Must be text.').max(200, 'At most 200 characters.').optional(),
 });
 
 /**
  * /api/v1/feedback: file a ticket (`tenant:write`), read one or a page of them (`tenant:read`,
- * which `tenant:write` implies). Everything is scoped to the token's workspace; a ticket of
+ * which `tenant:write` implies), triage one (`PATCH`, `tenant:write`: status and assignee). Everything is scoped to the token's workspace; a ticket of
  * another workspace is "not found", exactly like one that never existed.
  * `POST /:id/dispatch` belongs to the dispatch service and is not answered here.
  */
@@ -61,6 +73,25 @@ export function feedbackApi(deps: WebDeps): Router {
   router.get('/:id', requireToken(deps, 'tenant:read'), async (req, res) => {
     const { workspace } = apiAuth(res);
     const feedback = await findFeedback(db, workspace.id, req.params.id as string);
+    if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
+    res.json(await ticketJson(db, feedback));
+  });
+
+  router.patch('/:id', requireToken(deps, 'tenant:write'), requireJsonBody, async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const id = req.params.id as string;
+    // An unknown ticket is 404 before the body is judged, as on the other ticket routes.
+    if (!(await findFeedback(db, workspace.id, id))) {
+      throw new AppError('not_found', 'No such feedback ticket in this workspace.');
+    }
+    const change = parseInput(triageSchema, req.body, 'change');
+    await triageFeedback(db, {
+      workspaceId: workspace.id,
+      feedbackId: id,
+      actor: { kind: 'api' },
+      change,
+    });
+    const feedback = await findFeedback(db, workspace.id, id);
     if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
     res.json(await ticketJson(db, feedback));
   });

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '@ferry/core';
-import type { Feedback, FeedbackStatus } from '@ferry/db';
+import type { FeedbackStatus } from '@ferry/db';
 import {
   dispatchIdentity,
   dispatchReady,
@@ -8,27 +8,52 @@ import {
   listRepos,
   requestDispatch,
 } from '@ferry/github';
+import { isId } from '@ferry/core';
 import {
+  assignableMembers,
   can,
   conversationMessages,
   countFeedbackByStatus,
   FEEDBACK_PAGE_SIZE,
+  FEEDBACK_STATUSES,
   findFeedback,
   listDispatches,
   listFeedback,
+  triageFeedback,
+  triageSchema,
   workspaceMentionHandles,
+  type FeedbackFilter,
+  type Ticket,
 } from '@ferry/workspace';
+import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
 import { workspaceBase } from '../views/layout.js';
 import { flash, requireCapability, renderPage, seat } from '../request-context.js';
-import { inboxPage, ticketPage, type DispatchPanel } from '../views/feedback.js';
+import {
+  inboxPage,
+  ticketPage,
+  type AssigneeChoice,
+  type DispatchPanel,
+  type TriagePanel,
+} from '../views/feedback.js';
 import { pageParam } from '../views/pager.js';
-
-const STATUSES: readonly FeedbackStatus[] = ['new', 'triaged'];
 
 /** Query values on a page are forgiving: junk falls back to the default instead of an error. */
 function statusParam(value: unknown): FeedbackStatus | undefined {
-  return STATUSES.find((s) => s === value);
+  return FEEDBACK_STATUSES.find((s) => s === value);
+}
+
+/** `me`, `none` or a member id; anything else means "anyone". */
+function assigneeParam(value: unknown): AssigneeChoice | undefined {
+  if (value === 'me' || value === 'none') return value;
+  return isId(value, 'member') ? value : undefined;
+}
+
+const SEARCH_MAX = 200;
+const TICKET_CONVERSATION_LIMIT = 30;
+
+function searchParam(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() ? value.trim().slice(0, SEARCH_MAX) : undefined;
 }
 
 /** The AppErrors a dispatch can end in, shown on the ticket page rather than an error page. */
@@ -46,18 +71,31 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
   router.get('/', async (req, res) => {
     const { workspace, member } = seat(res);
     const status = statusParam(req.query.status);
+    const assignee = assigneeParam(req.query.assignee);
+    const q = searchParam(req.query.q);
     const page = pageParam(req.query.page);
-    const [list, counts] = await Promise.all([
-      listFeedback(db, workspace.id, { page, status }),
-      countFeedbackByStatus(db, workspace.id),
+    const filter: Omit<FeedbackFilter, 'status'> = {
+      assignee: assignee === 'me' ? member.id : assignee,
+      q,
+    };
+    const filtered = filter.assignee !== undefined || q !== undefined;
+    const [list, counts, members, unfiltered] = await Promise.all([
+      listFeedback(db, workspace.id, { ...filter, status, page }),
+      countFeedbackByStatus(db, workspace.id, filter),
+      assignableMembers(db, workspace.id),
+      // Whether the workspace has any ticket at all: the first-run help is only for an empty inbox.
+      filtered ? countFeedbackByStatus(db, workspace.id) : undefined,
     ]);
-    const matching = status ? counts[status] : counts.new + counts.triaged;
+    const sum = (c: Record<FeedbackStatus, number>) => c.new + c.triaged + c.closed;
+    const matching = status ? counts[status] : sum(counts);
     renderPage(req, res, (ctx) =>
       inboxPage(ctx, {
         workspace,
         publicUrl: config.PUBLIC_URL,
         canManageTokens: can(member.role, 'tokens.manage'),
-        status,
+        hasTickets: sum(unfiltered ?? counts) > 0,
+        filter: { status, assignee, q },
+        members,
         counts,
         page,
         pages: Math.max(1, Math.ceil(matching / FEEDBACK_PAGE_SIZE)),
@@ -93,19 +131,40 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
     };
   }
 
+  /** The triage form: status and assignee, for members who may triage. */
+  async function triagePanel(
+    res: Response,
+    feedback: Ticket,
+    form: Partial<Pick<TriagePanel, 'values' | 'errors'>> = {},
+  ): Promise<TriagePanel | undefined> {
+    const { workspace, member } = seat(res);
+    if (!can(member.role, 'feedback.triage')) return undefined;
+    return {
+      members: await assignableMembers(db, workspace.id),
+      values: form.values ?? {
+        status: feedback.status,
+        assignee_id: feedback.assignee_member_id ?? '',
+      },
+      errors: form.errors ?? {},
+    };
+  }
+
   async function showTicket(
     req: Request,
     res: Response,
-    feedback: Feedback,
+    feedback: Ticket,
     extra: { selected?: string; error?: string } = {},
     status = 200,
+    triageForm: Partial<Pick<TriagePanel, 'values' | 'errors'>> = {},
   ): Promise<void> {
     const { workspace, member } = seat(res);
-    const [conversation, handles, dispatches, dispatch] = await Promise.all([
-      conversationMessages(db, feedback),
+    const [conversation, handles, dispatches, dispatch, triage] = await Promise.all([
+      // The latest few, shown whole: the rest (and the reply box) are in the room.
+      conversationMessages(db, feedback, TICKET_CONVERSATION_LIMIT),
       workspaceMentionHandles(db, workspace.id),
       listDispatches(db, feedback),
       dispatchPanel(res, extra),
+      triagePanel(res, feedback, triageForm),
     ]);
     renderPage(
       req,
@@ -119,6 +178,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
           canManageWebhooks: can(member.role, 'webhooks.manage'),
           dispatches,
           dispatch,
+          triage,
         }),
       status,
     );
@@ -136,7 +196,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
     return error.message;
   }
 
-  async function ticketOf(req: Request, res: Response): Promise<Feedback> {
+  async function ticketOf(req: Request, res: Response): Promise<Ticket> {
     const feedback = await findFeedback(db, seat(res).workspace.id, String(req.params.feedbackId));
     if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
     return feedback;
@@ -172,6 +232,41 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
       }
       throw error;
     }
+  });
+
+  // The ticket page's triage form: status and assignee; each change becomes a conversation notice.
+  router.post('/:feedbackId/triage', requireCapability('feedback.triage'), async (req, res) => {
+    const { workspace, user } = seat(res);
+    const feedback = await ticketOf(req, res);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const values = {
+      status: typeof body.status === 'string' ? body.status : '',
+      assignee_id: typeof body.assignee_id === 'string' ? body.assignee_id : '',
+    };
+    const parsed = triageSchema.safeParse(values);
+    const ticketPath = `${workspaceBase(workspace)}/feedback/${feedback.id}`;
+    try {
+      if (!parsed.success) {
+        throw new AppError('validation_failed', 'Check the triage form.', {
+          fields: fieldErrors(parsed.error),
+        });
+      }
+      await triageFeedback(db, {
+        workspaceId: workspace.id,
+        feedbackId: feedback.id,
+        actor: { kind: 'member', name: user.name },
+        change: parsed.data,
+      });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'validation_failed') {
+        const errors = error.options.fields ?? { _: error.message };
+        await showTicket(req, res, feedback, {}, 422, { values, errors });
+        return;
+      }
+      throw error;
+    }
+    flash(req, 'ok', 'Triage saved.');
+    res.redirect(303, ticketPath);
   });
 
   return router;

@@ -8,6 +8,7 @@ import {
   postMessage,
   postMessageSchema,
   workspaceMentionHandles,
+  conversationParticipants,
   countRoomMembers,
   createChannel,
   createRoomSchema,
@@ -91,13 +92,16 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     if (before !== undefined && !isId(before, 'message')) {
       throw new AppError('bad_request', 'That link to earlier messages is not valid.');
     }
-    const [{ messages, more }, handles, memberCount, feedbackId] = await Promise.all([
+    const conversation = room.room.kind === 'conversation';
+    const [{ messages, more }, handles, memberCount, feedbackId, participants] = await Promise.all([
       listMessages(db, room.room.id, { before }),
       workspaceMentionHandles(db, workspace.id),
       countRoomMembers(db, room.room.id),
-      room.room.kind === 'conversation' && can(member.role, 'feedback.read')
+      conversation && can(member.role, 'feedback.read')
         ? feedbackForRoom(db, room.room.id)
         : Promise.resolve(undefined),
+      // Nobody joins a ticket's conversation, so its header names who takes part instead.
+      conversation ? conversationParticipants(db, room.room.id) : Promise.resolve(undefined),
     ]);
     renderPage(
       req,
@@ -112,6 +116,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
           latest: before === undefined,
           handles,
           memberCount,
+          participants,
           feedbackId,
           canManageWebhooks: can(member.role, 'webhooks.manage'),
           composer,

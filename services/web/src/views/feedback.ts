@@ -1,17 +1,37 @@
 import type { Feedback, FeedbackStatus, GithubRepo, Message, Workspace } from '@ferry/db';
-import { excerpt, type DispatchJson, type MentionHandles } from '@ferry/workspace';
-import { code, link, mailto, optional, orDash, timeAgo } from './format.js';
+import {
+  excerpt,
+  type Assignee,
+  type DispatchJson,
+  type MentionHandles,
+  type Ticket,
+} from '@ferry/workspace';
+import { code, link, mailto, optional, orDash, timeAgo, withQuery } from './format.js';
 import { githubLink, repoName } from './github.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, workspaceBase, type PageContext } from './layout.js';
 import { messageItem } from './messages.js';
 import { pageHref, pager } from './pager.js';
-import { filterTabs } from './tabs.js';
+import { tabs } from './tabs.js';
 
-/** The feedback inbox (status tabs, pages) and a ticket with its conversation and dispatches. */
+/**
+ * The feedback inbox (status tabs, assignee and search filters, pages) and a ticket with its
+ * triage form, conversation and dispatches.
+ */
+
+const STATUS_TONE: Record<FeedbackStatus, string> = {
+  new: 'warn',
+  triaged: 'ok',
+  closed: 'closed',
+};
+const STATUS_LABEL: Record<FeedbackStatus, string> = {
+  new: 'New',
+  triaged: 'Triaged',
+  closed: 'Closed',
+};
 
 function statusBadge(status: FeedbackStatus): SafeHtml {
-  return html`<span class="badge ${status === 'new' ? 'warn' : 'ok'}">${status}</span>`;
+  return html`<span class="badge ${STATUS_TONE[status]}" data-status="${status}">${status}</span>`;
 }
 
 function ticketTitle(f: Pick<Feedback, 'title' | 'note'>): string {
@@ -51,7 +71,7 @@ function emptyInbox(base: string, publicUrl: string, canManageTokens: boolean): 
   </div>`;
 }
 
-function inboxTable(base: string, items: Feedback[]): SafeHtml {
+function inboxTable(base: string, items: Ticket[]): SafeHtml {
   return html`<table class="inbox">
     <thead>
       <tr>
@@ -59,6 +79,7 @@ function inboxTable(base: string, items: Feedback[]): SafeHtml {
         <th>Reporter</th>
         <th>Page</th>
         <th>Status</th>
+        <th>Assignee</th>
         <th>Created</th>
       </tr>
     </thead>
@@ -70,33 +91,96 @@ function inboxTable(base: string, items: Feedback[]): SafeHtml {
               <a href="${base}/feedback/${f.id}">${ticketTitle(f)}</a>
               ${f.title ? html`<p class="excerpt">${excerpt(f.note, 140)}</p>` : ''}
             </td>
-            <td>${orDash(reporterText(f))}</td>
-            <td>${orDash(f.page_path, code)}</td>
-            <td>${statusBadge(f.status)}</td>
-            <td>${timeAgo(f.created_at)}</td>
+            <td data-label="Reporter">${orDash(reporterText(f))}</td>
+            <td data-label="Page">${orDash(f.page_path, code)}</td>
+            <td data-label="Status">${statusBadge(f.status)}</td>
+            <td data-label="Assignee">
+              ${orDash(f.assignee_member_id ? (f.assignee_name ?? 'A former member') : null)}
+            </td>
+            <td data-label="Created">${timeAgo(f.created_at)}</td>
           </tr>`,
       )}
     </tbody>
   </table>`;
 }
 
+/** The inbox's assignee filter as the page writes it: `me`, `none` or a member id. */
+export type AssigneeChoice = string;
+
+export interface InboxFilter {
+  /** The status tab shown; undefined for All. */
+  status: FeedbackStatus | undefined;
+  assignee: AssigneeChoice | undefined;
+  q: string | undefined;
+}
+
 export interface InboxData {
   workspace: Pick<Workspace, 'id' | 'slug'>;
   publicUrl: string;
   canManageTokens: boolean;
-  /** The status tab shown; undefined for All. */
-  status: FeedbackStatus | undefined;
+  /** The workspace has tickets at all (the filters may still match none). */
+  hasTickets: boolean;
+  filter: InboxFilter;
+  /** Who tickets can be assigned to: the assignee filter's choices. */
+  members: Assignee[];
+  /** Per status, among tickets matching the assignee and search filters. */
   counts: Record<FeedbackStatus, number>;
   page: number;
   pages: number;
-  items: Feedback[];
+  items: Ticket[];
+}
+
+/** The GET form beside the status tabs: assignee and search, keeping the status tab. */
+function filterForm(path: string, filter: InboxFilter, members: Assignee[]): SafeHtml {
+  const option = (value: string, label: string) =>
+    html`<option value="${value}" ${filter.assignee === value ? html`selected` : ''}>
+      ${label}
+    </option>`;
+  const active = filter.assignee !== undefined || filter.q !== undefined;
+  return html`<form method="get" action="${path}" class="inbox-filters" role="search">
+    ${filter.status ? html`<input type="hidden" name="status" value="${filter.status}" />` : ''}
+    <div class="field">
+      <label for="filter-assignee">Assignee</label>
+      <select id="filter-assignee" name="assignee">
+        ${option('', 'Anyone')} ${option('me', 'Me')} ${option('none', 'Nobody')}
+        ${members.map((m) => option(m.id, m.name))}
+      </select>
+    </div>
+    <div class="field search-field">
+      <label for="filter-q">Search</label>
+      <input
+        id="filter-q"
+        name="q"
+        type="search"
+        value="${filter.q ?? ''}"
+        maxlength="200"
+        placeholder="Note, reporter name or email"
+      />
+    </div>
+    <div class="filter-actions">
+      <button type="submit">Filter</button>
+      ${active ? html`<a href="${withQuery(path, { status: filter.status })}">Clear</a>` : ''}
+    </div>
+  </form>`;
 }
 
 export function inboxPage(ctx: PageContext, data: InboxData): SafeHtml {
-  const { status, counts, page } = data;
+  const { filter, counts, page } = data;
   const base = workspaceBase(data.workspace);
-  const list = { path: `${base}/feedback`, query: { status } };
-  const total = counts.new + counts.triaged;
+  const path = `${base}/feedback`;
+  const list = { path, query: { status: filter.status, assignee: filter.assignee, q: filter.q } };
+  const total = counts.new + counts.triaged + counts.closed;
+  const statusTab = (value: FeedbackStatus | undefined, label: string, count: number) => ({
+    href: withQuery(path, { ...list.query, status: value }),
+    label,
+    count,
+    current: value === filter.status,
+  });
+  const filtered = filter.assignee !== undefined || filter.q !== undefined;
+  const nothing =
+    page > 1
+      ? 'No more tickets'
+      : `No ${filter.status ? `${filter.status} ` : ''}tickets${filtered ? ' match these filters' : ''}`;
   return layout(ctx, {
     title: 'Feedback',
     section: 'feedback',
@@ -104,24 +188,27 @@ export function inboxPage(ctx: PageContext, data: InboxData): SafeHtml {
         <h1>Feedback</h1>
       </div>
       ${
-        total === 0
+        !data.hasTickets
           ? emptyInbox(base, data.publicUrl, data.canManageTokens)
-          : html`${filterTabs('Filter by status', {
-              path: list.path,
-              param: 'status',
-              current: status,
-              entries: [
-                { value: undefined, label: 'All', count: total },
-                { value: 'new', label: 'New', count: counts.new },
-                { value: 'triaged', label: 'Triaged', count: counts.triaged },
-              ],
-            })}
+          : html`${tabs('Filter by status', [
+              statusTab(undefined, 'All', total),
+              ...(['new', 'triaged', 'closed'] as const).map((s) =>
+                statusTab(s, STATUS_LABEL[s], counts[s]),
+              ),
+            ])}
+            ${filterForm(path, filter, data.members)}
             ${
               data.items.length
                 ? inboxTable(base, data.items)
                 : emptyState(
-                    page > 1 ? 'No more tickets' : `No ${status ?? ''} tickets`,
-                    html`<a href="${pageHref(list, 1)}">Back to the first page</a>`,
+                    nothing,
+                    page > 1
+                      ? html`<a href="${pageHref(list, 1)}">Back to the first page</a>`
+                      : filtered
+                        ? html`<a href="${withQuery(path, { status: filter.status })}"
+                            >Clear the filters</a
+                          >`
+                        : html`<a href="${path}">Show all tickets</a>`,
                   )
             }
             ${pager({ ...list, page, pages: data.pages })}`
@@ -329,9 +416,66 @@ function ticketSide(f: Feedback): SafeHtml {
   </div>`;
 }
 
+/** The ticket page's triage form, for members who may triage (pages/feedback.ts). */
+export interface TriagePanel {
+  members: Assignee[];
+  /** What the form shows: the ticket's values, or what was sent when it was refused. */
+  values: { status: string; assignee_id: string };
+  errors: Record<string, string>;
+}
+
+function triageCard(ctx: PageContext, base: string, f: Ticket, panel: TriagePanel): SafeHtml {
+  const { values, errors } = panel;
+  // A refused assignee (someone who just left) is not a choice any more: the select shows the
+  // ticket's current one, so saving again cannot quietly unassign it.
+  const assigneeId = panel.members.some((m) => m.id === values.assignee_id)
+    ? values.assignee_id
+    : (f.assignee_member_id ?? '');
+  const fieldClass = (name: string) => `field ${errors[name] ? 'has-error' : ''}`;
+  const invalid = (name: string) =>
+    errors[name] ? html`aria-invalid="true" aria-describedby="triage-${name}-error"` : '';
+  const error = (name: string) =>
+    errors[name] ? html`<p class="error" id="triage-${name}-error">${errors[name]}</p>` : '';
+  const other = Object.entries(errors).find(([k]) => k !== 'status' && k !== 'assignee_id');
+  return html`<section class="card triage-card" id="triage" aria-labelledby="triage-heading">
+    <h2 id="triage-heading">Triage</h2>
+    ${other ? html`<div class="flash error" role="alert">${other[1]}</div>` : ''}
+    <form method="post" action="${base}/feedback/${f.id}/triage" class="triage-form" novalidate>
+      ${csrfField(ctx)}
+      <div class="${fieldClass('status')}">
+        <label for="triage-status">Status</label>
+        <select id="triage-status" name="status" ${invalid('status')}>
+          ${(['new', 'triaged', 'closed'] as const).map(
+            (s) =>
+              html`<option value="${s}" ${values.status === s ? html`selected` : ''}>
+                ${STATUS_LABEL[s]}
+              </option>`,
+          )}
+        </select>
+        ${error('status')}
+      </div>
+      <div class="${fieldClass('assignee_id')}">
+        <label for="triage-assignee_id">Assignee</label>
+        <select id="triage-assignee_id" name="assignee_id" ${invalid('assignee_id')}>
+          <option value="" ${assigneeId ? '' : html`selected`}>Nobody</option>
+          ${panel.members.map(
+            (m) =>
+              html`<option value="${m.id}" ${assigneeId === m.id ? html`selected` : ''}>
+                ${m.name}
+              </option>`,
+          )}
+        </select>
+        ${error('assignee_id')}
+      </div>
+      <button type="submit">Save</button>
+    </form>
+    <p class="hint">Each change is noted in the conversation below.</p>
+  </section>`;
+}
+
 export interface TicketData {
   workspace: Pick<Workspace, 'id' | 'slug'>;
-  feedback: Feedback;
+  feedback: Ticket;
   /** The conversation room's latest messages, oldest first; `more` when earlier ones exist. */
   conversation: { messages: Message[]; more: boolean };
   handles: MentionHandles;
@@ -340,6 +484,8 @@ export interface TicketData {
   dispatches: DispatchJson[];
   /** Undefined for a viewer who may not dispatch: the list still shows, without the form. */
   dispatch?: DispatchPanel | undefined;
+  /** Undefined for a viewer who may not triage. */
+  triage?: TriagePanel | undefined;
 }
 
 export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
@@ -354,13 +500,18 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
       <div class="page-head">
         <h1>${ticketTitle(f)} ${statusBadge(f.status)}</h1>
       </div>
-      <p class="muted">Filed ${timeAgo(f.created_at)} · ${code(f.id)}</p>
+      <p class="muted">
+        Filed ${timeAgo(f.created_at)} ·
+        ${f.assignee_member_id ? html`assigned to ${f.assignee_name ?? 'a former member'}` : 'unassigned'}
+        · ${code(f.id)}
+      </p>
       <div class="ticket">
         <div class="ticket-main">
           <section class="card">
             <h2>Note</h2>
             <div class="note plain-text">${f.note}</div>
           </section>
+          ${data.triage ? triageCard(ctx, base, f, data.triage) : ''}
           ${dispatchCard(ctx, base, f, data.dispatch, data.dispatches)}
           <section class="card">
             <h2>Conversation</h2>

@@ -4,6 +4,7 @@ import {
   ROOM_NAME_MAX,
   roomLabel,
   type MentionHandles,
+  type Participant,
   type RoomListItem,
 } from '@ferry/workspace';
 import { plural, timeAgo } from './format.js';
@@ -143,10 +144,26 @@ export interface RoomPageData {
   latest: boolean;
   handles: MentionHandles;
   memberCount: number;
+  /** A feedback conversation's people (reporter, posters, assignee), shown instead of the count. */
+  participants?: Participant[] | undefined;
   /** The feedback ticket of a conversation room, for viewers who may read feedback. */
   feedbackId?: string | undefined;
   canManageWebhooks: boolean;
   composer?: { draft?: string; error?: string | undefined };
+}
+
+const PARTICIPANT_NOTE: Record<Participant['role'], string> = {
+  reporter: ' (reporter)',
+  assignee: ' (assignee)',
+  agent: ' (agent)',
+  webhook: ' (webhook)',
+  member: '',
+};
+
+/** "Taking part: Ada (reporter), Grace, shop (agent)". */
+function participantsText(people: Participant[]): string {
+  if (!people.length) return 'Nobody has posted yet';
+  return `Taking part: ${people.map((p) => `${p.name}${PARTICIPANT_NOTE[p.role]}`).join(', ')}`;
 }
 
 /**
@@ -170,8 +187,8 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
       <header class="room-head">
         <div>
           <h1 id="room-title">${label} ${kindBadge}</h1>
-          <p class="muted">
-            ${plural(data.memberCount, 'member')}${
+          <p class="muted participants">
+            ${data.participants ? participantsText(data.participants) : plural(data.memberCount, 'member')}${
               data.feedbackId
                 ? html` ·
                     <a href="${workspaceBase(workspace)}/feedback/${data.feedbackId}"
