@@ -8,6 +8,7 @@ import * as outboxNotify from './2026_11_22_0005_outbox_notify.js';
 import * as dispatch from './2026_11_22_0006_dispatch.js';
 import * as feedbackVisitor from './2026_11_22_0007_feedback_visitor.js';
 import * as incomingKeyNotify from './2026_11_22_0008_incoming_key_notify.js';
+import * as errorTriage from './2026_11_24_0030_error_triage.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0006_dispatch': dispatch,
   '2026_11_22_0007_feedback_visitor': feedbackVisitor,
   '2026_11_22_0008_incoming_key_notify': incomingKeyNotify,
+  '2026_11_24_0030_error_triage': errorTriage,
 };
