@@ -181,11 +181,14 @@ async function upsertGroups(tx: Tx, groups: readonly GroupBatch[]): Promise<Map<
           then 'unresolved' else error_groups.status end`,
         regressed_at: sql`case when error_groups.status = 'resolved'
           then now() else error_groups.regressed_at end`,
+        // Those it has are kept first, then the batch's new ones up to the cap, then sorted.
         environments: sql`case when excluded.environments <@ error_groups.environments
             or cardinality(error_groups.environments) >= ${sql.lit(ERROR_GROUP_ENVIRONMENTS_MAX)}
           then error_groups.environments
-          else (array(select distinct e from unnest(error_groups.environments
-            || excluded.environments) as e order by e))[1:${sql.lit(ERROR_GROUP_ENVIRONMENTS_MAX)}]
+          else array(select e from unnest((error_groups.environments || array(
+              select x from unnest(excluded.environments) as x
+              where x <> all(error_groups.environments) order by x
+            ))[1:${sql.lit(ERROR_GROUP_ENVIRONMENTS_MAX)}]) as e order by e)
           end`,
       }),
     )
