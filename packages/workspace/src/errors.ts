@@ -152,15 +152,14 @@ async function countGroupsBySourceAndStatus(
   return rows.map((row) => ({ source: row.source, status: row.status, n: Number(row.n) }));
 }
 
-/** Whether the workspace has any group at all (the Errors page's first-report help). */
-export async function hasErrorGroups(db: Db, workspaceId: string): Promise<boolean> {
+/** Every group of the workspace (the Errors header), an index-only count of one workspace. */
+export async function countErrorGroups(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom('error_groups')
-    .select('id')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('workspace_id', '=', workspaceId)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** The environments the workspace's groups were seen in, for the filter's choices. */

@@ -104,8 +104,8 @@ describe('the Errors pages in a browser', () => {
 
     await page.waitForURL(`**/errors/${target.id}`);
     await page.getByRole('heading', { name: /3 occurrences/ }).waitFor();
-    expect(await page.locator('article.occurrence').count()).toBe(3);
-    const newest = page.locator('article.occurrence').first();
+    expect(await page.locator('details.occurrence').count()).toBe(3);
+    const newest = page.locator('details.occurrence').first();
     expect(await newest.textContent()).toContain("reading 'total') #0");
     expect(await newest.locator('pre.backtrace').textContent()).toContain(
       'at HTMLButtonElement.<anonymous>',

@@ -5,7 +5,7 @@ import {
   can,
   errorEnvironments,
   findErrorGroup,
-  hasErrorGroups,
+  countErrorGroups,
   isErrorSource,
   isErrorStatus,
   listErrorGroups,
@@ -63,14 +63,14 @@ export function errorRoutes({ db, config }: WebDeps): Router {
       q: textParam(req.query.q, 200),
     };
     const page = pageParam(req.query.page);
-    const [list, retained, anyGroups, environments] = await Promise.all([
+    const [list, retained, allGroups, environments] = await Promise.all([
       listErrorGroups(db, workspace.id, {
         ...filter,
         status: filter.status === 'all' ? undefined : filter.status,
         page,
       }),
       retainedOccurrences(db, workspace.id),
-      hasErrorGroups(db, workspace.id),
+      countErrorGroups(db, workspace.id),
       errorEnvironments(db, workspace.id),
     ]);
     const sparklines = await occurrenceSparklines(
@@ -89,7 +89,7 @@ export function errorRoutes({ db, config }: WebDeps): Router {
         sparklines,
         counts: list.counts,
         statusCounts: list.statusCounts,
-        anyGroups,
+        allGroups,
         environments,
         retained,
       }),

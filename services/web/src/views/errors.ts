@@ -195,8 +195,8 @@ export interface ErrorListData {
   /** Groups per source and per status under the other filters. */
   counts: Record<ErrorSource, number>;
   statusCounts: Record<ErrorStatus, number>;
-  /** Whether the workspace has any group at all (else: how to send a first report). */
-  anyGroups: boolean;
+  /** Groups in the whole workspace (none: how to send a first report). */
+  allGroups: number;
   /** Environments to filter by. */
   environments: string[];
   /** Occurrences retained in the workspace. */
@@ -274,7 +274,7 @@ function statusTabs(path: string, data: ErrorListData): SafeHtml {
 function sourceTabs(path: string, data: ErrorListData): SafeHtml {
   const { filter, counts } = data;
   const entries: { value: ErrorSource | undefined; label: string; count: number }[] = [
-    { value: undefined, label: 'All sources', count: sumCounts(counts) },
+    { value: undefined, label: 'All', count: sumCounts(counts) },
     ...ERROR_SOURCES.map((s) => ({ value: s, label: s, count: counts[s] })),
   ];
   return tabs(
@@ -326,12 +326,13 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
       <div class="page-head">
         <h1>Errors</h1>
         <p class="muted errors-total" data-testid="retained-total">
-          <strong>${plural(data.retained, 'occurrence')}</strong> retained ·
+          <strong>${plural(data.retained, 'occurrence')}</strong> retained in
+          ${plural(data.allGroups, 'group')} ·
           <a href="${base}/settings/errors">Setup</a>
         </p>
       </div>
       ${
-        !data.anyGroups
+        data.allGroups === 0
           ? html`<div class="empty">
               <h2>No errors reported yet</h2>
               ${firstReportHelp(data.publicUrl, data.workspace)}
