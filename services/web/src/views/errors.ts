@@ -77,7 +77,7 @@ export function statusBadges(g: Pick<ErrorGroup, 'status' | 'regressed_at'>): Sa
     ? html`<span class="badge danger" title="Resolved, then seen again">Regression</span>`
     : ''}
   ${g.status === 'resolved' ? html`<span class="badge ok">Resolved</span>` : ''}
-  ${g.status === 'ignored' ? html`<span class="badge">Ignored</span>` : ''}`;
+  ${g.status === 'ignored' ? html`<span class="badge ignored">Ignored</span>` : ''}`;
 }
 
 /** Collapsed to one line (class, environment, when); the first on a page opens by itself. */
