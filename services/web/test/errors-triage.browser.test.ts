@@ -32,6 +32,8 @@ async function checkBothWidths(page: Page, name: string): Promise<void> {
     expect(await axeViolations(page)).toEqual([]);
     await expectNoSidewaysScroll(page);
     await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `${SHOTS}/${name}-${width}-top.png` });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }

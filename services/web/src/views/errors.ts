@@ -80,14 +80,19 @@ export function statusBadges(g: Pick<ErrorGroup, 'status' | 'regressed_at'>): Sa
   ${g.status === 'ignored' ? html`<span class="badge ignored">Ignored</span>` : ''}`;
 }
 
-/** Collapsed to one line (class, environment, when); the first on a page opens by itself. */
-function occurrenceItem(o: OccurrenceWithVisitor, open: boolean): SafeHtml {
+/**
+ * Collapsed to a line (message, environment, when; the class only where it differs from the
+ * group's, since a group's occurrences nearly always share it); the first on a page opens itself.
+ */
+function occurrenceItem(o: OccurrenceWithVisitor, groupClass: string, open: boolean): SafeHtml {
   const request = [o.request_method, o.request_path].filter(Boolean).join(' ');
   const contextKeys = Object.keys(o.context).length;
   return html`<details class="card occurrence" id="${o.id}" ${open ? html`open` : ''}>
     <summary class="occurrence-head">
       <span class="occurrence-title">
-        <strong class="occurrence-class">${o.error_class}</strong>
+        ${o.error_class === groupClass
+          ? ''
+          : html`<strong class="occurrence-class">${o.error_class}</strong>`}
         <span class="occurrence-excerpt">${excerpt(o.message, 160) || '(no message)'}</span>
       </span>
       <span class="occurrence-meta">
@@ -96,6 +101,9 @@ function occurrenceItem(o: OccurrenceWithVisitor, open: boolean): SafeHtml {
       </span>
     </summary>
     <div class="occurrence-body">
+      ${o.error_class === groupClass
+        ? ''
+        : html`<p class="occurrence-class-full"><strong>${o.error_class}</strong></p>`}
       ${messageText(o.message, 'occurrence-message')}
       <dl class="kv">
         <dt>Occurred</dt>
@@ -424,7 +432,7 @@ function occurrencesSection(data: ErrorGroupData, path: string): SafeHtml {
                   Showing ${number(first)}–${number(first + occurrences.length - 1)}, newest first.
                 </p>`
               : ''}
-            <div class="occurrences">${occurrences.map((o, i) => occurrenceItem(o, i === 0))}</div>`
+            <div class="occurrences">${occurrences.map((o, i) => occurrenceItem(o, group.error_class, i === 0))}</div>`
         : shown === 0
           ? emptyState('No occurrences retained', 'Older occurrences were removed by retention.')
           : emptyState(
