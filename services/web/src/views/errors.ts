@@ -490,7 +490,8 @@ export function errorSettingsPage(
   return layout(ctx, {
     title: 'Error reporting',
     section: 'errors-settings',
-    body: html`<div class="page-head"><h1>Error reporting</h1></div>
+    body: html`<div class="errors-view">
+      <div class="page-head"><h1>Error reporting</h1></div>
       <section class="card">
         <h2>Workspace public key</h2>
         <p>
@@ -505,6 +506,7 @@ export function errorSettingsPage(
           Reports then appear on the <a href="${base}/errors">Errors</a> page, grouped by class and
           top backtrace frame.
         </p>
-      </section>`,
+      </section>
+    </div>`,
   });
 }
