@@ -70,10 +70,7 @@ function narrowed<QB extends SelectQueryBuilder<Database, 'error_groups', object
   if (search) {
     const pattern = `%${escapeLike(search)}%`;
     q = q.where((eb) =>
-      eb.or([
-        eb('error_class', 'ilike', pattern),
-        eb('latest_message', 'ilike', pattern),
-      ]),
+      eb.or([eb('error_class', 'ilike', pattern), eb('latest_message', 'ilike', pattern)]),
     ) as QB;
   }
   return q;

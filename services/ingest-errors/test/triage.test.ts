@@ -5,7 +5,12 @@ import type { JobPayload } from '@ferry/queues';
 import { createTestContext, createWorkspace, type TestContext } from '@ferry/testing';
 import { setErrorGroupStatus } from '@ferry/workspace';
 import { fingerprint } from '../src/fingerprint.js';
-import { writeErrorBatch, parseJob, writeErrors, type WriteErrorsDeps } from '../src/jobs/write-errors.js';
+import {
+  writeErrorBatch,
+  parseJob,
+  writeErrors,
+  type WriteErrorsDeps,
+} from '../src/jobs/write-errors.js';
 import type { QueuedReport } from '../src/queued.js';
 import { parseBatch } from '../src/report.js';
 
@@ -113,7 +118,10 @@ describe('error-ingest writer and triage', () => {
 
   it('gathers distinct environments, sorted, and stops at the cap', async () => {
     const ws = await createWorkspace(ctx.db);
-    await writeErrors(deps, job(ws.id, queued([report('staging'), report(), report('production')])));
+    await writeErrors(
+      deps,
+      job(ws.id, queued([report('staging'), report(), report('production')])),
+    );
     expect((await onlyGroup(ws.id)).environments).toEqual(['production', 'staging']);
     await writeErrors(deps, job(ws.id, queued([report('production')])));
     expect((await onlyGroup(ws.id)).environments).toEqual(['production', 'staging']);

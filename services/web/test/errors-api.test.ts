@@ -260,7 +260,8 @@ describe('errors read API', () => {
       triage = await createWorkspace(db);
       read = (await createApiToken(db, triage, { scopes: ['tenant:read'] })).raw;
       write = (await createApiToken(db, triage, { scopes: ['tenant:write'] })).raw;
-      const at = (minutes: number) => new Date(Date.parse('2026-11-10T00:00:00Z') + minutes * 60_000);
+      const at = (minutes: number) =>
+        new Date(Date.parse('2026-11-10T00:00:00Z') + minutes * 60_000);
       payments = await createErrorGroup(db, triage, {
         error_class: 'Stripe::CardError',
         latest_message: 'Your card was declined (100% sure_thing)',
@@ -294,7 +295,9 @@ describe('errors read API', () => {
       });
     }
     const list = async (query: string) =>
-      ((await (await call('GET', query, read)).json()) as ListJson).groups.map((g) => g.error_class);
+      ((await (await call('GET', query, read)).json()) as ListJson).groups.map(
+        (g) => g.error_class,
+      );
 
     it('filters by status (every status by default), environment and search', async () => {
       expect(await list('')).toEqual([
@@ -310,7 +313,9 @@ describe('errors read API', () => {
         'Net::ReadTimeout',
         'ActionController::RoutingError',
       ]);
-      expect(await list('?environment=production&status=unresolved')).toEqual(['Stripe::CardError']);
+      expect(await list('?environment=production&status=unresolved')).toEqual([
+        'Stripe::CardError',
+      ]);
       // Case-insensitive, over the class and the latest message.
       expect(await list('?q=readtimeout')).toEqual(['Net::ReadTimeout']);
       expect(await list('?q=WP-LOGIN')).toEqual(['ActionController::RoutingError']);
@@ -324,7 +329,9 @@ describe('errors read API', () => {
       expect(none).toMatchObject({ groups: [], total_groups: 0 });
       const one = (await (await call('GET', '?status=resolved', read)).json()) as ListJson;
       expect(one.total_groups).toBe(1);
-      const group = (await (await call('GET', `/${flaky.id}`, read)).json()) as { group: GroupJson };
+      const group = (await (await call('GET', `/${flaky.id}`, read)).json()) as {
+        group: GroupJson;
+      };
       expect(group.group).toMatchObject({
         status: 'resolved',
         regressed_at: null,
@@ -381,11 +388,15 @@ describe('errors read API', () => {
         expect(res.status).toBe(404);
         expect(((await res.json()) as ErrorJson).error.code).toBe('not_found');
       }
-      expect((await web.ctx.db
-        .selectFrom('error_groups')
-        .select('status')
-        .where('id', '=', foreign.id)
-        .executeTakeFirstOrThrow()).status).toBe('unresolved');
+      expect(
+        (
+          await web.ctx.db
+            .selectFrom('error_groups')
+            .select('status')
+            .where('id', '=', foreign.id)
+            .executeTakeFirstOrThrow()
+        ).status,
+      ).toBe('unresolved');
 
       for (const body of ['{"status":"closed"}', '{}', '{"status":null}', '[]']) {
         const res = await call('PATCH', `/${payments.id}`, write, body);

@@ -224,7 +224,11 @@ describe('Errors pages', () => {
     expect(page.text).toMatch(/<input type="hidden" name="status" value="resolved" \/><button/);
     expect(page.text).toContain(`action="${here}/status"`);
 
-    const resolved = await client.post(`${here}/status`, { status: 'resolved' }, { csrfFrom: here });
+    const resolved = await client.post(
+      `${here}/status`,
+      { status: 'resolved' },
+      { csrfFrom: here },
+    );
     expect(resolved.status).toBe(303);
     expect(resolved.location).toBe(here);
     const after = await client.get(here);
@@ -252,7 +256,9 @@ describe('Errors pages', () => {
     expect(nothing.text).toContain('No error groups match');
     expect(nothing.text).not.toContain('<script>');
 
-    expect((await client.post(`${here}/status`, { status: 'ignored' }, { csrfFrom: here })).status).toBe(303);
+    expect(
+      (await client.post(`${here}/status`, { status: 'ignored' }, { csrfFrom: here })).status,
+    ).toBe(303);
     expect((await client.get(`${errors}?status=ignored`)).text).toContain('>Stripe::CardError<');
 
     // Bad input: no CSRF token, an unknown status, another workspace's group.

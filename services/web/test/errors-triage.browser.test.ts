@@ -137,7 +137,9 @@ describe('triaging errors in a browser', () => {
 
     // Unresolved by default: 7 groups; the regression is marked; the sparkline names its total.
     const statusNav = page.getByRole('navigation', { name: 'Filter by status' });
-    expect(await statusNav.locator('[aria-current="page"]').textContent()).toMatch(/Unresolved\s*7/);
+    expect(await statusNav.locator('[aria-current="page"]').textContent()).toMatch(
+      /Unresolved\s*7/,
+    );
     const rows = page.locator('table.errors tbody tr');
     expect(await rows.count()).toBe(7);
     const regressionRow = rows.filter({ hasText: 'Redis::CannotConnectError' });

@@ -10,7 +10,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('error_groups')
     .addColumn('status', 'text', (c) =>
-      c.notNull().defaultTo('unresolved').check(sql`status in ('unresolved', 'resolved', 'ignored')`),
+      c
+        .notNull()
+        .defaultTo('unresolved')
+        .check(sql`status in ('unresolved', 'resolved', 'ignored')`),
     )
     /** When a member last set the status (null: never triaged). */
     .addColumn('status_changed_at', 'timestamptz')

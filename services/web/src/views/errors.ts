@@ -73,9 +73,11 @@ const STATUS_LABEL: Record<ErrorStatus, string> = {
 
 /** Regression and the triaged states stand out; plain unresolved is the default and says nothing. */
 export function statusBadges(g: Pick<ErrorGroup, 'status' | 'regressed_at'>): SafeHtml {
-  return html`${g.regressed_at && g.status === 'unresolved'
-    ? html`<span class="badge danger" title="Resolved, then seen again">Regression</span>`
-    : ''}
+  return html`${
+    g.regressed_at && g.status === 'unresolved'
+      ? html`<span class="badge danger" title="Resolved, then seen again">Regression</span>`
+      : ''
+  }
   ${g.status === 'resolved' ? html`<span class="badge ok">Resolved</span>` : ''}
   ${g.status === 'ignored' ? html`<span class="badge ignored">Ignored</span>` : ''}`;
 }
@@ -90,9 +92,11 @@ function occurrenceItem(o: OccurrenceWithVisitor, groupClass: string, open: bool
   return html`<details class="card occurrence" id="${o.id}" ${open ? html`open` : ''}>
     <summary class="occurrence-head">
       <span class="occurrence-title">
-        ${o.error_class === groupClass
-          ? ''
-          : html`<strong class="occurrence-class">${o.error_class}</strong>`}
+        ${
+          o.error_class === groupClass
+            ? ''
+            : html`<strong class="occurrence-class">${o.error_class}</strong>`
+        }
         <span class="occurrence-excerpt">${excerpt(o.message, 160) || '(no message)'}</span>
       </span>
       <span class="occurrence-meta">
@@ -101,9 +105,11 @@ function occurrenceItem(o: OccurrenceWithVisitor, groupClass: string, open: bool
       </span>
     </summary>
     <div class="occurrence-body">
-      ${o.error_class === groupClass
-        ? ''
-        : html`<p class="occurrence-class-full"><strong>${o.error_class}</strong></p>`}
+      ${
+        o.error_class === groupClass
+          ? ''
+          : html`<p class="occurrence-class-full"><strong>${o.error_class}</strong></p>`
+      }
       ${messageText(o.message, 'occurrence-message')}
       <dl class="kv">
         <dt>Occurred</dt>
@@ -224,7 +230,9 @@ function listQuery(filter: ErrorListFilter): Record<string, string | undefined> 
 /** GET form: search and environment; the status and source tabs are kept as hidden fields. */
 function filterForm(path: string, data: ErrorListData): SafeHtml {
   const { filter } = data;
-  const environments = [...new Set([...data.environments, ...(filter.environment ? [filter.environment] : [])])];
+  const environments = [
+    ...new Set([...data.environments, ...(filter.environment ? [filter.environment] : [])]),
+  ];
   return html`<form class="error-filters" method="get" action="${path}" role="search">
     <div class="field">
       <label for="errors-q">Search</label>
@@ -243,21 +251,28 @@ function filterForm(path: string, data: ErrorListData): SafeHtml {
         <option value="">All environments</option>
         ${environments.map(
           (e) =>
-            html`<option value="${e}" ${e === filter.environment ? html`selected` : ''}>${e}</option>`,
+            html`<option value="${e}" ${e === filter.environment ? html`selected` : ''}>
+              ${e}
+            </option>`,
         )}
       </select>
     </div>
-    ${filter.status !== 'unresolved'
-      ? html`<input type="hidden" name="status" value="${filter.status}" />`
-      : ''}
+    ${
+      filter.status !== 'unresolved'
+        ? html`<input type="hidden" name="status" value="${filter.status}" />`
+        : ''
+    }
     ${filter.source ? html`<input type="hidden" name="source" value="${filter.source}" />` : ''}
     <div class="filter-actions">
       <button type="submit" class="secondary">Filter</button>
-      ${filter.q || filter.environment
-        ? html`<a href="${withQuery(path, { ...listQuery(filter), q: undefined, environment: undefined })}"
-            >Clear</a
-          >`
-        : ''}
+      ${
+        filter.q || filter.environment
+          ? html`<a
+              href="${withQuery(path, { ...listQuery(filter), q: undefined, environment: undefined })}"
+              >Clear</a
+            >`
+          : ''
+      }
     </div>
   </form>`;
 }
@@ -271,7 +286,10 @@ function statusTabs(path: string, data: ErrorListData): SafeHtml {
   return tabs(
     'Filter by status',
     entries.map((e) => ({
-      href: withQuery(path, { ...listQuery(filter), status: e.value === 'unresolved' ? undefined : e.value }),
+      href: withQuery(path, {
+        ...listQuery(filter),
+        status: e.value === 'unresolved' ? undefined : e.value,
+      }),
       label: e.label,
       count: e.count,
       current: e.value === filter.status,
@@ -386,14 +404,15 @@ function triageForms(ctx: PageContext, action: string, status: ErrorStatus): Saf
           ];
   return html`<div class="button-row triage-actions">
     ${moves.map(
-      (m, i) => html`<form method="post" action="${action}" class="inline">
-        ${csrfField(ctx)}<input type="hidden" name="status" value="${m.to}" /><button
-          type="submit"
-          class="${i === 0 ? '' : 'secondary'}"
-        >
-          ${m.label}
-        </button>
-      </form>`,
+      (m, i) =>
+        html`<form method="post" action="${action}" class="inline">
+          ${csrfField(ctx)}<input type="hidden" name="status" value="${m.to}" /><button
+            type="submit"
+            class="${i === 0 ? '' : 'secondary'}"
+          >
+            ${m.label}
+          </button>
+        </form>`,
     )}
   </div>`;
 }
@@ -401,12 +420,14 @@ function triageForms(ctx: PageContext, action: string, status: ErrorStatus): Saf
 function statusLine(group: ErrorGroup): SafeHtml {
   return html`<p class="triage-status" data-testid="group-status">
     <strong>${STATUS_LABEL[group.status]}</strong>
-    ${group.regressed_at && group.status === 'unresolved'
-      ? html` · <span class="badge danger">Regression</span> seen again ${timeAgo(group.regressed_at)}
-          after it was resolved`
-      : group.status_changed_at
-        ? html` · since ${timeAgo(group.status_changed_at)}`
-        : ''}
+    ${
+      group.regressed_at && group.status === 'unresolved'
+        ? html` · <span class="badge danger">Regression</span> seen again
+            ${timeAgo(group.regressed_at)} after it was resolved`
+        : group.status_changed_at
+          ? html` · since ${timeAgo(group.status_changed_at)}`
+          : ''
+    }
   </p>`;
 }
 
@@ -415,7 +436,9 @@ function occurrencesSection(data: ErrorGroupData, path: string): SafeHtml {
   const count = Number(group.occurrence_count);
   const first = (page - 1) * OCCURRENCES_PAGE_SIZE + 1;
   const heading =
-    shown < count ? `Latest ${plural(shown, 'occurrence')} of ${number(count)}` : plural(shown, 'occurrence');
+    shown < count
+      ? `Latest ${plural(shown, 'occurrence')} of ${number(count)}`
+      : plural(shown, 'occurrence');
   return html`<h2 id="occurrences">${heading}</h2>
     ${
       shown < count
@@ -427,12 +450,17 @@ function occurrencesSection(data: ErrorGroupData, path: string): SafeHtml {
     }
     ${
       occurrences.length
-        ? html`${pages > 1
-              ? html`<p class="muted">
-                  Showing ${number(first)}–${number(first + occurrences.length - 1)}, newest first.
-                </p>`
-              : ''}
-            <div class="occurrences">${occurrences.map((o, i) => occurrenceItem(o, group.error_class, i === 0))}</div>`
+        ? html`${
+              pages > 1
+                ? html`<p class="muted">
+                    Showing ${number(first)}–${number(first + occurrences.length - 1)}, newest
+                    first.
+                  </p>`
+                : ''
+            }
+            <div class="occurrences">
+              ${occurrences.map((o, i) => occurrenceItem(o, group.error_class, i === 0))}
+            </div>`
         : shown === 0
           ? emptyState('No occurrences retained', 'Older occurrences were removed by retention.')
           : emptyState(
@@ -471,7 +499,9 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
           <dt>Last seen</dt>
           <dd>${exactTime(group.last_seen_at)}</dd>
           <dt>Environments</dt>
-          <dd>${group.environments.length ? group.environments.join(', ') : muted('none reported')}</dd>
+          <dd>
+            ${group.environments.length ? group.environments.join(', ') : muted('none reported')}
+          </dd>
           <dt>Group</dt>
           <dd class="break">${code(group.id)}</dd>
         </dl>
