@@ -1,4 +1,4 @@
-import { isId } from '@ferry/core';
+import { isId, storable } from '@ferry/core';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { ERROR_SOURCES, ERROR_STATUSES, isErrorSource, isErrorStatus } from '@ferry/db';
 import type {
@@ -63,10 +63,12 @@ function narrowed<QB extends SelectQueryBuilder<Database, 'error_groups', object
   filter: ErrorGroupFilter,
 ): QB {
   let q = query;
+  // Query strings skip the body's storable pass, and Postgres refuses a NUL in any text.
   if (filter.environment) {
-    q = q.where(sql<boolean>`environments @> array[${filter.environment}]::text[]`) as QB;
+    const environment = storable(filter.environment);
+    q = q.where(sql<boolean>`environments @> array[${environment}]::text[]`) as QB;
   }
-  const search = filter.q?.trim();
+  const search = filter.q === undefined ? '' : storable(filter.q).trim();
   if (search) {
     const pattern = `%${escapeLike(search)}%`;
     q = q.where((eb) =>

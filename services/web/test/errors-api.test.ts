@@ -325,6 +325,12 @@ describe('errors read API', () => {
       expect(await list('?q=sure_thing')).toEqual(['Stripe::CardError']);
       expect(await list('?q=sure_')).toEqual(['Stripe::CardError']);
       expect(await list('?q=_')).toEqual(['Stripe::CardError']);
+      // NUL and broken escapes are text like any other: no match, no 5xx.
+      for (const query of ['?q=%00', '?environment=%00', '?q=%ED%A0%80', '?q=%zz']) {
+        const res = await call('GET', query, read);
+        expect(res.status).toBeLessThan(500);
+      }
+      expect(await list('?q=%00')).toEqual([]);
       const none = (await (await call('GET', '?q=nothing-like-this', read)).json()) as ListJson;
       expect(none).toMatchObject({ groups: [], total_groups: 0 });
       const one = (await (await call('GET', '?status=resolved', read)).json()) as ListJson;

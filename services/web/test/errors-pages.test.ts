@@ -251,6 +251,9 @@ describe('Errors pages', () => {
     expect(search.text).toContain('>Stripe::CardError<');
     expect(search.text).not.toContain('>Net::ReadTimeout<');
     expect(search.text).toContain('value="CARDERROR"');
+    for (const query of ['?q=%00', '?environment=a%00b', '?q=%zz&status=%00', '?q=a&q=b']) {
+      expect((await client.get(`${errors}${query}`)).status).toBe(200);
+    }
     const nothing = await client.get(`${errors}?q=%25%3Cscript%3E`);
     expect(nothing.status).toBe(200);
     expect(nothing.text).toContain('No error groups match');
