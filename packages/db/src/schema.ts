@@ -18,6 +18,13 @@ export type FeedbackStatus = 'new' | 'triaged' | 'closed';
 export const ERROR_SOURCES = ['ruby', 'js', 'api', 'mobile', 'node', 'python', 'php'] as const;
 export type ErrorSource = (typeof ERROR_SOURCES)[number];
 
+export const ERROR_STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
+export type ErrorStatus = (typeof ERROR_STATUSES)[number];
+
+export function isErrorStatus(value: unknown): value is ErrorStatus {
+  return ERROR_STATUSES.some((s) => s === value);
+}
+
 export function isErrorSource(value: unknown): value is ErrorSource {
   return ERROR_SOURCES.some((s) => s === value);
 }
@@ -179,7 +186,18 @@ export interface ErrorGroupsTable {
   occurrence_count: BigCount;
   first_seen_at: Timestamp;
   last_seen_at: Timestamp;
+  /** Triage: a resolved group that gets a new occurrence goes back to unresolved. */
+  status: Generated<ErrorStatus>;
+  /** When a member last set the status; null when never triaged. */
+  status_changed_at: Timestamp | null;
+  /** When a resolved group got a new occurrence (a regression); cleared when triaged again. */
+  regressed_at: Timestamp | null;
+  /** Distinct environments of its occurrences, sorted; at most ERROR_GROUP_ENVIRONMENTS_MAX. */
+  environments: ColumnType<string[], string[] | undefined, string[]>;
 }
+
+/** A group remembers this many environments: reports can name any, and the key is public. */
+export const ERROR_GROUP_ENVIRONMENTS_MAX = 20;
 
 export interface ErrorOccurrencesTable {
   /** `err_…`, given at HTTP accept time: inserts are idempotent on it. */

@@ -274,6 +274,10 @@ export async function createErrorGroup(
       occurrence_count: overrides.occurrence_count ?? 1,
       first_seen_at: overrides.first_seen_at ?? now,
       last_seen_at: overrides.last_seen_at ?? now,
+      status: overrides.status ?? 'unresolved',
+      status_changed_at: overrides.status_changed_at ?? null,
+      regressed_at: overrides.regressed_at ?? null,
+      environments: overrides.environments ?? [],
     })
     .returningAll()
     .executeTakeFirstOrThrow();

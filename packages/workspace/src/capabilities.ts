@@ -12,6 +12,8 @@ export const CAPABILITIES = {
   'rooms.create': 'member',
   'feedback.read': 'member',
   'errors.read': 'member',
+  /** Resolve, ignore or reopen an error group (the group page's buttons). */
+  'errors.triage': 'member',
   'members.manage': 'admin',
   'tokens.manage': 'admin',
   'webhooks.manage': 'admin',

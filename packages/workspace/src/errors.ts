@@ -1,8 +1,17 @@
-import { isId } from '@ferry/core';
-import { ERROR_SOURCES, isErrorSource } from '@ferry/db';
-import type { Db, ErrorGroup, ErrorOccurrence, ErrorSource, Visitor } from '@ferry/db';
+import { isId, storable } from '@ferry/core';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { ERROR_SOURCES, ERROR_STATUSES, isErrorSource, isErrorStatus } from '@ferry/db';
+import type {
+  Database,
+  Db,
+  ErrorGroup,
+  ErrorOccurrence,
+  ErrorSource,
+  ErrorStatus,
+  Visitor,
+} from '@ferry/db';
 
-export { ERROR_SOURCES, isErrorSource };
+export { ERROR_SOURCES, ERROR_STATUSES, isErrorSource, isErrorStatus };
 
 /**
  * Reading error groups and occurrences for the Errors pages and the read API. The ingest service
@@ -10,12 +19,25 @@ export { ERROR_SOURCES, isErrorSource };
  * workspace reads exactly like one that never existed.
  *
  * The list must stay fast for a workspace with thousands of groups among a million occurrences, so
- * it only ever touches error_groups (through its (workspace_id[, source], last_seen_at desc, id
- * desc) indexes) and the trigger-kept error_workspace_stats row; occurrences are never counted.
+ * it only ever touches error_groups (through its (workspace_id[, source | status], last_seen_at
+ * desc, id desc) indexes) and the trigger-kept error_workspace_stats row; occurrences are never
+ * counted, except the last 14 days of the page's 25 groups for their sparklines (error-triage.ts).
  */
 
 export const ERROR_GROUPS_PAGE_SIZE = 25;
 export const OCCURRENCES_SHOWN = 100;
+/** A group page shows its latest OCCURRENCES_SHOWN occurrences this many at a time. */
+export const OCCURRENCES_PAGE_SIZE = 20;
+
+/** Which groups a list shows; every field narrows it, and none means every group. */
+export interface ErrorGroupFilter {
+  source?: ErrorSource | undefined;
+  status?: ErrorStatus | undefined;
+  /** Groups with at least one occurrence in this environment. */
+  environment?: string | undefined;
+  /** Case-insensitive substring of the error class or the latest message. */
+  q?: string | undefined;
+}
 
 export interface ErrorGroupPage {
   groups: ErrorGroup[];
@@ -24,64 +46,137 @@ export interface ErrorGroupPage {
   totalGroups: number;
   /** At least 1, even when there are no groups. */
   pages: number;
-  /** Groups per source in the whole workspace, for the filter tabs. */
+  /** Groups per source under the other filters (status, environment, search), for the tabs. */
   counts: Record<ErrorSource, number>;
+  /** Groups per status under the other filters (source, environment, search), for the tabs. */
+  statusCounts: Record<ErrorStatus, number>;
 }
 
-/** Groups most recently seen first (id breaks ties so pages are stable), 25 a page. */
+/** `%`, `_` and the escape character itself match literally in a LIKE pattern after this. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The environment and search narrowing, which the list and its tab counts share. */
+function narrowed<QB extends SelectQueryBuilder<Database, 'error_groups', object>>(
+  query: QB,
+  filter: ErrorGroupFilter,
+): QB {
+  let q = query;
+  // Query strings skip the body's storable pass, and Postgres refuses a NUL in any text.
+  if (filter.environment) {
+    const environment = storable(filter.environment);
+    q = q.where(sql<boolean>`environments @> array[${environment}]::text[]`) as QB;
+  }
+  const search = filter.q === undefined ? '' : storable(filter.q).trim();
+  if (search) {
+    const pattern = `%${escapeLike(search)}%`;
+    q = q.where((eb) =>
+      eb.or([eb('error_class', 'ilike', pattern), eb('latest_message', 'ilike', pattern)]),
+    ) as QB;
+  }
+  return q;
+}
+
+/**
+ * Groups most recently seen first (id breaks ties so pages are stable), 25 a page. The filter
+ * picks them; the default is every group (the Errors page asks for unresolved ones itself).
+ */
 export async function listErrorGroups(
   db: Db,
   workspaceId: string,
-  options: { page?: number; source?: ErrorSource | undefined } = {},
+  options: ErrorGroupFilter & { page?: number } = {},
 ): Promise<ErrorGroupPage> {
   const page = Math.max(1, Math.floor(options.page ?? 1));
-  let query = db
-    .selectFrom('error_groups')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
+  let query = narrowed(
+    db.selectFrom('error_groups').selectAll().where('workspace_id', '=', workspaceId),
+    options,
+  )
     .orderBy('last_seen_at', 'desc')
     .orderBy('id', 'desc')
     .limit(ERROR_GROUPS_PAGE_SIZE)
     .offset((page - 1) * ERROR_GROUPS_PAGE_SIZE);
   if (options.source) query = query.where('source', '=', options.source);
-  const [groups, counts] = await Promise.all([
+  if (options.status) query = query.where('status', '=', options.status);
+  const [groups, cells] = await Promise.all([
     query.execute(),
-    countErrorGroupsBySource(db, workspaceId),
+    countGroupsBySourceAndStatus(db, workspaceId, options),
   ]);
-  const totalGroups = options.source ? counts[options.source] : sumCounts(counts);
+  const counts = zeroes(ERROR_SOURCES);
+  const statusCounts = zeroes(ERROR_STATUSES);
+  let totalGroups = 0;
+  for (const cell of cells) {
+    const sourceMatches = !options.source || cell.source === options.source;
+    const statusMatches = !options.status || cell.status === options.status;
+    if (statusMatches) counts[cell.source] += cell.n;
+    if (sourceMatches) statusCounts[cell.status] += cell.n;
+    if (sourceMatches && statusMatches) totalGroups += cell.n;
+  }
   return {
     groups,
     page,
     totalGroups,
     pages: Math.max(1, Math.ceil(totalGroups / ERROR_GROUPS_PAGE_SIZE)),
     counts,
+    statusCounts,
   };
 }
 
-export function sumCounts(counts: Record<ErrorSource, number>): number {
+function zeroes<K extends string>(keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+}
+
+export function sumCounts(counts: Record<string, number>): number {
   return Object.values(counts).reduce((a, b) => a + b, 0);
 }
 
 /**
- * Groups per source. Groups are few (one per fingerprint, ~2,000 in a busy workspace) so this is an
- * index-only count over one workspace's entries, and it feeds both the pager and the filter tabs.
+ * Groups per (source, status) under the environment and search filters: one small grouped count
+ * (groups are few, ~2,000 in a busy workspace) that feeds the pager and both tab strips.
  */
-export async function countErrorGroupsBySource(
+async function countGroupsBySourceAndStatus(
   db: Db,
   workspaceId: string,
-): Promise<Record<ErrorSource, number>> {
-  const rows = await db
-    .selectFrom('error_groups')
-    .select(['source', (eb) => eb.fn.countAll<string>().as('n')])
-    .where('workspace_id', '=', workspaceId)
-    .groupBy('source')
+  filter: ErrorGroupFilter,
+): Promise<{ source: ErrorSource; status: ErrorStatus; n: number }[]> {
+  const rows = await narrowed(
+    db
+      .selectFrom('error_groups')
+      .select(['source', 'status', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('workspace_id', '=', workspaceId),
+    filter,
+  )
+    .groupBy(['source', 'status'])
     .execute();
-  const counts = Object.fromEntries(ERROR_SOURCES.map((s) => [s, 0])) as Record<
-    ErrorSource,
-    number
-  >;
-  for (const row of rows) counts[row.source] = Number(row.n);
-  return counts;
+  return rows.map((row) => ({ source: row.source, status: row.status, n: Number(row.n) }));
+}
+
+/** Every group of the workspace (the Errors header), an index-only count of one workspace. */
+export async function countErrorGroups(db: Db, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('error_groups')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The environments the workspace's groups were seen in, for the filter's choices. */
+export async function errorEnvironments(db: Db, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom(
+      db
+        .selectFrom('error_groups')
+        .select(sql<string>`unnest(environments)`.as('environment'))
+        .where('workspace_id', '=', workspaceId)
+        .as('e'),
+    )
+    .select('e.environment')
+    .distinct()
+    .orderBy('e.environment')
+    .limit(100)
+    .execute();
+  return rows.map((row) => row.environment);
 }
 
 /**
@@ -133,7 +228,7 @@ export type OccurrenceWithVisitor = ErrorOccurrence & { visitor: OccurrenceVisit
 export async function latestOccurrences(
   db: Db,
   group: Pick<ErrorGroup, 'id' | 'workspace_id'>,
-  limit = OCCURRENCES_SHOWN,
+  { limit = OCCURRENCES_SHOWN, offset = 0 }: { limit?: number; offset?: number } = {},
 ): Promise<OccurrenceWithVisitor[]> {
   const rows = await db
     .selectFrom('error_occurrences as o')
@@ -147,6 +242,7 @@ export async function latestOccurrences(
     .orderBy('o.occurred_at', 'desc')
     .orderBy('o.id', 'desc')
     .limit(limit)
+    .offset(offset)
     .execute();
   return rows.map(({ v_id, v_name, v_email, v_token, ...occurrence }) => ({
     ...occurrence,
@@ -179,6 +275,10 @@ export interface ErrorGroupJson {
   occurrence_count: number;
   first_seen_at: string;
   last_seen_at: string;
+  status: ErrorStatus;
+  /** When the group last came back after being resolved; null once triaged again. */
+  regressed_at: string | null;
+  environments: string[];
 }
 
 export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
@@ -190,6 +290,9 @@ export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
     occurrence_count: Number(g.occurrence_count),
     first_seen_at: g.first_seen_at.toISOString(),
     last_seen_at: g.last_seen_at.toISOString(),
+    status: g.status,
+    regressed_at: g.regressed_at?.toISOString() ?? null,
+    environments: g.environments,
   };
 }
 

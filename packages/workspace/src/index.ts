@@ -1,5 +1,6 @@
 export * from './capabilities.js';
 export * from './errors.js';
+export * from './error-triage.js';
 export * from './feedback.js';
 export * from './feedback-triage.js';
 export * from './incoming-keys.js';

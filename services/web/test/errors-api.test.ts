@@ -21,6 +21,9 @@ interface GroupJson {
   occurrence_count: number;
   first_seen_at: string;
   last_seen_at: string;
+  status: 'unresolved' | 'resolved' | 'ignored';
+  regressed_at: string | null;
+  environments: string[];
 }
 
 interface ListJson {
@@ -94,6 +97,9 @@ describe('errors read API', () => {
       occurrence_count: 1_031,
       first_seen_at: '2026-11-01T00:00:00.000Z',
       last_seen_at: '2026-11-01T00:31:00.000Z',
+      status: 'unresolved',
+      regressed_at: null,
+      environments: [],
     });
 
     const second = (await (await get('?page=2', writer)).json()) as ListJson;
@@ -120,12 +126,21 @@ describe('errors read API', () => {
   });
 
   it('rejects a bad source or page with 422 validation_failed', async () => {
-    for (const query of ['?source=cobol', '?source=JS', '?page=0', '?page=abc', '?page=1.5']) {
+    for (const query of [
+      '?source=cobol',
+      '?source=JS',
+      '?page=0',
+      '?page=abc',
+      '?page=1.5',
+      '?status=open',
+      `?q=${'x'.repeat(201)}`,
+      `?environment=${'e'.repeat(41)}`,
+    ]) {
       const res = await get(query);
       expect(res.status).toBe(422);
       const body = (await res.json()) as ErrorJson;
       expect(body.error.code).toBe('validation_failed');
-      expect(body.error.message).toMatch(/source|page/);
+      expect(body.error.message).toMatch(/source|page|status|q|environment/);
     }
   });
 
@@ -231,5 +246,196 @@ describe('errors read API', () => {
       expect(res.status).toBe(404);
       expect(((await res.json()) as ErrorJson).error.code).toBe('not_found');
     }
+  });
+
+  describe('triage', () => {
+    let triage: Workspace;
+    let read: string;
+    let write: string;
+    let payments: ErrorGroup;
+    let flaky: ErrorGroup;
+    let noisy: ErrorGroup;
+    beforeAll(async () => {
+      const db = web.ctx.db;
+      triage = await createWorkspace(db);
+      read = (await createApiToken(db, triage, { scopes: ['tenant:read'] })).raw;
+      write = (await createApiToken(db, triage, { scopes: ['tenant:write'] })).raw;
+      const at = (minutes: number) =>
+        new Date(Date.parse('2026-11-10T00:00:00Z') + minutes * 60_000);
+      payments = await createErrorGroup(db, triage, {
+        error_class: 'Stripe::CardError',
+        latest_message: 'Your card was declined (100% sure_thing)',
+        environments: ['production'],
+        last_seen_at: at(3),
+      });
+      flaky = await createErrorGroup(db, triage, {
+        error_class: 'Net::ReadTimeout',
+        latest_message: 'Net::ReadTimeout with #<TCPSocket:(closed)>',
+        environments: ['production', 'staging'],
+        status: 'resolved',
+        last_seen_at: at(2),
+      });
+      noisy = await createErrorGroup(db, triage, {
+        error_class: 'ActionController::RoutingError',
+        latest_message: 'No route matches [GET] "/wp-login.php"',
+        environments: ['staging'],
+        status: 'ignored',
+        last_seen_at: at(1),
+      });
+    });
+
+    function call(method: string, path: string, token: string | null, body?: string) {
+      return fetch(`${web.url}/api/v1/errors${path}`, {
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body,
+      });
+    }
+    const list = async (query: string) =>
+      ((await (await call('GET', query, read)).json()) as ListJson).groups.map(
+        (g) => g.error_class,
+      );
+
+    it('filters by status (every status by default), environment and search', async () => {
+      expect(await list('')).toEqual([
+        'Stripe::CardError',
+        'Net::ReadTimeout',
+        'ActionController::RoutingError',
+      ]);
+      expect(await list('?status=all')).toHaveLength(3);
+      expect(await list('?status=unresolved')).toEqual(['Stripe::CardError']);
+      expect(await list('?status=resolved')).toEqual(['Net::ReadTimeout']);
+      expect(await list('?status=ignored')).toEqual(['ActionController::RoutingError']);
+      expect(await list('?environment=staging')).toEqual([
+        'Net::ReadTimeout',
+        'ActionController::RoutingError',
+      ]);
+      expect(await list('?environment=production&status=unresolved')).toEqual([
+        'Stripe::CardError',
+      ]);
+      // Case-insensitive, over the class and the latest message.
+      expect(await list('?q=readtimeout')).toEqual(['Net::ReadTimeout']);
+      expect(await list('?q=WP-LOGIN')).toEqual(['ActionController::RoutingError']);
+      // LIKE wildcards match themselves only.
+      expect(await list(`?q=${encodeURIComponent('100%')}`)).toEqual(['Stripe::CardError']);
+      expect(await list(`?q=${encodeURIComponent('%')}`)).toEqual(['Stripe::CardError']);
+      expect(await list('?q=sure_thing')).toEqual(['Stripe::CardError']);
+      expect(await list('?q=sure_')).toEqual(['Stripe::CardError']);
+      expect(await list('?q=_')).toEqual(['Stripe::CardError']);
+      // NUL and broken escapes are text like any other: no match, no 5xx.
+      for (const query of ['?q=%00', '?environment=%00', '?q=%ED%A0%80', '?q=%zz']) {
+        const res = await call('GET', query, read);
+        expect(res.status).toBeLessThan(500);
+      }
+      expect(await list('?q=%00')).toEqual([]);
+      const none = (await (await call('GET', '?q=nothing-like-this', read)).json()) as ListJson;
+      expect(none).toMatchObject({ groups: [], total_groups: 0 });
+      const one = (await (await call('GET', '?status=resolved', read)).json()) as ListJson;
+      expect(one.total_groups).toBe(1);
+      const group = (await (await call('GET', `/${flaky.id}`, read)).json()) as {
+        group: GroupJson;
+      };
+      expect(group.group).toMatchObject({
+        status: 'resolved',
+        regressed_at: null,
+        environments: ['production', 'staging'],
+      });
+    });
+
+    it('PATCH sets the status with a tenant:write token', async () => {
+      const res = await call('PATCH', `/${payments.id}`, write, '{"status":"resolved"}');
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { group: GroupJson };
+      expect(body.group).toMatchObject({ id: payments.id, status: 'resolved', regressed_at: null });
+      expect(await list('?status=resolved')).toEqual(['Stripe::CardError', 'Net::ReadTimeout']);
+
+      // Setting the status clears a regression mark.
+      await web.ctx.db
+        .updateTable('error_groups')
+        .set({ status: 'unresolved', regressed_at: new Date('2026-11-10T01:00:00Z') })
+        .where('id', '=', flaky.id)
+        .execute();
+      const regressed = (await (await call('GET', `/${flaky.id}`, read)).json()) as {
+        group: GroupJson;
+      };
+      expect(regressed.group).toMatchObject({
+        status: 'unresolved',
+        regressed_at: '2026-11-10T01:00:00.000Z',
+      });
+      const ignored = await call('PATCH', `/${flaky.id}`, write, '{"status":"ignored"}');
+      expect(((await ignored.json()) as { group: GroupJson }).group).toMatchObject({
+        status: 'ignored',
+        regressed_at: null,
+      });
+      const back = await call('PATCH', `/${noisy.id}`, write, '{"status":"unresolved"}');
+      expect(((await back.json()) as { group: GroupJson }).group.status).toBe('unresolved');
+    });
+
+    it('PATCH needs tenant:write, a known group, a valid status and JSON', async () => {
+      const before = await web.ctx.db
+        .selectFrom('error_groups')
+        .select(['id', 'status'])
+        .where('workspace_id', '=', triage.id)
+        .orderBy('id')
+        .execute();
+
+      const readOnly = await call('PATCH', `/${payments.id}`, read, '{"status":"ignored"}');
+      expect(readOnly.status).toBe(403);
+      expect(((await readOnly.json()) as ErrorJson).error.code).toBe('insufficient_scope');
+      const anonymous = await call('PATCH', `/${payments.id}`, null, '{"status":"ignored"}');
+      expect(anonymous.status).toBe(401);
+
+      const foreign = await createErrorGroup(web.ctx.db, workspace);
+      for (const path of [`/${foreign.id}`, '/egr_00000000000000000000000000', '/junk']) {
+        const res = await call('PATCH', path, write, '{"status":"ignored"}');
+        expect(res.status).toBe(404);
+        expect(((await res.json()) as ErrorJson).error.code).toBe('not_found');
+      }
+      expect(
+        (
+          await web.ctx.db
+            .selectFrom('error_groups')
+            .select('status')
+            .where('id', '=', foreign.id)
+            .executeTakeFirstOrThrow()
+        ).status,
+      ).toBe('unresolved');
+
+      for (const body of ['{"status":"closed"}', '{}', '{"status":null}', '[]']) {
+        const res = await call('PATCH', `/${payments.id}`, write, body);
+        expect(res.status).toBe(422);
+        const error = ((await res.json()) as ErrorJson).error;
+        expect(error.code).toBe('validation_failed');
+        expect(error.fields).toBeDefined();
+      }
+      const bad = await call('PATCH', `/${payments.id}`, write, '{"status":"closed"}');
+      expect(((await bad.json()) as ErrorJson).error.fields).toEqual({
+        status: 'Must be one of unresolved, resolved, ignored.',
+      });
+
+      for (const body of ['{"status":', 'status=resolved', '"resolved"']) {
+        const res = await call('PATCH', `/${payments.id}`, write, body);
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as ErrorJson).error.code).toBe('invalid_json');
+      }
+      const noType = await fetch(`${web.url}/api/v1/errors/${payments.id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${write}` },
+        body: '{"status":"ignored"}',
+      });
+      expect(noType.status).toBe(400);
+      expect(((await noType.json()) as ErrorJson).error.code).toBe('invalid_json');
+
+      const after = await web.ctx.db
+        .selectFrom('error_groups')
+        .select(['id', 'status'])
+        .where('workspace_id', '=', triage.id)
+        .orderBy('id')
+        .execute();
+      expect(after).toEqual(before);
+    });
   });
 });

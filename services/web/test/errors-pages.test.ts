@@ -171,12 +171,26 @@ describe('Errors pages', () => {
     expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).not.toContain('<script>alert');
     expect(text).toContain('Latest 100 occurrences of 120');
-    expect(text.match(/<article class="card occurrence"/g)).toHaveLength(100);
+    // 20 a page, collapsed but for the first, newest first; 100 across five pages.
+    expect(text.match(/<details class="card occurrence"/g)).toHaveLength(20);
+    expect(text.match(/<details class="card occurrence" id="[^"]+" open>/g)).toHaveLength(1);
+    expect(text).toContain('Page 1 of 5');
     expect(text.indexOf('The newest &lt;b&gt;one&lt;/b&gt;')).toBeLessThan(
       text.indexOf('Occurrence message 104'),
     );
-    expect(text).toContain('Occurrence message 6<');
-    expect(text).not.toContain('Occurrence message 5<');
+    expect(text).toContain('Occurrence message 86<');
+    expect(text).not.toContain('Occurrence message 85<');
+    const last = await client.get(`${errors}/${group.id}?page=5`);
+    expect(last.text).toContain('Page 5 of 5');
+    expect(last.text).toContain('Occurrence message 6<');
+    expect(last.text).not.toContain('Occurrence message 5<');
+    expect(last.text).not.toContain('Occurrence message 26<');
+    expect(last.text.match(/<details class="card occurrence"/g)).toHaveLength(20);
+    const beyond = await client.get(`${errors}/${group.id}?page=9`);
+    expect(beyond.status).toBe(200);
+    expect(beyond.text).toContain('There is no page 9');
+    expect(beyond.text).toContain(`href="${errors}/${group.id}?page=5">Go to the last page`);
+    expect(beyond.text).not.toContain('<details');
     expect(text).not.toContain('href="javascript:');
     expect(text).toMatch(
       /<pre class="backtrace">app\/models\/order.rb:42:in &#96;charge&#96;\napp\/controllers\/&lt;orders&gt;.rb:7<\/pre>/,
@@ -193,6 +207,86 @@ describe('Errors pages', () => {
     expect(text).toContain('mailto:ada@example.test');
     expect(text).toContain('vt_ada_123');
     expect(text).toContain('2026-11-02T10:08:21.000Z');
+  });
+
+  it('resolves, ignores and reopens a group through the CSRF-checked buttons', async () => {
+    const { client, errors, workspace } = await seated('member');
+    const group = await createErrorGroup(web.ctx.db, workspace, {
+      error_class: 'Stripe::CardError',
+      environments: ['production'],
+    });
+    const other = await createErrorGroup(web.ctx.db, workspace, {
+      error_class: 'Net::ReadTimeout',
+      environments: ['staging'],
+    });
+    const here = `${errors}/${group.id}`;
+    const page = await client.get(here);
+    expect(page.text).toMatch(/<input type="hidden" name="status" value="resolved" \/><button/);
+    expect(page.text).toContain(`action="${here}/status"`);
+
+    const resolved = await client.post(
+      `${here}/status`,
+      { status: 'resolved' },
+      { csrfFrom: here },
+    );
+    expect(resolved.status).toBe(303);
+    expect(resolved.location).toBe(here);
+    const after = await client.get(here);
+    expect(after.text).toContain('Resolved. A new occurrence will reopen it as a regression.');
+    expect(after.text).toMatch(/data-testid="group-status">\s*<strong>Resolved<\/strong>/);
+    expect(after.text).toMatch(/>\s*Reopen\s*<\/button>/);
+
+    // The list: unresolved by default, the other statuses a tab away.
+    const list = await client.get(errors);
+    expect(list.text).toContain('>Net::ReadTimeout<');
+    expect(list.text).not.toContain('>Stripe::CardError<');
+    expect(list.text).toMatch(/aria-current="page"\s*>Unresolved <span class="count">1<\/span>/);
+    const resolvedTab = await client.get(`${errors}?status=resolved`);
+    expect(resolvedTab.text).toContain('>Stripe::CardError<');
+    expect(resolvedTab.text).not.toContain('>Net::ReadTimeout<');
+    const staging = await client.get(`${errors}?status=all&environment=staging`);
+    expect(staging.text).toContain('>Net::ReadTimeout<');
+    expect(staging.text).not.toContain('>Stripe::CardError<');
+    const search = await client.get(`${errors}?status=all&q=CARDERROR`);
+    expect(search.text).toContain('>Stripe::CardError<');
+    expect(search.text).not.toContain('>Net::ReadTimeout<');
+    expect(search.text).toContain('value="CARDERROR"');
+    for (const query of ['?q=%00', '?environment=a%00b', '?q=%zz&status=%00', '?q=a&q=b']) {
+      expect((await client.get(`${errors}${query}`)).status).toBe(200);
+    }
+    const nothing = await client.get(`${errors}?q=%25%3Cscript%3E`);
+    expect(nothing.status).toBe(200);
+    expect(nothing.text).toContain('No error groups match');
+    expect(nothing.text).not.toContain('<script>');
+
+    expect(
+      (await client.post(`${here}/status`, { status: 'ignored' }, { csrfFrom: here })).status,
+    ).toBe(303);
+    expect((await client.get(`${errors}?status=ignored`)).text).toContain('>Stripe::CardError<');
+
+    // Bad input: no CSRF token, an unknown status, another workspace's group.
+    const noToken = await client.post(`${here}/status`, { status: 'resolved', _csrf: '' });
+    expect(noToken.status).toBe(403);
+    const junk = await client.post(`${here}/status`, { status: 'closed' }, { csrfFrom: here });
+    expect(junk.status).toBe(303);
+    expect((await client.get(here)).text).toContain('Choose Resolve, Ignore or Reopen.');
+    const foreign = await createErrorGroup(web.ctx.db, await createWorkspace(web.ctx.db));
+    const refused = await client.post(
+      `${errors}/${foreign.id}/status`,
+      { status: 'resolved' },
+      { csrfFrom: here },
+    );
+    expect(refused.status).toBe(404);
+    const rows = await web.ctx.db
+      .selectFrom('error_groups')
+      .select(['id', 'status'])
+      .where('id', 'in', [group.id, foreign.id, other.id])
+      .execute();
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.status]))).toEqual({
+      [group.id]: 'ignored',
+      [foreign.id]: 'unresolved',
+      [other.id]: 'unresolved',
+    });
   });
 
   it("answers 404 for unknown, junk and other workspaces' groups", async () => {

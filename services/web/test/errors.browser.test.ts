@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ErrorSource } from '@ferry/db';
 import {
+  axeViolations,
   createErrorGroup,
   createErrorOccurrence,
   createMember,
@@ -84,6 +85,7 @@ describe('the Errors pages in a browser', () => {
       /3 occurrences\s+retained in\s+210 groups/,
     );
     expect(await page.locator('table.errors tbody tr').count()).toBe(25);
+    expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: '/tmp/ferry-errors.png', fullPage: true });
 
     await page
@@ -99,13 +101,14 @@ describe('the Errors pages in a browser', () => {
     await page.getByRole('link', { name: 'Older →' }).click();
     await page.waitForURL('**/errors?source=js&page=2');
     expect(await page.locator('.pager').textContent()).toContain('Page 2 of 2');
+    expect(await axeViolations(page)).toEqual([]);
     expect(await page.locator('table.errors tbody tr').count()).toBe(5);
     await page.getByRole('link', { name: target.error_class, exact: true }).click();
 
     await page.waitForURL(`**/errors/${target.id}`);
     await page.getByRole('heading', { name: /3 occurrences/ }).waitFor();
-    expect(await page.locator('article.occurrence').count()).toBe(3);
-    const newest = page.locator('article.occurrence').first();
+    expect(await page.locator('details.occurrence').count()).toBe(3);
+    const newest = page.locator('details.occurrence').first();
     expect(await newest.textContent()).toContain("reading 'total') #0");
     expect(await newest.locator('pre.backtrace').textContent()).toContain(
       'at HTMLButtonElement.<anonymous>',
@@ -116,11 +119,13 @@ describe('the Errors pages in a browser', () => {
       flags: { new_checkout: true },
     });
     expect(await newest.locator('.visitor').textContent()).toContain('Ada Lovelace');
+    expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: '/tmp/ferry-error-group.png', fullPage: true });
 
     await page.getByRole('link', { name: 'Error reporting' }).click();
     await page.getByTestId('public-key').waitFor();
     expect(await page.getByTestId('public-key').textContent()).toBe(workspace.public_key);
+    expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: '/tmp/ferry-error-settings.png', fullPage: true });
     await context.close();
 

@@ -11,6 +11,7 @@ import * as incomingKeyNotify from './2026_11_22_0008_incoming_key_notify.js';
 import * as invites from './2026_11_24_0005_invites.js';
 import * as errorStoredAt from './2026_11_24_0010_error_stored_at.js';
 import * as feedbackTriage from './2026_11_24_0050_feedback_triage.js';
+import * as errorTriage from './2026_11_24_0030_error_triage.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0005_invites': invites,
   '2026_11_24_0010_error_stored_at': errorStoredAt,
   '2026_11_24_0050_feedback_triage': feedbackTriage,
+  '2026_11_24_0030_error_triage': errorTriage,
 };

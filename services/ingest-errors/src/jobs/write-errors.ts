@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { sql } from 'kysely';
 import { newId, type Logger } from '@ferry/core';
-import type { Db, Tx } from '@ferry/db';
+import { ERROR_GROUP_ENVIRONMENTS_MAX, type Db, type Tx } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
 import { queuedReportSchema, type QueuedReport } from '../queued.js';
 import { retainedByWorkspace } from '@ferry/workspace';
@@ -93,6 +93,8 @@ interface GroupBatch {
   firstSeen: string;
   /** Reports of the batch in this group. */
   n: number;
+  /** Distinct environments the batch's reports name. */
+  environments: Set<string>;
 }
 
 interface Placed {
@@ -113,10 +115,12 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
         latest: report,
         firstSeen: report.occurred_at,
         n: 1,
+        environments: new Set(report.environment ? [report.environment] : []),
       });
       continue;
     }
     group.n += 1;
+    if (report.environment) group.environments.add(report.environment);
     if (later(report, group.latest)) group.latest = report;
     if (Date.parse(report.occurred_at) < Date.parse(group.firstSeen)) {
       group.firstSeen = report.occurred_at;
@@ -138,6 +142,11 @@ function compare(a: GroupBatch, b: GroupBatch): number {
  * already stored are taken back out by uncount(). Rows are upserted in (workspace_id, fingerprint)
  * order, so two batches lock the groups they share in the same order and cannot deadlock; the
  * statement-level counter trigger also locks its per-workspace rows in workspace order.
+ *
+ * Triage rides in the same statement (issue #13): a resolved group that gets an occurrence goes
+ * back to unresolved with `regressed_at` set; an ignored group stays ignored and keeps counting.
+ * The group's environments gain the batch's (sorted, distinct, capped: the public key lets anyone
+ * name environments, so a group must not grow without bound).
  */
 async function upsertGroups(tx: Tx, groups: readonly GroupBatch[]): Promise<Map<string, string>> {
   const rows = await tx
@@ -153,6 +162,7 @@ async function upsertGroups(tx: Tx, groups: readonly GroupBatch[]): Promise<Map<
         occurrence_count: group.n,
         first_seen_at: group.firstSeen,
         last_seen_at: group.latest.occurred_at,
+        environments: [...group.environments].sort().slice(0, ERROR_GROUP_ENVIRONMENTS_MAX),
       })),
     )
     .onConflict((oc) =>
@@ -166,6 +176,20 @@ async function upsertGroups(tx: Tx, groups: readonly GroupBatch[]): Promise<Map<
           then excluded.latest_message else error_groups.latest_message end`,
         source: sql`case when excluded.last_seen_at >= error_groups.last_seen_at
           then excluded.source else error_groups.source end`,
+        // Both read the row as it was before this update, so the reopen and its time agree.
+        status: sql`case when error_groups.status = 'resolved'
+          then 'unresolved' else error_groups.status end`,
+        regressed_at: sql`case when error_groups.status = 'resolved'
+          then now() else error_groups.regressed_at end`,
+        // Those it has are kept first, then the batch's new ones up to the cap, then sorted.
+        environments: sql`case when excluded.environments <@ error_groups.environments
+            or cardinality(error_groups.environments) >= ${sql.lit(ERROR_GROUP_ENVIRONMENTS_MAX)}
+          then error_groups.environments
+          else array(select e from unnest((error_groups.environments || array(
+              select x from unnest(excluded.environments) as x
+              where x <> all(error_groups.environments) order by x
+            ))[1:${sql.lit(ERROR_GROUP_ENVIRONMENTS_MAX)}]) as e order by e)
+          end`,
       }),
     )
     .returning(['id', 'workspace_id', 'fingerprint'])

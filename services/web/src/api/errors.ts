@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import { AppError } from '@ferry/core';
-import { parseInput } from '@ferry/http';
+import { parseInput, requireJsonBody } from '@ferry/http';
 import { z } from 'zod';
 import type { WebDeps } from '../deps.js';
 import {
   ERROR_GROUPS_PAGE_SIZE,
   ERROR_SOURCES,
+  ERROR_STATUSES,
   errorGroupJson,
   errorOccurrenceJson,
   findErrorGroup,
@@ -13,6 +14,7 @@ import {
   latestOccurrences,
   listErrorGroups,
   retainedOccurrences,
+  setErrorGroupStatus,
   apiAuth,
   requireToken,
 } from '@ferry/workspace';
@@ -34,18 +36,39 @@ const listQuerySchema = z.object({
     blankAsMissing,
     z.enum(ERROR_SOURCES, `Must be one of ${ERROR_SOURCES.join(', ')}.`).optional(),
   ),
+  // Every status unless asked: the list answered without one before triage existed.
+  status: z.preprocess(
+    blankAsMissing,
+    z
+      .enum([...ERROR_STATUSES, 'all'], `Must be one of ${[...ERROR_STATUSES, 'all'].join(', ')}.`)
+      .default('all')
+      .transform((status) => (status === 'all' ? undefined : status)),
+  ),
+  environment: z.preprocess(
+    blankAsMissing,
+    z.string('Must be one environment.').max(40, 'Must be at most 40 characters.').optional(),
+  ),
+  q: z.preprocess(
+    blankAsMissing,
+    z.string('Must be one search text.').max(200, 'Must be at most 200 characters.').optional(),
+  ),
+});
+
+const statusBodySchema = z.object({
+  status: z.enum(ERROR_STATUSES, `Must be one of ${ERROR_STATUSES.join(', ')}.`),
 });
 
 /**
- * /api/v1/errors: read-only, `tenant:read` (which `tenant:write` implies). Scoped to the token's
- * workspace; another workspace's ids answer 404 like ids that never existed.
+ * /api/v1/errors: reads need `tenant:read` (which `tenant:write` implies); setting a group's status
+ * (`PATCH /:groupId`) needs `tenant:write`. Scoped to the token's workspace; another workspace's
+ * ids answer 404 like ids that never existed.
  */
 export function errorsApi(deps: WebDeps): Router {
   const { db } = deps;
   const router = Router();
-  router.use(requireToken(deps, 'tenant:read'));
+  const read = requireToken(deps, 'tenant:read');
 
-  router.get('/', async (req, res) => {
+  router.get('/', read, async (req, res) => {
     const { workspace } = apiAuth(res);
     const query = parseInput(listQuerySchema, req.query, 'query');
     const [list, retained] = await Promise.all([
@@ -62,16 +85,16 @@ export function errorsApi(deps: WebDeps): Router {
   });
 
   // Before /:groupId, so "occurrences" is never read as a group id.
-  router.get('/occurrences/:id', async (req, res) => {
+  router.get('/occurrences/:id', read, async (req, res) => {
     const { workspace } = apiAuth(res);
-    const occurrence = await findErrorOccurrence(db, workspace.id, req.params.id);
+    const occurrence = await findErrorOccurrence(db, workspace.id, String(req.params.id));
     if (!occurrence) throw new AppError('not_found', 'No such error occurrence in this workspace.');
     res.json(errorOccurrenceJson(occurrence));
   });
 
-  router.get('/:groupId', async (req, res) => {
+  router.get('/:groupId', read, async (req, res) => {
     const { workspace } = apiAuth(res);
-    const group = await findErrorGroup(db, workspace.id, req.params.groupId);
+    const group = await findErrorGroup(db, workspace.id, String(req.params.groupId));
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
     const occurrences = await latestOccurrences(db, group);
     res.json({
@@ -79,6 +102,19 @@ export function errorsApi(deps: WebDeps): Router {
       occurrences: occurrences.map(errorOccurrenceJson),
     });
   });
+
+  router.patch(
+    '/:groupId',
+    requireToken(deps, 'tenant:write'),
+    requireJsonBody,
+    async (req, res) => {
+      const { workspace } = apiAuth(res);
+      const { status } = parseInput(statusBodySchema, req.body, 'error group');
+      const group = await setErrorGroupStatus(db, workspace.id, String(req.params.groupId), status);
+      if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+      res.json({ group: errorGroupJson(group) });
+    },
+  );
 
   return router;
 }

@@ -1,26 +1,54 @@
 import { Router } from 'express';
 import { AppError } from '@ferry/core';
-import type { ErrorSource } from '@ferry/db';
+import type { ErrorSource, ErrorStatus } from '@ferry/db';
 import {
+  can,
+  errorEnvironments,
   findErrorGroup,
+  countErrorGroups,
   isErrorSource,
-  latestOccurrences,
+  isErrorStatus,
   listErrorGroups,
+  occurrencePage,
+  occurrenceSparklines,
   retainedOccurrences,
+  setErrorGroupStatus,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
-import { requireCapability, renderPage, seat } from '../request-context.js';
-import { errorGroupPage, errorListPage, errorSettingsPage } from '../views/errors.js';
+import { flash, requireCapability, renderPage, seat } from '../request-context.js';
+import {
+  errorGroupPage,
+  errorListPage,
+  errorSettingsPage,
+  type ErrorListFilter,
+} from '../views/errors.js';
+import { workspaceBase } from '../views/layout.js';
 import { pageParam } from '../views/pager.js';
 
 /**
- * Query values on a page are forgiving, as on the feedback inbox: an unknown source shows all
- * sources and a junk page number shows the first page, rather than an error page. The API is
- * strict instead (422), since a program should learn its query is wrong.
+ * Query values on a page are forgiving, as on the feedback inbox: an unknown source or status
+ * shows the default view and a junk page number shows the first page, rather than an error page.
+ * The API is strict instead (422), since a program should learn its query is wrong.
  */
 function sourceParam(value: unknown): ErrorSource | undefined {
   return isErrorSource(value) ? value : undefined;
 }
+
+function statusParam(value: unknown): ErrorStatus | 'all' {
+  return value === 'all' || isErrorStatus(value) ? value : 'unresolved';
+}
+
+/** Free text from the filter form: trimmed, capped like the API's limits, empty as absent. */
+function textParam(value: unknown, max: number): string | undefined {
+  const text = typeof value === 'string' ? value.trim().slice(0, max) : '';
+  return text || undefined;
+}
+
+const STATUS_DONE: Record<ErrorStatus, string> = {
+  unresolved: 'Marked unresolved.',
+  resolved: 'Resolved. A new occurrence will reopen it as a regression.',
+  ignored: 'Ignored. New occurrences still count but keep it out of the unresolved list.',
+};
 
 export function errorRoutes({ db, config }: WebDeps): Router {
   const router = Router({ mergeParams: true });
@@ -28,32 +56,79 @@ export function errorRoutes({ db, config }: WebDeps): Router {
 
   router.get('/', async (req, res) => {
     const { workspace } = seat(res);
-    const source = sourceParam(req.query.source);
+    const filter: ErrorListFilter = {
+      status: statusParam(req.query.status),
+      source: sourceParam(req.query.source),
+      environment: textParam(req.query.environment, 40),
+      q: textParam(req.query.q, 200),
+    };
     const page = pageParam(req.query.page);
-    const [list, retained] = await Promise.all([
-      listErrorGroups(db, workspace.id, { page, source }),
+    const [list, retained, allGroups, environments] = await Promise.all([
+      listErrorGroups(db, workspace.id, {
+        ...filter,
+        status: filter.status === 'all' ? undefined : filter.status,
+        page,
+      }),
       retainedOccurrences(db, workspace.id),
+      countErrorGroups(db, workspace.id),
+      errorEnvironments(db, workspace.id),
     ]);
+    const sparklines = await occurrenceSparklines(
+      db,
+      workspace.id,
+      list.groups.map((g) => g.id),
+    );
     renderPage(req, res, (ctx) =>
       errorListPage(ctx, {
         workspace,
         publicUrl: config.PUBLIC_URL,
-        source,
+        filter,
         page,
         pages: list.pages,
         groups: list.groups,
+        sparklines,
         counts: list.counts,
+        statusCounts: list.statusCounts,
+        allGroups,
+        environments,
         retained,
       }),
     );
   });
 
   router.get('/:groupId', async (req, res) => {
-    const { workspace } = seat(res);
+    const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
-    const occurrences = await latestOccurrences(db, group);
-    renderPage(req, res, (ctx) => errorGroupPage(ctx, { workspace, group, occurrences }));
+    const occurrences = await occurrencePage(db, group, pageParam(req.query.page));
+    renderPage(req, res, (ctx) =>
+      errorGroupPage(ctx, {
+        workspace,
+        group,
+        ...occurrences,
+        canTriage: can(member.role, 'errors.triage'),
+      }),
+    );
+  });
+
+  // The group page's Resolve / Ignore / Reopen buttons.
+  router.post('/:groupId/status', requireCapability('errors.triage'), async (req, res) => {
+    const { workspace } = seat(res);
+    const groupId = String(req.params.groupId);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const groupPath = `${workspaceBase(workspace)}/errors/${encodeURIComponent(groupId)}`;
+    if (!isErrorStatus(body.status)) {
+      if (!(await findErrorGroup(db, workspace.id, groupId))) {
+        throw new AppError('not_found', 'No such error group in this workspace.');
+      }
+      flash(req, 'error', 'Choose Resolve, Ignore or Reopen.');
+      res.redirect(303, groupPath);
+      return;
+    }
+    const group = await setErrorGroupStatus(db, workspace.id, groupId, body.status);
+    if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+    flash(req, 'ok', STATUS_DONE[group.status]);
+    res.redirect(303, groupPath);
   });
 
   return router;

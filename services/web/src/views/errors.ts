@@ -1,9 +1,12 @@
-import type { ErrorGroup, ErrorSource, Workspace } from '@ferry/db';
+import type { ErrorGroup, ErrorSource, ErrorStatus, Workspace } from '@ferry/db';
 import {
   ERROR_SOURCES,
+  ERROR_STATUSES,
   excerpt,
   ingestCurlExample,
+  OCCURRENCES_PAGE_SIZE,
   OCCURRENCES_SHOWN,
+  SPARKLINE_DAYS,
   sumCounts,
   type OccurrenceWithVisitor,
 } from '@ferry/workspace';
@@ -13,17 +16,23 @@ import {
   link,
   mailto,
   muted,
+  noun,
   number,
   optional,
   plural,
   timeAgo,
+  withQuery,
 } from './format.js';
 import { html, type SafeHtml } from './html.js';
-import { emptyState, layout, workspaceBase, type PageContext } from './layout.js';
+import { csrfField, emptyState, layout, workspaceBase, type PageContext } from './layout.js';
 import { pageHref, pager } from './pager.js';
-import { filterTabs } from './tabs.js';
+import { dailyBars } from './sparkline.js';
+import { tabs } from './tabs.js';
 
-/** The Errors list (source tabs, pages), an error group with its occurrences, and the setup page. */
+/**
+ * The Errors list (status and source tabs, search and environment, sparklines, pages), an error
+ * group with its triage buttons and pages of occurrences, and the setup page.
+ */
 
 export function sourceBadge(source: ErrorSource): SafeHtml {
   return html`<span class="badge source source-${source}">${source}</span>`;
@@ -56,58 +65,101 @@ function visitor(o: OccurrenceWithVisitor): SafeHtml {
   ${code(token)}`;
 }
 
-function occurrenceCard(o: OccurrenceWithVisitor): SafeHtml {
-  const request = [o.request_method, o.request_path].filter(Boolean).join(' ');
-  const contextKeys = Object.keys(o.context).length;
-  return html`<article class="card occurrence" id="${o.id}">
-    <header class="occurrence-head">
-      <strong>${o.error_class}</strong>
-      ${sourceBadge(o.source)}
-      ${o.environment ? html`<span class="badge">${o.environment}</span>` : ''}
-      <span class="muted">${timeAgo(o.occurred_at)}</span>
-    </header>
-    ${messageText(o.message, 'occurrence-message')}
-    <dl class="kv">
-      <dt>Occurred</dt>
-      <dd>${exactTime(o.occurred_at)}</dd>
-      <dt>Received</dt>
-      <dd>${exactTime(o.received_at)}</dd>
-      <dt>URL</dt>
-      <dd class="break">${link(o.url)}</dd>
-      <dt>Request</dt>
-      <dd>${optional(request, code)}</dd>
-      <dt>Environment</dt>
-      <dd>${optional(o.environment)}</dd>
-      <dt>App version</dt>
-      <dd>${optional(o.app_version)}</dd>
-      <dt>Visitor</dt>
-      <dd class="visitor">${visitor(o)}</dd>
-      <dt>Id</dt>
-      <dd>${code(o.id)}</dd>
-    </dl>
-    <h3>Backtrace</h3>
-    ${
-      o.backtrace.length
-        ? html`<pre class="backtrace">${o.backtrace.join('\n')}</pre>`
-        : html`<p class="muted">None reported.</p>`
-    }
-    <h3>Context</h3>
-    ${
-      contextKeys
-        ? html`<pre class="context">${JSON.stringify(o.context, null, 2)}</pre>`
-        : html`<p class="muted">None reported.</p>`
-    }
-  </article>`;
+const STATUS_LABEL: Record<ErrorStatus, string> = {
+  unresolved: 'Unresolved',
+  resolved: 'Resolved',
+  ignored: 'Ignored',
+};
+
+/** Regression and the triaged states stand out; plain unresolved is the default and says nothing. */
+export function statusBadges(g: Pick<ErrorGroup, 'status' | 'regressed_at'>): SafeHtml {
+  return html`${
+    g.regressed_at && g.status === 'unresolved'
+      ? html`<span class="badge danger" title="Resolved, then seen again">Regression</span>`
+      : ''
+  }
+  ${g.status === 'resolved' ? html`<span class="badge ok">Resolved</span>` : ''}
+  ${g.status === 'ignored' ? html`<span class="badge ignored">Ignored</span>` : ''}`;
 }
 
-function groupsTable(base: string, groups: ErrorGroup[]): SafeHtml {
+/**
+ * Collapsed to a line (message, environment, when; the class only where it differs from the
+ * group's, since a group's occurrences nearly always share it); the first on a page opens itself.
+ */
+function occurrenceItem(o: OccurrenceWithVisitor, groupClass: string, open: boolean): SafeHtml {
+  const request = [o.request_method, o.request_path].filter(Boolean).join(' ');
+  const contextKeys = Object.keys(o.context).length;
+  return html`<details class="card occurrence" id="${o.id}" ${open ? html`open` : ''}>
+    <summary class="occurrence-head">
+      <span class="occurrence-title">
+        ${
+          o.error_class === groupClass
+            ? ''
+            : html`<strong class="occurrence-class">${o.error_class}</strong>`
+        }
+        <span class="occurrence-excerpt">${excerpt(o.message, 160) || '(no message)'}</span>
+      </span>
+      <span class="occurrence-meta">
+        ${o.environment ? html`<span class="badge">${o.environment}</span>` : ''}
+        <span class="muted">${timeAgo(o.occurred_at)}</span>
+      </span>
+    </summary>
+    <div class="occurrence-body">
+      ${
+        o.error_class === groupClass
+          ? ''
+          : html`<p class="occurrence-class-full"><strong>${o.error_class}</strong></p>`
+      }
+      ${messageText(o.message, 'occurrence-message')}
+      <dl class="kv">
+        <dt>Occurred</dt>
+        <dd>${exactTime(o.occurred_at)}</dd>
+        <dt>Received</dt>
+        <dd>${exactTime(o.received_at)}</dd>
+        <dt>URL</dt>
+        <dd class="break">${link(o.url)}</dd>
+        <dt>Request</dt>
+        <dd class="break">${optional(request, code)}</dd>
+        <dt>Environment</dt>
+        <dd>${optional(o.environment)}</dd>
+        <dt>App version</dt>
+        <dd>${optional(o.app_version)}</dd>
+        <dt>Source</dt>
+        <dd>${sourceBadge(o.source)}</dd>
+        <dt>Visitor</dt>
+        <dd class="visitor">${visitor(o)}</dd>
+        <dt>Id</dt>
+        <dd class="break">${code(o.id)}</dd>
+      </dl>
+      <h3>Backtrace</h3>
+      ${
+        o.backtrace.length
+          ? html`<pre class="backtrace">${o.backtrace.join('\n')}</pre>`
+          : html`<p class="muted">None reported.</p>`
+      }
+      <h3>Context</h3>
+      ${
+        contextKeys
+          ? html`<pre class="context">${JSON.stringify(o.context, null, 2)}</pre>`
+          : html`<p class="muted">None reported.</p>`
+      }
+    </div>
+  </details>`;
+}
+
+function groupsTable(
+  base: string,
+  groups: ErrorGroup[],
+  sparklines: ReadonlyMap<string, readonly number[]>,
+): SafeHtml {
   return html`<table class="errors">
     <thead>
       <tr>
         <th>Error</th>
+        <th>Last ${SPARKLINE_DAYS} days</th>
         <th>Source</th>
         <th class="num">Occurrences</th>
-        <th>First seen</th>
+        <th class="col-first-seen">First seen</th>
         <th>Last seen</th>
       </tr>
     </thead>
@@ -117,126 +169,345 @@ function groupsTable(base: string, groups: ErrorGroup[]): SafeHtml {
           html`<tr>
             <td class="error-cell">
               <a href="${base}/errors/${g.id}">${g.error_class}</a>
+              ${statusBadges(g)}
               <p class="excerpt" title="${excerpt(g.latest_message, 1_000)}">
                 ${optional(excerpt(g.latest_message, 140), undefined, '(no message)')}
               </p>
             </td>
+            <td class="trend">${dailyBars(sparklines.get(g.id) ?? [], SPARKLINE_DAYS)}</td>
             <td>${sourceBadge(g.source)}</td>
-            <td class="num">${number(Number(g.occurrence_count))}</td>
-            <td>${timeAgo(g.first_seen_at)}</td>
-            <td>${timeAgo(g.last_seen_at)}</td>
+            <td class="num">
+              ${number(Number(g.occurrence_count))}<span class="narrow-only">
+                ${noun(Number(g.occurrence_count), 'occurrence')}</span
+              >
+            </td>
+            <td class="col-first-seen">${timeAgo(g.first_seen_at)}</td>
+            <td class="last-seen">${timeAgo(g.last_seen_at)}</td>
           </tr>`,
       )}
     </tbody>
   </table>`;
 }
 
+/** What the list shows: `status` 'all' for every status; the rest undefined when not filtered. */
+export interface ErrorListFilter {
+  status: ErrorStatus | 'all';
+  source: ErrorSource | undefined;
+  environment: string | undefined;
+  q: string | undefined;
+}
+
 export interface ErrorListData {
   workspace: Pick<Workspace, 'id' | 'slug' | 'public_key'>;
   publicUrl: string;
-  /** The source tab shown; undefined for All. */
-  source: ErrorSource | undefined;
+  filter: ErrorListFilter;
   page: number;
   pages: number;
   groups: ErrorGroup[];
-  /** Groups per source in the whole workspace. */
+  /** Daily counts for the last SPARKLINE_DAYS days, per group shown. */
+  sparklines: ReadonlyMap<string, readonly number[]>;
+  /** Groups per source and per status under the other filters. */
   counts: Record<ErrorSource, number>;
+  statusCounts: Record<ErrorStatus, number>;
+  /** Groups in the whole workspace (none: how to send a first report). */
+  allGroups: number;
+  /** Environments to filter by. */
+  environments: string[];
   /** Occurrences retained in the workspace. */
   retained: number;
 }
 
+/** The list's query, in one order, with the first-page and default values left out. */
+function listQuery(filter: ErrorListFilter): Record<string, string | undefined> {
+  return {
+    status: filter.status === 'unresolved' ? undefined : filter.status,
+    environment: filter.environment,
+    q: filter.q,
+    source: filter.source,
+  };
+}
+
+/** GET form: search and environment; the status and source tabs are kept as hidden fields. */
+function filterForm(path: string, data: ErrorListData): SafeHtml {
+  const { filter } = data;
+  const environments = [
+    ...new Set([...data.environments, ...(filter.environment ? [filter.environment] : [])]),
+  ];
+  return html`<form class="error-filters" method="get" action="${path}" role="search">
+    <div class="field">
+      <label for="errors-q">Search</label>
+      <input
+        id="errors-q"
+        type="search"
+        name="q"
+        value="${filter.q ?? ''}"
+        maxlength="200"
+        placeholder="Class or message"
+      />
+    </div>
+    <div class="field">
+      <label for="errors-environment">Environment</label>
+      <select id="errors-environment" name="environment">
+        <option value="">All environments</option>
+        ${environments.map(
+          (e) =>
+            html`<option value="${e}" ${e === filter.environment ? html`selected` : ''}>
+              ${e}
+            </option>`,
+        )}
+      </select>
+    </div>
+    ${
+      filter.status !== 'unresolved'
+        ? html`<input type="hidden" name="status" value="${filter.status}" />`
+        : ''
+    }
+    ${filter.source ? html`<input type="hidden" name="source" value="${filter.source}" />` : ''}
+    <div class="filter-actions">
+      <button type="submit" class="secondary">Filter</button>
+      ${
+        filter.q || filter.environment
+          ? html`<a
+              href="${withQuery(path, { ...listQuery(filter), q: undefined, environment: undefined })}"
+              >Clear</a
+            >`
+          : ''
+      }
+    </div>
+  </form>`;
+}
+
+function statusTabs(path: string, data: ErrorListData): SafeHtml {
+  const { filter, statusCounts } = data;
+  const entries: { value: ErrorStatus | 'all'; label: string; count: number }[] = [
+    ...ERROR_STATUSES.map((s) => ({ value: s, label: STATUS_LABEL[s], count: statusCounts[s] })),
+    { value: 'all', label: 'All', count: sumCounts(statusCounts) },
+  ];
+  return tabs(
+    'Filter by status',
+    entries.map((e) => ({
+      href: withQuery(path, {
+        ...listQuery(filter),
+        status: e.value === 'unresolved' ? undefined : e.value,
+      }),
+      label: e.label,
+      count: e.count,
+      current: e.value === filter.status,
+    })),
+  );
+}
+
+function sourceTabs(path: string, data: ErrorListData): SafeHtml {
+  const { filter, counts } = data;
+  const entries: { value: ErrorSource | undefined; label: string; count: number }[] = [
+    { value: undefined, label: 'All', count: sumCounts(counts) },
+    ...ERROR_SOURCES.map((s) => ({ value: s, label: s, count: counts[s] })),
+  ];
+  return tabs(
+    'Filter by source',
+    entries.map((e) => ({
+      href: withQuery(path, { ...listQuery(filter), source: e.value }),
+      label: e.label,
+      count: e.count,
+      current: e.value === filter.source,
+    })),
+  );
+}
+
+/** Why the list is empty, and the one link that gets back to groups. */
+function noMatches(path: string, data: ErrorListData): SafeHtml {
+  const { filter, page } = data;
+  const query = listQuery(filter);
+  if (page > 1) {
+    return emptyState(
+      'No more error groups',
+      html`<a href="${pageHref({ path, query }, 1)}">Back to the first page</a>`,
+    );
+  }
+  if (filter.q || filter.environment) {
+    return emptyState(
+      'No error groups match',
+      html`Nothing matches ${filter.q ? html`“${filter.q}”` : ''}
+        ${filter.environment ? html` in ${filter.environment}` : ''}.
+        <a href="${withQuery(path, { ...query, q: undefined, environment: undefined })}"
+          >Clear the search</a
+        >`,
+    );
+  }
+  const what = filter.status === 'all' ? '' : `${filter.status} `;
+  return emptyState(
+    `No ${what}errors${filter.source ? ` from ${filter.source}` : ''}`,
+    html`<a href="${withQuery(path, { status: 'all' })}">Show every error group</a>`,
+  );
+}
+
 export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
-  const { source, page, counts } = data;
+  const { page, filter } = data;
   const base = workspaceBase(data.workspace);
-  const list = { path: `${base}/errors`, query: { source } };
-  const allGroups = sumCounts(counts);
+  const path = `${base}/errors`;
   return layout(ctx, {
     title: 'Errors',
     section: 'errors',
-    body: html`<div class="page-head">
+    body: html`<div class="errors-view">
+      <div class="page-head">
         <h1>Errors</h1>
         <p class="muted errors-total" data-testid="retained-total">
           <strong>${plural(data.retained, 'occurrence')}</strong> retained in
-          ${plural(allGroups, 'group')} · <a href="${base}/settings/errors">Setup</a>
+          ${plural(data.allGroups, 'group')} ·
+          <a href="${base}/settings/errors">Setup</a>
         </p>
       </div>
       ${
-        allGroups === 0
+        data.allGroups === 0
           ? html`<div class="empty">
               <h2>No errors reported yet</h2>
               ${firstReportHelp(data.publicUrl, data.workspace)}
               <p>Reports with the same class and top backtrace frame are grouped here.</p>
             </div>`
-          : html`${filterTabs('Filter by source', {
-              path: list.path,
-              param: 'source',
-              current: source,
-              entries: [
-                { value: undefined, label: 'All', count: allGroups },
-                ...ERROR_SOURCES.map((s) => ({ value: s, label: s, count: counts[s] })),
-              ],
-            })}
-            ${
-              data.groups.length
-                ? groupsTable(base, data.groups)
-                : emptyState(
-                    page > 1 ? 'No more error groups' : `No errors from ${source ?? ''}`,
-                    page > 1
-                      ? html`<a href="${pageHref(list, 1)}">Back to the first page</a>`
-                      : html`<a href="${list.path}">Show all sources</a>`,
-                  )
-            }
-            ${pager({ ...list, page, pages: data.pages })}`
-      }`,
+          : html`${statusTabs(path, data)} ${filterForm(path, data)} ${sourceTabs(path, data)}
+            ${data.groups.length ? groupsTable(base, data.groups, data.sparklines) : noMatches(path, data)}
+            ${pager({ path, query: listQuery(filter), page, pages: data.pages })}`
+      }
+    </div>`,
   });
 }
 
 export interface ErrorGroupData {
   workspace: Pick<Workspace, 'id' | 'slug'>;
   group: ErrorGroup;
-  /** The latest retained occurrences, newest first (at most OCCURRENCES_SHOWN). */
+  /** This page of the latest retained occurrences, newest first. */
   occurrences: OccurrenceWithVisitor[];
+  page: number;
+  pages: number;
+  /** Retained occurrences the pages cover (at most OCCURRENCES_SHOWN). */
+  shown: number;
+  /** Whether the viewer may resolve, ignore and reopen. */
+  canTriage: boolean;
+}
+
+/** The buttons that move a group to each other status, as POST forms with the CSRF token. */
+function triageForms(ctx: PageContext, action: string, status: ErrorStatus): SafeHtml {
+  const moves: { to: ErrorStatus; label: string }[] =
+    status === 'unresolved'
+      ? [
+          { to: 'resolved', label: 'Resolve' },
+          { to: 'ignored', label: 'Ignore' },
+        ]
+      : status === 'resolved'
+        ? [
+            { to: 'unresolved', label: 'Reopen' },
+            { to: 'ignored', label: 'Ignore' },
+          ]
+        : [
+            { to: 'unresolved', label: 'Stop ignoring' },
+            { to: 'resolved', label: 'Resolve' },
+          ];
+  return html`<div class="button-row triage-actions">
+    ${moves.map(
+      (m, i) =>
+        html`<form method="post" action="${action}" class="inline">
+          ${csrfField(ctx)}<input type="hidden" name="status" value="${m.to}" /><button
+            type="submit"
+            class="${i === 0 ? '' : 'secondary'}"
+          >
+            ${m.label}
+          </button>
+        </form>`,
+    )}
+  </div>`;
+}
+
+function statusLine(group: ErrorGroup): SafeHtml {
+  return html`<p class="triage-status" data-testid="group-status">
+    <strong>${STATUS_LABEL[group.status]}</strong>
+    ${
+      group.regressed_at && group.status === 'unresolved'
+        ? html` · <span class="badge danger">Regression</span> seen again
+            ${timeAgo(group.regressed_at)} after it was resolved`
+        : group.status_changed_at
+          ? html` · since ${timeAgo(group.status_changed_at)}`
+          : ''
+    }
+  </p>`;
+}
+
+function occurrencesSection(data: ErrorGroupData, path: string): SafeHtml {
+  const { occurrences, page, pages, shown, group } = data;
+  const count = Number(group.occurrence_count);
+  const first = (page - 1) * OCCURRENCES_PAGE_SIZE + 1;
+  const heading =
+    shown < count
+      ? `Latest ${plural(shown, 'occurrence')} of ${number(count)}`
+      : plural(shown, 'occurrence');
+  return html`<h2 id="occurrences">${heading}</h2>
+    ${
+      shown < count
+        ? html`<p class="muted">
+            Up to ${OCCURRENCES_SHOWN} of the most recent occurrences are shown; older ones may have
+            been removed by retention, but still count.
+          </p>`
+        : ''
+    }
+    ${
+      occurrences.length
+        ? html`${
+              pages > 1
+                ? html`<p class="muted">
+                    Showing ${number(first)}–${number(first + occurrences.length - 1)}, newest
+                    first.
+                  </p>`
+                : ''
+            }
+            <div class="occurrences">
+              ${occurrences.map((o, i) => occurrenceItem(o, group.error_class, i === 0))}
+            </div>`
+        : shown === 0
+          ? emptyState('No occurrences retained', 'Older occurrences were removed by retention.')
+          : emptyState(
+              `There is no page ${number(page)}`,
+              html`This group’s occurrences fit on ${plural(pages, 'page')}.
+                <a href="${pageHref({ path }, pages)}">Go to the last page</a>`,
+            )
+    }
+    ${pager({ path, page, pages })}`;
 }
 
 export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml {
-  const { group, occurrences } = data;
+  const { group } = data;
   const base = workspaceBase(data.workspace);
-  const count = Number(group.occurrence_count);
-  const shown = plural(occurrences.length, 'occurrence');
+  const path = `${base}/errors/${group.id}`;
   return layout(ctx, {
     title: group.error_class,
     section: 'errors',
-    body: html`<p class="crumbs"><a href="${base}/errors">← Errors</a></p>
-      <div class="page-head">
-        <h1 class="error-class">${group.error_class} ${sourceBadge(group.source)}</h1>
+    body: html`<div class="errors-view">
+      <p class="crumbs"><a href="${base}/errors">← Errors</a></p>
+      <div class="page-head group-head">
+        <h1 class="error-class">${group.error_class}</h1>
+        <span class="group-badges">${sourceBadge(group.source)} ${statusBadges(group)}</span>
       </div>
+      <section class="card triage" aria-label="Status">
+        ${statusLine(group)}
+        ${data.canTriage ? triageForms(ctx, `${path}/status`, group.status) : ''}
+      </section>
       <section class="card group-summary">
         ${messageText(group.latest_message, 'latest-message')}
         <dl class="kv">
           <dt>Occurrences</dt>
-          <dd>${number(count)}</dd>
+          <dd>${number(Number(group.occurrence_count))}</dd>
           <dt>First seen</dt>
           <dd>${exactTime(group.first_seen_at)}</dd>
           <dt>Last seen</dt>
           <dd>${exactTime(group.last_seen_at)}</dd>
+          <dt>Environments</dt>
+          <dd>
+            ${group.environments.length ? group.environments.join(', ') : muted('none reported')}
+          </dd>
           <dt>Group</dt>
-          <dd>${code(group.id)}</dd>
+          <dd class="break">${code(group.id)}</dd>
         </dl>
       </section>
-      <h2>${occurrences.length < count ? `Latest ${shown} of ${number(count)}` : shown}</h2>
-      ${
-        occurrences.length < count
-          ? html`<p class="muted">
-              Up to ${OCCURRENCES_SHOWN} of the most recent occurrences are shown; older ones may
-              have been removed by retention, but still count.
-            </p>`
-          : ''
-      }
-      ${
-        occurrences.length
-          ? html`<div class="occurrences">${occurrences.map(occurrenceCard)}</div>`
-          : emptyState('No occurrences retained', 'Older occurrences were removed by retention.')
-      }`,
+      ${occurrencesSection(data, path)}
+    </div>`,
   });
 }
 
@@ -249,7 +520,8 @@ export function errorSettingsPage(
   return layout(ctx, {
     title: 'Error reporting',
     section: 'errors-settings',
-    body: html`<div class="page-head"><h1>Error reporting</h1></div>
+    body: html`<div class="errors-view">
+      <div class="page-head"><h1>Error reporting</h1></div>
       <section class="card">
         <h2>Workspace public key</h2>
         <p>
@@ -264,6 +536,7 @@ export function errorSettingsPage(
           Reports then appear on the <a href="${base}/errors">Errors</a> page, grouped by class and
           top backtrace frame.
         </p>
-      </section>`,
+      </section>
+    </div>`,
   });
 }

@@ -1,0 +1,130 @@
+import { sql } from 'kysely';
+import type { Db, ErrorGroup, ErrorStatus } from '@ferry/db';
+import {
+  findErrorGroup,
+  latestOccurrences,
+  OCCURRENCES_PAGE_SIZE,
+  OCCURRENCES_SHOWN,
+  type OccurrenceWithVisitor,
+} from './errors.js';
+
+/**
+ * Triage of error groups (issue #13): setting a group's status, the 14-day sparkline of the list,
+ * and the group page's pages of occurrences. Reopening a resolved group is not here: the ingest
+ * writer does it inside its group upsert, so a batch pays no extra round trip for it.
+ */
+
+export const SPARKLINE_DAYS = 14;
+
+/**
+ * Sets a group's status (a member's triage, from the page or the API). Any explicit status clears
+ * the regression mark: someone has looked at it. Undefined when the group is not the workspace's.
+ */
+export async function setErrorGroupStatus(
+  db: Db,
+  workspaceId: string,
+  groupId: string,
+  status: ErrorStatus,
+): Promise<ErrorGroup | undefined> {
+  const group = await findErrorGroup(db, workspaceId, groupId);
+  if (!group) return undefined;
+  return db
+    .updateTable('error_groups')
+    .set({ status, status_changed_at: sql<Date>`now()`, regressed_at: null })
+    .where('id', '=', group.id)
+    .where('workspace_id', '=', workspaceId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The UTC day (midnight) `days - 1` days before `now`'s: the sparkline's first bar. */
+function firstDay(now: Date, days: number): Date {
+  const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return new Date(day - (days - 1) * 86_400_000);
+}
+
+/**
+ * Retained occurrences per UTC day over the last 14 days (oldest first, today last) for each of
+ * the given groups: one grouped query along error_occurrences_group_idx (group_id, occurred_at).
+ * Occurrences pruned by retention are no longer counted, so a busy group's old bars can shrink.
+ */
+export async function occurrenceSparklines(
+  db: Db,
+  workspaceId: string,
+  groupIds: readonly string[],
+  now = new Date(),
+  days = SPARKLINE_DAYS,
+): Promise<Map<string, number[]>> {
+  const lines = new Map(groupIds.map((id) => [id, Array.from({ length: days }, () => 0)]));
+  if (groupIds.length === 0) return lines;
+  const since = firstDay(now, days);
+  const rows = await db
+    .selectFrom('error_occurrences')
+    .select([
+      'group_id',
+      sql<string>`floor(extract(epoch from occurred_at - ${since}::timestamptz) / 86400)`.as('day'),
+      (eb) => eb.fn.countAll<string>().as('n'),
+    ])
+    .where('group_id', 'in', [...groupIds])
+    .where('workspace_id', '=', workspaceId)
+    .where('occurred_at', '>=', since)
+    .groupBy(['group_id', 'day'])
+    .execute();
+  for (const row of rows) {
+    const day = Number(row.day);
+    const line = lines.get(row.group_id);
+    // An occurrence dated up to an hour ahead (allowed at ingest) may land past today: count it today.
+    if (line && day >= 0) line[Math.min(day, days - 1)]! += Number(row.n);
+  }
+  return lines;
+}
+
+export interface OccurrencePage {
+  occurrences: OccurrenceWithVisitor[];
+  page: number;
+  /** At least 1. */
+  pages: number;
+  /** Retained occurrences of the group that the pages cover (at most OCCURRENCES_SHOWN). */
+  shown: number;
+}
+
+/**
+ * One page (20, newest first) of a group's latest 100 retained occurrences: SPEC.md shows up to
+ * 100 per group, and paging keeps that from being one very long page. A page past the end is
+ * empty and says how many pages there are.
+ */
+export async function occurrencePage(
+  db: Db,
+  group: Pick<ErrorGroup, 'id' | 'workspace_id'>,
+  requested: number,
+): Promise<OccurrencePage> {
+  const page = Math.max(1, Math.floor(requested));
+  const offset = (page - 1) * OCCURRENCES_PAGE_SIZE;
+  const [counted, occurrences] = await Promise.all([
+    db
+      .selectFrom(
+        db
+          .selectFrom('error_occurrences')
+          .select('id')
+          .where('group_id', '=', group.id)
+          .where('workspace_id', '=', group.workspace_id)
+          .limit(OCCURRENCES_SHOWN)
+          .as('latest'),
+      )
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
+    offset >= OCCURRENCES_SHOWN
+      ? Promise.resolve([])
+      : latestOccurrences(db, group, {
+          offset,
+          limit: Math.min(OCCURRENCES_PAGE_SIZE, OCCURRENCES_SHOWN - offset),
+        }),
+  ]);
+  const shown = Number(counted.n);
+  return {
+    occurrences,
+    page,
+    pages: Math.max(1, Math.ceil(shown / OCCURRENCES_PAGE_SIZE)),
+    shown,
+  };
+}
