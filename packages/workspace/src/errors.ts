@@ -10,6 +10,7 @@ import type {
   ErrorStatus,
   Visitor,
 } from '@ferry/db';
+import { escapeLike } from './like.js';
 
 export { ERROR_SOURCES, ERROR_STATUSES, isErrorSource, isErrorStatus };
 
@@ -50,11 +51,6 @@ export interface ErrorGroupPage {
   counts: Record<ErrorSource, number>;
   /** Groups per status under the other filters (source, environment, search), for the tabs. */
   statusCounts: Record<ErrorStatus, number>;
-}
-
-/** `%`, `_` and the escape character itself match literally in a LIKE pattern after this. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** The environment and search narrowing, which the list and its tab counts share. */

@@ -4,6 +4,7 @@ import { writeEvent } from '@ferry/queues';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { postMessage } from './messages.js';
+import { escapeLike } from './like.js';
 
 /**
  * Feedback tickets: filed through the REST API (the widget posts there too), each with its own
@@ -222,11 +223,6 @@ export interface FeedbackFilter {
   status?: FeedbackStatus | undefined;
   assignee?: string | undefined;
   q?: string | undefined;
-}
-
-/** `%` and `_` typed into a search are themselves, not wildcards (Postgres' default escape `\`). */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 type TicketQuery = ReturnType<typeof tickets>;

@@ -22,3 +22,4 @@ export * from './room-people.js';
 export * from './ops-figures.js';
 export * from './ops-history.js';
 export * from './ops-jobs.js';
+export * from './like.js';
