@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
-import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
+import { closeServer, configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { createWebApp } from './app.js';
 import { loadWebConfig } from './config.js';
 import { webDeps } from './deps.js';
@@ -20,9 +20,12 @@ await listen(server, config.PORT, runtime.logger);
 // the `relay` service does (compose).
 const relay = config.web.runRelay ? startRelay(runtime) : undefined;
 onShutdown(runtime.logger, async () => {
-  await relay?.stop();
+  // Stop accepting, disconnect the live sockets (pages reconnect to another web), let requests in
+  // flight finish; the relay stops last so what they stored is relayed (or left for another).
+  const closed = closeServer(server);
   await realtime.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closed;
+  await relay?.stop();
   await deps.close();
   await runtime.close();
 });
