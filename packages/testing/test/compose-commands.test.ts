@@ -103,10 +103,11 @@ describe('docker-compose.yml commands, started as their containers start them', 
       expect({ name, grace: service.stop_grace_period }).toEqual({ name, grace: '30s' });
     }
     for (const [name, service] of longRunning) {
-      if (service.healthcheck?.disable) expect({ name, line: READY_LINES[name] }).toEqual({
-        name,
-        line: expect.any(String),
-      });
+      if (service.healthcheck?.disable)
+        expect({ name, line: READY_LINES[name] }).toEqual({
+          name,
+          line: expect.any(String),
+        });
     }
   });
 
@@ -157,9 +158,7 @@ describe('docker-compose.yml commands, started as their containers start them', 
         };
       }),
     );
-    expect(exits).toEqual(
-      longRunning.map(([name]) => ({ name, code: 0, inTime: true, log: '' })),
-    );
+    expect(exits).toEqual(longRunning.map(([name]) => ({ name, code: 0, inTime: true, log: '' })));
     for (const [name, process] of running) {
       expect({ name, stopping: process.log().includes('shutting down') }).toEqual({
         name,

@@ -51,3 +51,47 @@ export async function holdRequest(
     },
   };
 }
+
+export interface Load<T> {
+  /** Answers so far, in arrival order. */
+  answered: T[];
+  /** Requests that got no answer (refused, or reset before the server read them). */
+  unanswered(): number;
+  /** Stops sending; resolves once every lane's last request settled. */
+  stop(): Promise<T[]>;
+}
+
+/**
+ * Steady load across a SIGTERM: `lanes` loops each sending one request after another with a
+ * growing number, until `stop()`. A request that fails (the server stopped accepting) is counted,
+ * not thrown: it was never accepted, so it promised nothing. Lanes give up after `maxMs`. `send` returns what the test will
+ * check for (e.g. the ids a 202 gave) and throws only when there was no answer.
+ */
+export function runLoad<T>(send: (n: number) => Promise<T>, lanes = 4, maxMs = 60_000): Load<T> {
+  const answered: T[] = [];
+  let failed = 0;
+  let next = 0;
+  let stopped = false;
+  // A test that fails before its stop() must not leave the lanes running (jest would never exit).
+  const deadline = Date.now() + maxMs;
+  const lane = async (): Promise<void> => {
+    while (!stopped && Date.now() < deadline) {
+      try {
+        answered.push(await send(next++));
+      } catch {
+        failed++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  };
+  const running = Promise.all(Array.from({ length: lanes }, lane));
+  return {
+    answered,
+    unanswered: () => failed,
+    async stop() {
+      stopped = true;
+      await running;
+      return answered;
+    },
+  };
+}
