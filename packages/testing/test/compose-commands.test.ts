@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import { z } from 'zod';
 import {
   createTestContext,
   killAll,
@@ -22,15 +21,21 @@ import {
  */
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
-const composeService = z.object({
-  build: z.unknown().optional(),
-  command: z.array(z.string()).optional(),
-  environment: z.record(z.string(), z.string()).optional(),
-  restart: z.string().optional(),
-  stop_grace_period: z.string().optional(),
-  healthcheck: z.object({ disable: z.boolean().optional() }).optional(),
-});
-const composeFile = z.object({ services: z.record(z.string(), composeService) });
+/** The parts of a compose service this test reads (infra/check-compose.mjs checks the schema). */
+interface ComposeService {
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string>;
+  restart?: string;
+  stop_grace_period?: string;
+  healthcheck?: { disable?: boolean };
+}
+
+function composeServices(text: string): Record<string, ComposeService> {
+  const file = parse(text, { merge: true }) as { services?: Record<string, ComposeService> };
+  if (!file.services) throw new Error('docker-compose.yml has no services');
+  return file.services;
+}
 
 /** What a process without HTTP (compose disables its health check) logs once it is up. */
 const READY_LINES: Record<string, string> = {
@@ -42,19 +47,14 @@ const READY_LINES: Record<string, string> = {
 const interpolate = (value: string): string =>
   value.replace(/\$\{[A-Z0-9_]+(?::?-([^}]*))?\}/g, (_match, fallback?: string) => fallback ?? '');
 
-const compose = composeFile.parse(
-  parse(fs.readFileSync(`${repoRoot}/docker-compose.yml`, 'utf8'), { merge: true }),
-);
+const services = composeServices(fs.readFileSync(`${repoRoot}/docker-compose.yml`, 'utf8'));
 /** The services built from our image (the stores and the proxy are someone else's). */
-const appServices = Object.entries(compose.services).filter(([, service]) => service.build);
+const appServices = Object.entries(services).filter(([, service]) => service.build);
 const oneShots = appServices.filter(([, service]) => service.restart === 'no');
 const longRunning = appServices.filter(([, service]) => service.restart !== 'no');
 
 /** Compose's environment for the service, pointed at the test's own stores. */
-function environmentOf(
-  service: z.infer<typeof composeService>,
-  ctx: TestContext,
-): Record<string, string> {
+function environmentOf(service: ComposeService, ctx: TestContext): Record<string, string> {
   const own = Object.fromEntries(
     Object.entries(service.environment ?? {}).map(([key, value]) => [key, interpolate(value)]),
   );

@@ -93,7 +93,7 @@ describe('ingest-errors drains on SIGTERM', () => {
 
       // The worker is still writing the backlog when it gets its SIGTERM.
       const backlog = await queue.getJobCounts('active', 'waiting');
-      expect(backlog.active + backlog.waiting).toBeGreaterThan(0);
+      expect((backlog.active ?? 0) + (backlog.waiting ?? 0)).toBeGreaterThan(0);
       const workerExit = await worker.terminate();
       expect(workerExit).toMatchObject({ code: 0, signal: null });
       expect(workerExit.ms).toBeLessThan(10_000);
