@@ -44,8 +44,6 @@ describe('webhooks-out drains on SIGTERM', () => {
     const exit = await first.terminate();
     expect(exit).toMatchObject({ code: 0, signal: null });
     expect(exit.ms).toBeLessThan(10_000);
-    const seenAtExit = receiver.requests.length;
-    expect(seenAtExit).toBeLessThan(posted.length);
 
     const fresh = await startService({ command, env: world.ctx.env });
     processes.push(fresh);
