@@ -32,8 +32,58 @@ export function openRuntime(config: Config, service: string): Runtime {
   };
 }
 
-/** Listen on PORT; resolves once listening. */
+/** Per server: the responses not yet finished, and whether a drain has begun. */
+interface Draining {
+  open: Set<http.ServerResponse>;
+  draining: boolean;
+}
+const tracked = new WeakMap<http.Server, Draining>();
+
+/**
+ * Remembers the server's unfinished responses, so `closeServer` can tell each one to close its
+ * connection after answering instead of keeping it alive.
+ */
+function trackResponses(server: http.Server): Draining {
+  const known = tracked.get(server);
+  if (known) return known;
+  const state: Draining = { open: new Set(), draining: false };
+  tracked.set(server, state);
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (res.writableFinished) return;
+    if (state.draining) {
+      if (!res.headersSent) res.setHeader('connection', 'close');
+      return;
+    }
+    state.open.add(res);
+    res.once('close', () => state.open.delete(res));
+  });
+  return state;
+}
+
+/**
+ * Graceful close for SIGTERM: stop accepting connections, let every request in flight get its
+ * real answer with `Connection: close`, and close keep-alive connections as soon as they are idle
+ * (a plain `server.close()` leaves them open for the keep-alive timeout, and a request racing on
+ * one would be reset). Long-lived responses (SSE streams) must be ended by their owner; the
+ * promise resolves once every connection is gone.
+ */
+export function closeServer(server: http.Server, sweepMs = 50): Promise<void> {
+  const state = trackResponses(server);
+  state.draining = true;
+  for (const res of state.open) if (!res.headersSent) res.setHeader('connection', 'close');
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), sweepMs);
+    // Called with ERR_SERVER_NOT_RUNNING when someone else closed it first: still drained.
+    server.close(() => {
+      clearInterval(sweep);
+      resolve();
+    });
+  });
+}
+
+/** Listen on PORT; resolves once listening. Close it with `closeServer`. */
 export function listen(server: http.Server, port: number, logger: Logger): Promise<void> {
+  trackResponses(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, () => {

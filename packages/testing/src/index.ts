@@ -5,6 +5,7 @@ export * from './receiver.js';
 export * from './stores.js';
 export * from './browser.js';
 export * from './process.js';
+export * from './drain.js';
 export * from './form-client.js';
 export * from './fake-github.js';
 export * from './axe.js';

@@ -86,3 +86,97 @@ export async function freePort(): Promise<number> {
   }
   throw new Error(`no free port in ${base}-${base + BLOCK_SIZE - 1}`);
 }
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** The PORT it was given (HTTP services answer on it). */
+  port: number;
+  url: string;
+  /** Everything it wrote to stdout and stderr so far. */
+  log(): string;
+  exited: Promise<ChildExit>;
+  /** Sends SIGTERM; resolves with the exit and how many milliseconds it took. */
+  terminate(): Promise<ChildExit & { ms: number }>;
+}
+
+export interface StartServiceOptions {
+  /** What the container runs, e.g. `['node', '--import', 'tsx', 'services/web/src/main.ts']`. */
+  command: readonly string[];
+  env: Record<string, string>;
+  /** Up once this line is logged; by default once `/healthz` answers 200. */
+  readyLine?: string;
+  timeoutMs?: number;
+}
+
+/** The command line of a service entry run as its container runs it (tsx, no build). */
+export function entryCommand(entry: string): string[] {
+  return ['node', '--import', 'tsx', entry];
+}
+
+/**
+ * Starts a service's real entry in a child process from the repository root (the image's working
+ * directory) on a free PORT, and resolves once it is up: `/healthz` answers, or `readyLine` is
+ * logged for a process without HTTP. Rejects with its output if it exits or stays down.
+ */
+export async function startService(options: StartServiceOptions): Promise<ServiceProcess> {
+  const port = await freePort();
+  const [command, ...args] = options.command;
+  if (!command) throw new Error('startService: empty command');
+  const child = spawn(command === 'node' ? process.execPath : command, args, {
+    cwd: repoRoot,
+    env: { ...process.env, ...options.env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: Buffer[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
+  const log = (): string => Buffer.concat(output).toString('utf8');
+  const exited = new Promise<ChildExit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const { readyLine } = options;
+  const up = async (): Promise<boolean> => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${options.command.join(' ')} exited before it was up:\n${log()}`);
+    }
+    const ready = readyLine
+      ? log().includes(readyLine)
+      : await fetch(`${url}/healthz`).then(
+          (res) => res.ok,
+          () => false,
+        );
+    // Several children start at once on a small machine: poll gently.
+    if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
+    return ready;
+  };
+  try {
+    await waitUntil(up, `${options.command.join(' ')} to be up`, options.timeoutMs ?? 45_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log()}`);
+  }
+  return {
+    child,
+    port,
+    url,
+    log,
+    exited,
+    async terminate() {
+      const started = Date.now();
+      child.kill('SIGTERM');
+      const exit = await exited;
+      return { ...exit, ms: Date.now() - started };
+    },
+  };
+}
+
+/** SIGKILLs whichever of `processes` still run (a test's afterAll), and waits for them. */
+export async function killAll(processes: readonly { child: ChildProcess }[]): Promise<void> {
+  const running = processes.filter((p) => p.child.exitCode === null && !p.child.signalCode);
+  const gone = running.map(
+    (p) => new Promise<void>((resolve) => p.child.once('exit', () => resolve())),
+  );
+  for (const p of running) p.child.kill('SIGKILL');
+  await Promise.all(gone);
+}

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
-import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
+import { closeServer, configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { createRedisConnection, redisReady, startJobs } from '@ferry/queues';
 import { agentStreamHub, createAgentGatewayApp } from './app.js';
 import { loadAgentGatewayConfig } from './config.js';
@@ -39,8 +39,12 @@ const jobs = startJobs([agentGatewayJobs(options)], {
   logger: runtime.logger,
 });
 onShutdown(runtime.logger, async () => {
+  // Stop accepting first, so no stream opens after the hub ends them; open streams end (their
+  // agents reconnect to another process and get their unacked work again), requests in flight
+  // get their answers.
+  const closed = closeServer(server);
   await hub.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closed;
   await jobs.stop();
   await deps.close();
   producerRedis.disconnect();

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
 import {
+  closeServer,
   createHttpApp,
   createMetrics,
   finishApp,
@@ -132,15 +133,19 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
     server,
     stop: async () => {
       opsSampler.stop();
-      await relay.stop();
-      await incomingKeys.close();
+      // Stop accepting; end the agents' SSE streams and the pages' sockets (they reconnect to
+      // another process); requests in flight get their real answers before anything they need
+      // closes.
+      const closed = closeServer(server);
       await hub.close();
       await parts.realtime.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
       // Posts already queued for a group commit are written before the pool closes.
       await incomingPosts.stop();
+      await incomingKeys.close();
+      // Active jobs finish (or stay queued for another process); then what was stored is relayed.
       await jobs.stop();
+      await relay.stop();
       await ingest.producer.close();
       await web.close();
       await agents.close();

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
-import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
+import { closeServer, configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { createRedisConnection, redisReady, startJobs, type RunningJobs } from '@ferry/queues';
 import { createDispatchApp } from './app.js';
 import { loadDispatchConfig } from './config.js';
@@ -54,7 +54,7 @@ if (role !== 'http') {
 }
 
 onShutdown(runtime.logger, async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closeServer(server);
   await jobs?.stop();
   await deps.close();
   producerRedis.disconnect();

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { migrateToLatest } from '@ferry/db';
-import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
+import { closeServer, configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { closeWorkers, createRedisConnection, redisReady } from '@ferry/queues';
 import { createIngestApp, ingestDeps } from './app.js';
 import { loadIngestConfig } from './config.js';
@@ -56,10 +56,9 @@ if (role !== 'http') {
 }
 
 onShutdown(runtime.logger, async () => {
-  // Stop taking requests first, then let active jobs finish (accepted reports stay queued either
-  // way), then close connections.
-  const server = front?.server;
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Stop taking requests first (those in flight get their answers: a 202 only once queued), then
+  // let active jobs finish (accepted reports stay queued either way), then close connections.
+  if (front) await closeServer(front.server);
   if (writer) await closeWorkers([writer.worker]);
   await front?.deps.producer.close();
   front?.redis.disconnect();

@@ -1,68 +1,91 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { newId } from '@ferry/core';
 import { createProducer, createRedisConnection, writeEvent, type Producer } from '@ferry/queues';
-import { createTestContext, waitUntil, type TestContext } from '@ferry/testing';
+import {
+  createTestContext,
+  entryCommand,
+  killAll,
+  runLoad,
+  startService,
+  waitUntil,
+  type ServiceProcess,
+  type TestContext,
+} from '@ferry/testing';
 
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const command = entryCommand('services/relay/src/main.ts');
+const startRelayProcess = (ctx: TestContext): Promise<ServiceProcess> =>
+  startService({
+    command,
+    env: { ...ctx.env, LOG_LEVEL: 'info' },
+    readyLine: 'outbox relay started',
+  });
 
 /** The relay's own entry, started the way compose's `relay` container starts it. */
 describe('relay service', () => {
   let ctx: TestContext;
-  let child: ChildProcess;
-  let exited: Promise<number | null>;
+  const processes: ServiceProcess[] = [];
   let connection: ReturnType<typeof createRedisConnection>;
   let producer: Producer;
-  const output: Buffer[] = [];
 
   beforeAll(async () => {
     ctx = await createTestContext();
     connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
     producer = createProducer({ connection, prefix: ctx.config.REDIS_PREFIX });
-    child = spawn(process.execPath, ['--import', 'tsx', main], {
-      cwd: repoRoot,
-      env: { ...process.env, ...ctx.env, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk));
-    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    await waitUntil(() => {
-      if (child.exitCode !== null) throw new Error(Buffer.concat(output).toString('utf8'));
-      return Promise.resolve(
-        Buffer.concat(output).toString('utf8').includes('outbox relay started'),
-      );
-    }, 'the relay to start');
   });
 
   afterAll(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    await killAll(processes);
     await producer.close();
     connection.disconnect();
     await ctx.close();
   });
 
+  const unsent = async (): Promise<number> =>
+    (await ctx.db.selectFrom('outbox').select('id').where('sent_at', 'is', null).execute()).length;
+
   it('relays committed events to their queues, then stops cleanly on SIGTERM', async () => {
+    const relay = await startRelayProcess(ctx);
+    processes.push(relay);
     const feedbackId = newId('feedback');
     const eventId = await writeEvent(ctx.db, 'feedback_filed', {
       feedbackId,
       workspaceId: newId('workspace'),
     });
-    await waitUntil(async () => {
-      const row = await ctx.db
-        .selectFrom('outbox')
-        .select('sent_at')
-        .where('id', '=', eventId)
-        .executeTakeFirstOrThrow();
-      return row.sent_at !== null;
-    }, 'the event to be relayed');
+    await waitUntil(async () => (await unsent()) === 0, 'the event to be relayed');
     const job = await producer.queue('agent-work').getJob(eventId);
     expect(job?.data).toMatchObject({ kind: 'feedback', feedbackId });
 
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(Buffer.concat(output).toString('utf8')).toContain('shutting down');
+    expect(await relay.terminate()).toMatchObject({ code: 0 });
+    expect(relay.log()).toContain('shutting down');
   });
+
+  it('drains under load: exits 0 mid-stream, and a fresh relay sends the rest, each once', async () => {
+    const relay = await startRelayProcess(ctx);
+    processes.push(relay);
+    // Events committed steadily across the signal, as web and webhooks-in write them.
+    const load = runLoad(
+      () =>
+        writeEvent(ctx.db, 'feedback_filed', {
+          feedbackId: newId('feedback'),
+          workspaceId: newId('workspace'),
+        }),
+      3,
+    );
+    await waitUntil(() => load.answered.length >= 100, 'events to be written', 30_000);
+    const exit = await relay.terminate();
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.ms).toBeLessThan(10_000);
+    const written = await load.stop();
+
+    const fresh = await startRelayProcess(ctx);
+    processes.push(fresh);
+    await waitUntil(async () => (await unsent()) === 0, 'the fresh relay to send the rest', 30_000);
+    expect(await fresh.terminate()).toMatchObject({ code: 0 });
+    // One job per event (the job id is the event id), none missing.
+    const queue = producer.queue('agent-work');
+    const jobs = await queue.getJobs(['waiting', 'delayed', 'prioritized']);
+    const ids = jobs.map((job) => job.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of written) expect(ids).toContain(id);
+  }, 90_000);
 });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
-import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
+import { closeServer, configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { createWebApp, startOpsSampling } from './app.js';
 import { loadWebConfig } from './config.js';
 import { webDeps } from './deps.js';
@@ -22,9 +22,12 @@ const relay = config.web.runRelay ? startRelay(runtime) : undefined;
 const opsSampler = startOpsSampling(deps);
 onShutdown(runtime.logger, async () => {
   opsSampler.stop();
-  await relay?.stop();
+  // Stop accepting, disconnect the live sockets (pages reconnect to another web), let requests in
+  // flight finish; the relay stops last so what they stored is relayed (or left for another).
+  const closed = closeServer(server);
   await realtime.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closed;
+  await relay?.stop();
   await deps.close();
   await runtime.close();
 });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { migrateToLatest } from '@ferry/db';
-import { configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
+import { closeServer, configOrExit, listen, onShutdown, openRuntime } from '@ferry/http';
 import { createRedisConnection, redisReady } from '@ferry/queues';
 import { createWebhooksInApp } from './app.js';
 import type { WebhooksInDeps } from './deps.js';
@@ -34,7 +34,7 @@ await redisReady(producerRedis);
 const server = http.createServer(createWebhooksInApp(deps, runtime.redis));
 await listen(server, config.PORT, runtime.logger);
 onShutdown(runtime.logger, async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closeServer(server);
   // Requests still in flight have had their answers; this writes anything still queued.
   await posts.stop();
   await deps.keys.close();

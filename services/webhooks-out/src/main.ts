@@ -3,6 +3,7 @@ import { createDb, migrateToLatest } from '@ferry/db';
 import {
   createHttpApp,
   createMetrics,
+  closeServer,
   configOrExit,
   finishApp,
   healthRouter,
@@ -47,7 +48,7 @@ const running = startWebhooksOut({
   producerConnection: producerRedis,
 });
 onShutdown(runtime.logger, async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await closeServer(server);
   // Active sends finish; a send cut off by the orchestrator is re-sent when its lease expires.
   await running.stop();
   workerRedis.disconnect();
