@@ -15,6 +15,7 @@ import {
   findRoomSeat,
   joinRoom,
   leaveRoom,
+  messageBefore,
   listRooms,
   roomLabel,
   type RoomSeat,
@@ -199,7 +200,9 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     // Others see it live once the outbox relay announces it (packages/workspace live.ts); the
     // author's page inserts it from this answer.
     if (json) {
-      const item = messageItem(message, await workspaceMentionHandles(db, workspace.id)).value;
+      const item = messageItem(message, await workspaceMentionHandles(db, workspace.id), {
+        previous: await messageBefore(db, room.room.id, message.id),
+      }).value;
       res.status(201).json({ message: { id: message.id, html: item } });
       return;
     }

@@ -4,7 +4,7 @@ import { code, link, mailto, optional, orDash, timeAgo } from './format.js';
 import { githubLink, repoName } from './github.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, workspaceBase, type PageContext } from './layout.js';
-import { messageItem } from './messages.js';
+import { messageItems } from './messages.js';
 import { pageHref, pager } from './pager.js';
 import { filterTabs } from './tabs.js';
 
@@ -368,7 +368,7 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
               conversation.messages.length
                 ? html`<ol class="messages readonly">
                     ${conversation.more ? html`<li class="muted">Earlier messages are in the room.</li>` : ''}
-                    ${conversation.messages.map((m) => messageItem(m, data.handles, { webhookKeyBase: keyBase }))}
+                    ${messageItems(conversation.messages, data.handles, { webhookKeyBase: keyBase })}
                   </ol>`
                 : html`<p class="muted">No messages yet.</p>`
             }

@@ -9,7 +9,7 @@ import {
 import { plural, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, field, layout, workspaceBase, type PageContext } from './layout.js';
-import { messageItem } from './messages.js';
+import { messageItems } from './messages.js';
 
 /** The rooms list and the room page (messages, composer), and the offer to join a channel. */
 
@@ -203,7 +203,7 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
               </li>`
             : ''
         }
-        ${messages.map((m) => messageItem(m, data.handles, { webhookKeyBase: keyBase }))}
+        ${messageItems(messages, data.handles, { webhookKeyBase: keyBase })}
         ${
           messages.length === 0 && latest
             ? html`<li class="empty-room">
