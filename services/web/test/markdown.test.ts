@@ -141,7 +141,7 @@ describe('message groups', () => {
     // One webhook key, two senders: two authors.
     const hook = message({ author_kind: 'webhook', author_member_id: null, author_ref: 'iwh_1' });
     expect(continuesGroup({ ...hook, display_name: 'CI bot' }, hook)).toBe(false);
-    expect(continuesGroup({ ...hook, body: 'again' }, hook)).toBe(true);
+    expect(continuesGroup(message({ ...hook, body: 'again' }), hook)).toBe(true);
     // Proposals and progress chips always stand alone.
     expect(continuesGroup(message({ kind: 'proposal' }), first)).toBe(false);
     expect(continuesGroup(message(), message({ kind: 'progress' }))).toBe(false);
