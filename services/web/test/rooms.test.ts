@@ -205,8 +205,11 @@ describe('rooms and messages', () => {
     });
     expect(res.status).toBe(201);
     const json = (await res.json()) as { message: { id: string; html: string } };
+    // Posted right after the author's previous message: rendered as part of its group.
     expect(json.message.html).toMatch(
-      new RegExp(`^<li\\s+class="message author-member kind-text"\\s+data-id="${json.message.id}"`),
+      new RegExp(
+        `^<li\\s+class="message grouped author-member kind-text"\\s+data-id="${json.message.id}"`,
+      ),
     );
     expect(await outboxFor(json.message.id)).toHaveLength(1);
     expect(

@@ -1,5 +1,6 @@
 import type { Workspace } from '@ferry/db';
 import { ROLES, type listMembers } from '@ferry/workspace';
+import { confirmLink, confirmPage } from './confirm.js';
 import { timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, field, layout, workspaceBase, type PageContext } from './layout.js';
@@ -70,15 +71,11 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
                 <td>
                   ${
                     canManage || m.id === selfId
-                      ? html`<form
-                          method="post"
-                          action="${base}/members/${m.id}/remove"
-                          class="inline"
-                        >
-                          ${csrf}<button class="danger small" type="submit">
-                            ${m.id === selfId ? 'Leave' : 'Remove'}
-                          </button>
-                        </form>`
+                      ? confirmLink(
+                          `${base}/members/${m.id}/remove`,
+                          m.id === selfId ? 'Leave' : 'Remove',
+                          { cls: 'danger small', hiddenLabel: m.id === selfId ? '' : m.name },
+                        )
                       : ''
                   }
                 </td>
@@ -87,5 +84,28 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
         </tbody>
       </table>
       ${canManage ? addMemberForm(csrf, base, values, errors) : ''}`,
+  });
+}
+
+/** "Remove Ada from Acme?" (or "Leave Acme?" for oneself): asked before the seat ends. */
+export function removeMemberConfirmPage(
+  ctx: PageContext,
+  data: {
+    workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
+    member: { id: string; name: string };
+    self: boolean;
+  },
+): SafeHtml {
+  const { workspace, member, self } = data;
+  const base = workspaceBase(workspace);
+  return confirmPage(ctx, {
+    question: self ? `Leave ${workspace.name}?` : `Remove ${member.name} from ${workspace.name}?`,
+    section: 'members',
+    consequences: self
+      ? 'You lose access to its rooms, feedback and settings at once, and the incoming webhook keys you created stop working. An admin can add you back.'
+      : `${member.name} loses access to its rooms, feedback and settings at once, and the incoming webhook keys they created stop working. You can add them back later.`,
+    action: `${base}/members/${member.id}/remove`,
+    confirmLabel: self ? `Leave ${workspace.name}` : `Remove ${member.name}`,
+    cancelHref: `${base}/members`,
   });
 }

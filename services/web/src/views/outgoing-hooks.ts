@@ -1,6 +1,7 @@
 import type { OutgoingWebhook, Room, Workspace } from '@ferry/db';
 import { roomLabel, type DeliveryLogItem } from '@ferry/workspace';
-import { optional, timeAgo } from './format.js';
+import { confirmLink, confirmPage } from './confirm.js';
+import { exactTime, optional, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, type PageContext } from './layout.js';
 import {
@@ -114,6 +115,19 @@ function attemptRows(d: DeliveryLogItem): SafeHtml {
   </table>`;
 }
 
+/** When a delivery goes out next: the scheduled time (relative and exact), or why it waits. */
+function nextTry(d: DeliveryLogItem): SafeHtml | '' {
+  if (d.status === 'held') {
+    return html`<span class="muted" data-testid="next-try"
+      >held until the hook is re-enabled</span
+    >`;
+  }
+  if (d.status !== 'pending' || !d.next_attempt_at) return '';
+  return html`<span class="muted" data-testid="next-try"
+    >next try ${exactTime(d.next_attempt_at)}</span
+  >`;
+}
+
 function deliveryLog(here: string, csrf: SafeHtml, deliveries: DeliveryLogItem[]): SafeHtml {
   if (!deliveries.length) {
     return emptyState(
@@ -130,11 +144,7 @@ function deliveryLog(here: string, csrf: SafeHtml, deliveries: DeliveryLogItem[]
             <strong>${d.event === 'test' ? 'Test event' : 'message_created'}</strong>
             ${d.message_id ? html`<code>${d.message_id}</code>` : ''}
             <span class="muted">webhook-id <code>${d.id}</code></span>
-            ${
-              d.status === 'pending' && d.next_attempt_at
-                ? html`<span class="muted">next try ${timeAgo(d.next_attempt_at)}</span>`
-                : ''
-            }
+            ${nextTry(d)}
             ${postButton(csrf, `${here}/deliveries/${d.id}/resend`, 'Send again', 'secondary small')}
           </div>
           ${attemptRows(d)}
@@ -232,7 +242,8 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
         </dl>
         <div class="button-row">
           ${action('rotate', 'Rotate secret')} ${action('test', 'Send test event')}
-          ${hook.state === 'disabled' ? action('enable', 'Re-enable', 'primary') : ''}
+          ${hook.state === 'disabled' ? action('enable', 'Re-enable', 'primary') : action('disable', 'Disable')}
+          ${confirmLink(`${here}/delete`, 'Delete hook')}
         </div>
       </div>
       ${PAYLOAD_DOCS}
@@ -240,5 +251,24 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
         <h2 id="deliveries">Deliveries</h2>
         ${deliveryLog(here, csrf, data.deliveries)}
       </section>`,
+  });
+}
+
+/** "Delete the hook to …?": asked before the hook and its delivery log go. */
+export function deleteHookConfirmPage(
+  ctx: PageContext,
+  data: { workspace: WorkspaceRef; room: RoomRef; hook: OutgoingWebhook; cancelHref: string },
+): SafeHtml {
+  const { workspace, room, hook } = data;
+  return confirmPage(ctx, {
+    question: `Delete the hook to ${hook.target_url}?`,
+    section: 'rooms',
+    crumbs: settingsCrumbs(workspace, room, { webhooksLink: true }),
+    consequences: html`Messages in ${roomLabel(room)} stop going to this URL, including any not yet
+    delivered, and its delivery log is deleted. This cannot be undone; to pause deliveries instead,
+    disable the hook.`,
+    action: `${outgoingHookPath(workspace, room.id, hook.id)}/delete`,
+    confirmLabel: 'Delete hook',
+    cancelHref: data.cancelHref,
   });
 }

@@ -7,6 +7,7 @@ import {
   type IncomingKeyState,
   type OutgoingHookListItem,
 } from '@ferry/workspace';
+import { confirmLink, confirmPage } from './confirm.js';
 import { masked, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, field, layout, workspaceBase, type PageContext } from './layout.js';
@@ -271,8 +272,27 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
         <div class="button-row">
           ${action('rotate', 'Rotate')}
           ${key.state === 'disabled' ? action('enable', 'Enable') : action('disable', 'Disable')}
-          ${action('delete', 'Delete', 'danger')}
+          ${confirmLink(`${here}/delete`, 'Delete key')}
         </div>
       </div>`,
+  });
+}
+
+/** "Delete the key …?": asked before posts to it start answering 404 for good. */
+export function deleteKeyConfirmPage(
+  ctx: PageContext,
+  data: { workspace: WorkspaceRef; room: RoomRef; key: IncomingKeyListItem },
+): SafeHtml {
+  const { workspace, room, key } = data;
+  const here = incomingKeyPath(workspace, room.id, key.id);
+  return confirmPage(ctx, {
+    question: `Delete the key "${key.name}"?`,
+    section: 'rooms',
+    crumbs: settingsCrumbs(workspace, room, { webhooksLink: true }),
+    consequences: html`Posts to its URL answer 404 from now on, and it cannot be enabled again:
+    whatever sends to it needs a new key. To stop it for a while instead, disable it.`,
+    action: `${here}/delete`,
+    confirmLabel: 'Delete key',
+    cancelHref: here,
   });
 }
