@@ -12,11 +12,29 @@
     selection.addRange(range);
   }
 
-  function copied(button, label) {
-    const original = button.textContent;
-    button.textContent = label;
+  // The button's own name stays "Copy the …" (aria-label), so screen readers hear the outcome
+  // through one polite status region instead.
+  let status = null;
+  function announce(text) {
+    if (!status) {
+      status = document.createElement('span');
+      status.className = 'visually-hidden';
+      status.setAttribute('role', 'status');
+      document.body.appendChild(status);
+    }
+    status.textContent = '';
     setTimeout(function () {
-      button.textContent = original;
+      status.textContent = text;
+    }, 50);
+  }
+
+  function copied(button, label) {
+    if (!button.hasAttribute('data-label')) button.setAttribute('data-label', button.textContent);
+    button.textContent = label;
+    announce(label === 'Copied' ? 'Copied to the clipboard' : 'Selected: press Ctrl+C to copy');
+    clearTimeout(button._copyTimer);
+    button._copyTimer = setTimeout(function () {
+      button.textContent = button.getAttribute('data-label');
     }, 2000);
   }
 

@@ -18,9 +18,10 @@ import {
   plural,
   timeAgo,
 } from './format.js';
+import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
 import { html, type SafeHtml } from './html.js';
 import { emptyState, layout, workspaceBase, type PageContext } from './layout.js';
-import { pageHref, pager } from './pager.js';
+import { pager, pastLastPage } from './pager.js';
 import { filterTabs } from './tabs.js';
 
 /** The Errors list (source tabs, pages), an error group with its occurrences, and the setup page. */
@@ -38,8 +39,13 @@ export function firstReportHelp(
       <code>X-Service-Tenant</code> header. The key only lets a client post reports, so it is safe
       to ship inside an app.
     </p>
-    <pre class="curl" data-testid="ingest-curl">
-${ingestCurlExample(publicUrl, workspace.public_key)}</pre>`;
+    ${copyableSnippet({
+      id: 'ingest-curl-command',
+      what: 'the curl command',
+      text: ingestCurlExample(publicUrl, workspace.public_key),
+      className: 'curl',
+      testId: 'ingest-curl',
+    })}`;
 }
 
 /** Line breaks in a message are kept (pre-wrap), so no template whitespace may sit inside. */
@@ -153,6 +159,7 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
   return layout(ctx, {
     title: 'Errors',
     section: 'errors',
+    scripts: allGroups === 0 ? [COPY_SCRIPT] : [],
     body: html`<div class="page-head">
         <h1>Errors</h1>
         <p class="muted errors-total" data-testid="retained-total">
@@ -181,8 +188,8 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
                 ? groupsTable(base, data.groups)
                 : emptyState(
                     page > 1 ? 'No more error groups' : `No errors from ${source ?? ''}`,
-                    page > 1
-                      ? html`<a href="${pageHref(list, 1)}">Back to the first page</a>`
+                    page > data.pages
+                      ? pastLastPage({ ...list, page, pages: data.pages })
                       : html`<a href="${list.path}">Show all sources</a>`,
                   )
             }
@@ -249,6 +256,7 @@ export function errorSettingsPage(
   return layout(ctx, {
     title: 'Error reporting',
     section: 'errors-settings',
+    scripts: [COPY_SCRIPT],
     body: html`<div class="page-head"><h1>Error reporting</h1></div>
       <section class="card">
         <h2>Workspace public key</h2>
@@ -257,7 +265,12 @@ export function errorSettingsPage(
           is visible in the embed snippet, and anyone holding it can post reports but cannot read,
           delete or reach anything else.
         </p>
-        <p><code class="public-key" data-testid="public-key">${data.workspace.public_key}</code></p>
+        <p>
+          <code class="public-key" id="public-key" data-testid="public-key"
+            >${data.workspace.public_key}</code
+          >
+          ${copyButton('public-key', 'the public key')}
+        </p>
         <h2>Send a first report</h2>
         ${firstReportHelp(data.publicUrl, data.workspace)}
         <p>

@@ -2,10 +2,11 @@ import type { Feedback, FeedbackStatus, GithubRepo, Message, Workspace } from '@
 import { excerpt, type DispatchJson, type MentionHandles } from '@ferry/workspace';
 import { code, link, mailto, optional, orDash, timeAgo } from './format.js';
 import { githubLink, repoName } from './github.js';
+import { COPY_SCRIPT, copyableSnippet } from './copy.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, workspaceBase, type PageContext } from './layout.js';
 import { messageItems } from './messages.js';
-import { pageHref, pager } from './pager.js';
+import { pageHref, pager, pastLastPage } from './pager.js';
 import { filterTabs } from './tabs.js';
 
 /** The feedback inbox (status tabs, pages) and a ticket with its conversation and dispatches. */
@@ -46,7 +47,12 @@ function emptyInbox(base: string, publicUrl: string, canManageTokens: boolean): 
       Tickets arrive here when your app or the embedded widget files feedback through the REST API.
       ${tokensLink} send:
     </p>
-    <pre class="curl">${curlExample(publicUrl)}</pre>
+    ${copyableSnippet({
+      id: 'feedback-curl-command',
+      what: 'the curl command',
+      text: curlExample(publicUrl),
+      className: 'curl',
+    })}
     <p>Each ticket gets its own conversation room for the follow-up.</p>
   </div>`;
 }
@@ -100,6 +106,7 @@ export function inboxPage(ctx: PageContext, data: InboxData): SafeHtml {
   return layout(ctx, {
     title: 'Feedback',
     section: 'feedback',
+    scripts: total === 0 ? [COPY_SCRIPT] : [],
     body: html`<div class="page-head">
         <h1>Feedback</h1>
       </div>
@@ -121,7 +128,9 @@ export function inboxPage(ctx: PageContext, data: InboxData): SafeHtml {
                 ? inboxTable(base, data.items)
                 : emptyState(
                     page > 1 ? 'No more tickets' : `No ${status ?? ''} tickets`,
-                    html`<a href="${pageHref(list, 1)}">Back to the first page</a>`,
+                    page > data.pages
+                      ? pastLastPage({ ...list, page, pages: data.pages })
+                      : html`<a href="${pageHref(list, 1)}">Back to the first page</a>`,
                   )
             }
             ${pager({ ...list, page, pages: data.pages })}`

@@ -1,6 +1,7 @@
 import type { OutgoingWebhook, Room, Workspace } from '@ferry/db';
 import { roomLabel, type DeliveryLogItem } from '@ferry/workspace';
 import { confirmLink, confirmPage } from './confirm.js';
+import { COPY_SCRIPT, copyButton } from './copy.js';
 import { exactTime, optional, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, type PageContext } from './layout.js';
@@ -192,7 +193,7 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
   return layout(ctx, {
     title: `Outgoing webhook · ${roomLabel(room)}`,
     section: 'rooms',
-    scripts: rawSecret ? ['/assets/copy.js'] : [],
+    scripts: rawSecret ? [COPY_SCRIPT] : [],
     body: html`${settingsCrumbs(workspace, room, { webhooksLink: true })}
       <div class="card outgoing-hook">
         <h1>
@@ -221,9 +222,7 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
             >
             ${
               rawSecret
-                ? html`<button type="button" class="secondary small" data-copy="#signing-secret">
-                    Copy
-                  </button>`
+                ? copyButton('signing-secret', 'the signing secret')
                 : action('reveal', 'Reveal', 'secondary small')
             }
             ${
