@@ -28,14 +28,22 @@
     }, 50);
   }
 
+  // For two seconds the button says what happened ("Copied"), in its text and its name alike.
   function copied(button, label) {
-    if (!button.hasAttribute('data-label')) button.setAttribute('data-label', button.textContent);
+    if (!button.hasAttribute('data-text')) {
+      button.setAttribute('data-text', button.textContent);
+      button.setAttribute('data-name', button.getAttribute('aria-label') || '');
+    }
     button.textContent = label;
+    if (button.getAttribute('data-name')) button.setAttribute('aria-label', label);
     announce(label === 'Copied' ? 'Copied to the clipboard' : 'Selected: press Ctrl+C to copy');
-    clearTimeout(button._copyTimer);
-    button._copyTimer = setTimeout(function () {
-      button.textContent = button.getAttribute('data-label');
+    clearTimeout(Number(button.getAttribute('data-timer')));
+    const timer = setTimeout(function () {
+      button.textContent = button.getAttribute('data-text');
+      const name = button.getAttribute('data-name');
+      if (name) button.setAttribute('aria-label', name);
     }, 2000);
+    button.setAttribute('data-timer', String(timer));
   }
 
   document.addEventListener('click', function (event) {
