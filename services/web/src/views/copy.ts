@@ -21,7 +21,10 @@ export function copyButton(targetId: string, what: string, visible = 'Copy'): Sa
   </button>`;
 }
 
-/** A command or code sample, its Copy button above it on the right. */
+/**
+ * A command or code sample, its Copy button above it on the right. The sample is focusable: on a
+ * phone a long line scrolls sideways, and keyboard users must be able to scroll it too.
+ */
 export function copyableSnippet(options: {
   id: string;
   /** What it is, shown above it and in the button's name: "the curl command". */
@@ -33,6 +36,7 @@ export function copyableSnippet(options: {
   return html`<div class="snippet-box">
     <div class="snippet-head">${copyButton(options.id, options.what)}</div>
     <pre
+      tabindex="0"
       class="${options.className ?? ''}"
       ${options.testId ? html`data-testid="${options.testId}"` : ''}
     ><code id="${options.id}">${options.text}</code></pre>

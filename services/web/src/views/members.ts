@@ -50,39 +50,41 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
     title: 'Members',
     section: 'members',
     body: html`<h1>Members</h1>
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Joined</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${members.map(
-            (m) =>
-              html`<tr>
-                <td>${m.name}${m.id === selfId ? html` <span class="badge">you</span>` : ''}</td>
-                <td>${m.email}</td>
-                <td><span class="badge">${m.role}</span></td>
-                <td>${timeAgo(m.joined_at)}</td>
-                <td>
-                  ${
-                    canManage || m.id === selfId
-                      ? confirmLink(
-                          `${base}/members/${m.id}/remove`,
-                          m.id === selfId ? 'Leave' : 'Remove',
-                          { cls: 'danger small', hiddenLabel: m.id === selfId ? '' : m.name },
-                        )
-                      : ''
-                  }
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
+      <div class="table-scroll">
+        <table class="members">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th class="joined">Joined</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${members.map(
+              (m) =>
+                html`<tr>
+                  <td>${m.name}${m.id === selfId ? html` <span class="badge">you</span>` : ''}</td>
+                  <td class="email">${m.email}</td>
+                  <td><span class="badge">${m.role}</span></td>
+                  <td class="joined">${timeAgo(m.joined_at)}</td>
+                  <td>
+                    ${
+                      canManage || m.id === selfId
+                        ? confirmLink(
+                            `${base}/members/${m.id}/remove`,
+                            m.id === selfId ? 'Leave' : 'Remove',
+                            { cls: 'danger small', hiddenLabel: m.id === selfId ? '' : m.name },
+                          )
+                        : ''
+                    }
+                  </td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
       ${canManage ? addMemberForm(csrf, base, values, errors) : ''}`,
   });
 }

@@ -1,7 +1,7 @@
 import type { OutgoingWebhook, Room, Workspace } from '@ferry/db';
 import { roomLabel, type DeliveryLogItem } from '@ferry/workspace';
 import { confirmLink, confirmPage } from './confirm.js';
-import { COPY_SCRIPT, copyButton } from './copy.js';
+import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
 import { exactTime, optional, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, type PageContext } from './layout.js';
@@ -166,11 +166,26 @@ const PAYLOAD_DOCS = html`<section class="card" aria-labelledby="payload">
     anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h). 20 failures in a row, or a 410,
     disable the hook.
   </p>
-  <pre data-testid="payload-example"><code>${PAYLOAD_EXAMPLE}</code></pre>
+  ${copyableSnippet({
+    id: 'payload-example',
+    what: 'the example payload',
+    text: PAYLOAD_EXAMPLE,
+    testId: 'payload-example',
+  })}
   <h2>Verify the signature (Ruby)</h2>
-  <pre data-testid="ruby-snippet"><code>${RUBY_SNIPPET}</code></pre>
+  ${copyableSnippet({
+    id: 'ruby-snippet',
+    what: 'the Ruby snippet',
+    text: RUBY_SNIPPET,
+    testId: 'ruby-snippet',
+  })}
   <h2>Verify the signature (Node)</h2>
-  <pre data-testid="node-snippet"><code>${NODE_SNIPPET}</code></pre>
+  ${copyableSnippet({
+    id: 'node-snippet',
+    what: 'the Node snippet',
+    text: NODE_SNIPPET,
+    testId: 'node-snippet',
+  })}
 </section>`;
 
 export interface OutgoingHookData {
@@ -193,7 +208,7 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
   return layout(ctx, {
     title: `Outgoing webhook · ${roomLabel(room)}`,
     section: 'rooms',
-    scripts: rawSecret ? [COPY_SCRIPT] : [],
+    scripts: [COPY_SCRIPT],
     body: html`${settingsCrumbs(workspace, room, { webhooksLink: true })}
       <div class="card outgoing-hook">
         <h1>
