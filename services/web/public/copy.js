@@ -37,7 +37,7 @@
     button.textContent = label;
     if (button.getAttribute('data-name')) button.setAttribute('aria-label', label);
     announce(label === 'Copied' ? 'Copied to the clipboard' : 'Selected: press Ctrl+C to copy');
-    clearTimeout(Number(button.getAttribute('data-timer')));
+    window.clearTimeout(Number(button.getAttribute('data-timer')));
     const timer = setTimeout(function () {
       button.textContent = button.getAttribute('data-text');
       const name = button.getAttribute('data-name');
