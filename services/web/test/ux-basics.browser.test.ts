@@ -82,6 +82,22 @@ describe('UX basics in a browser', () => {
     const page = await newPage();
     await page.goto(`${web.url}/login`);
     await check(page, 'login');
+    // Focus is visible on links, inputs and buttons (the keyboard's way through the form).
+    const outlines: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      outlines.push(
+        await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement;
+          const style = getComputedStyle(el);
+          return `${el.tagName.toLowerCase()}:${style.outlineStyle}:${style.outlineWidth}`;
+        }),
+      );
+    }
+    expect(outlines).toEqual(
+      expect.arrayContaining(['a:solid:2px', 'input:solid:2px', 'button:solid:2px']),
+    );
+    expect(outlines.filter((o) => !o.endsWith(':solid:2px'))).toEqual([]);
 
     // The icon the layout links and the one browsers ask for unprompted are the same SVG, cached.
     const linked = await page.locator('link[rel="icon"]').getAttribute('href');
@@ -117,6 +133,7 @@ describe('UX basics in a browser', () => {
     await createRoom(web.ctx.db, workspace, { name: 'deploys', members: [owner, member] });
     const page = await newPage();
     await signIn(page, owner);
+    await check(page, 'dashboard');
 
     await page.getByRole('link', { name: 'Members' }).click();
     await page.getByRole('heading', { name: 'Members' }).waitFor();
@@ -134,6 +151,7 @@ describe('UX basics in a browser', () => {
     expect(await page.getByRole('cell', { name: 'Bob Marley', exact: true }).count()).toBe(0);
 
     await page.goto(`${base}/rooms`);
+    await check(page, 'rooms');
     await page.getByRole('link', { name: 'Leave #deploys' }).click();
     await page.getByRole('heading', { name: 'Leave #deploys?' }).waitFor();
     await check(page, 'confirm-leave-room');
