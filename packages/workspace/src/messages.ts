@@ -204,6 +204,25 @@ export function findMessage(
     .executeTakeFirst();
 }
 
+/**
+ * The message just before `messageId` in the room (ids sort by creation time), if any: what a
+ * message rendered on its own (live, or in a send's answer) is grouped with.
+ */
+export function messageBefore(
+  db: Db,
+  roomId: string,
+  messageId: string,
+): Promise<Message | undefined> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('room_id', '=', roomId)
+    .where('id', '<', messageId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** The most messages a reconnecting page is sent to catch up (more: it reloads). */
 export const CATCH_UP_MAX = 100;
 

@@ -13,6 +13,8 @@ import { z } from 'zod';
  */
 
 export const OUTGOING_TARGET_MAX = 2_000;
+/** The event of a member's message (test events are never held: they have no stream). */
+const MESSAGE_CREATED = 'message_created';
 /** DESIGN.md: the old secret keeps signing beside the new one for 24 h after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
@@ -167,6 +169,54 @@ export async function reEnableOutgoingHook(
       .executeTakeFirst();
     return Number(released.numUpdatedRows);
   });
+}
+
+/**
+ * Disable by hand (the hook's page): the hook stops receiving deliveries, exactly as when
+ * webhooks-out disables it after 20 failures (services/webhooks-out deliveries.ts): what it is owed
+ * from now on, and what was still pending, is held, not dropped, and goes out in message order when
+ * it is re-enabled. A send already under way finishes; its outcome is recorded as usual. Returns
+ * false when the hook was not enabled (nothing changed).
+ */
+export async function disableOutgoingHook(
+  db: Db,
+  hook: Pick<OutgoingWebhook, 'id' | 'room_id'>,
+  reason: string,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('outgoing_webhooks')
+      .set({ state: 'disabled', disabled_reason: reason, updated_at: sql<Date>`now()` })
+      .where('id', '=', hook.id)
+      .where('room_id', '=', hook.room_id)
+      .where('state', '=', 'enabled')
+      .executeTakeFirst();
+    if (!updated.numUpdatedRows) return false;
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'held', next_attempt_at: null })
+      .where('hook_id', '=', hook.id)
+      .where('status', '=', 'pending')
+      .where('event', '=', MESSAGE_CREATED)
+      .execute();
+    return true;
+  });
+}
+
+/**
+ * Deletes the hook with its deliveries and their attempts (foreign keys cascade): nothing more is
+ * sent, and messages posted from now on owe it nothing. A send already under way may still reach
+ * the receiver once; its attempt has nowhere to be recorded and is dropped.
+ */
+export async function deleteOutgoingHook(
+  db: Db,
+  hook: Pick<OutgoingWebhook, 'id' | 'room_id'>,
+): Promise<void> {
+  await db
+    .deleteFrom('outgoing_webhooks')
+    .where('id', '=', hook.id)
+    .where('room_id', '=', hook.room_id)
+    .execute();
 }
 
 export interface DeliveryLogItem extends Omit<WebhookDelivery, 'body'> {

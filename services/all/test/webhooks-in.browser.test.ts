@@ -55,7 +55,7 @@ describe('incoming webhook keys in a browser', () => {
     const maskedText = (await page.getByTestId('incoming-key').textContent()) ?? '';
     expect(maskedText).toMatch(/^whk_.{8}…$/);
     await page.getByRole('button', { name: 'Reveal' }).click();
-    await page.getByRole('button', { name: 'Copy' }).waitFor();
+    await page.getByRole('button', { name: 'Copy the key' }).waitFor();
     const rawKey = ((await page.getByTestId('incoming-key').textContent()) ?? '').trim();
     expect(rawKey).toMatch(/^whk_[A-Za-z0-9_-]{43}$/);
     const curl = ((await page.getByTestId('curl-example').textContent()) ?? '').trim();

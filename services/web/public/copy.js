@@ -12,12 +12,38 @@
     selection.addRange(range);
   }
 
-  function copied(button, label) {
-    const original = button.textContent;
-    button.textContent = label;
+  // The button's own name stays "Copy the …" (aria-label), so screen readers hear the outcome
+  // through one polite status region instead.
+  let status = null;
+  function announce(text) {
+    if (!status) {
+      status = document.createElement('span');
+      status.className = 'visually-hidden';
+      status.setAttribute('role', 'status');
+      document.body.appendChild(status);
+    }
+    status.textContent = '';
     setTimeout(function () {
-      button.textContent = original;
+      status.textContent = text;
+    }, 50);
+  }
+
+  // For two seconds the button says what happened ("Copied"), in its text and its name alike.
+  function copied(button, label) {
+    if (!button.hasAttribute('data-text')) {
+      button.setAttribute('data-text', button.textContent);
+      button.setAttribute('data-name', button.getAttribute('aria-label') || '');
+    }
+    button.textContent = label;
+    if (button.getAttribute('data-name')) button.setAttribute('aria-label', label);
+    announce(label === 'Copied' ? 'Copied to the clipboard' : 'Selected: press Ctrl+C to copy');
+    window.clearTimeout(Number(button.getAttribute('data-timer')));
+    const timer = setTimeout(function () {
+      button.textContent = button.getAttribute('data-text');
+      const name = button.getAttribute('data-name');
+      if (name) button.setAttribute('aria-label', name);
     }, 2000);
+    button.setAttribute('data-timer', String(timer));
   }
 
   document.addEventListener('click', function (event) {

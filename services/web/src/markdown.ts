@@ -1,4 +1,4 @@
-import { Marked } from 'marked';
+import { Marked, type Tokens } from 'marked';
 import sanitizeHtml from 'sanitize-html';
 import { MENTION, type MentionHandles } from '@ferry/workspace';
 import { escapeHtml, raw, type SafeHtml } from './views/html.js';
@@ -7,9 +7,11 @@ import { escapeHtml, raw, type SafeHtml } from './views/html.js';
  * Message bodies are stored as the author typed them and rendered here at read time, so a fix to
  * the renderer or the sanitizer applies to every message ever posted.
  *
- * Two layers: marked's renderer drops raw HTML and unsafe links as it writes, then sanitize-html
- * keeps only an allowlist of tags, attributes and URL schemes. The second layer is the one that
- * guarantees safety; the first keeps the output readable (link text instead of an empty <a>).
+ * Two layers: marked's renderer turns raw HTML into the text typed and drops unsafe links as it
+ * writes, then sanitize-html keeps only an allowlist of tags, attributes and URL schemes. The
+ * second layer is the one that guarantees safety; the first keeps the output readable (link text
+ * instead of an empty <a>) and keeps what people type: `a<b and c>d` or a message about `<div>`
+ * is shown as typed, as in Slack, never rendered and never silently dropped.
  */
 
 const SAFE_URL = /^(?:https?:\/\/|mailto:)/i;
@@ -24,9 +26,18 @@ const marked = new Marked({
   gfm: true,
   // Chat, not documents: a single newline is a line break.
   breaks: true,
+  tokenizer: {
+    // A message starting with a tag (`<div> is my favourite tag`, `<script>`) is a paragraph like
+    // any other, so the markdown in it still renders and its tags come out as text (below).
+    // CommonMark would make it an HTML block, shown raw or, as here before, lost.
+    html(src) {
+      if (!this.rules.block.html.test(src)) return false;
+      return (this.paragraph(src) as Tokens.HTML | undefined) ?? false;
+    },
+  },
   renderer: {
-    // Raw HTML in a message is dropped, never passed through (the sanitizer would strip it too).
-    html: () => '',
+    // Raw HTML inside text is shown as the text typed, never rendered.
+    html: (token) => escapeHtml(token.text),
     link(token) {
       const text = this.parser.parseInline(token.tokens);
       if (!safeUrl(token.href)) return text;

@@ -9,6 +9,7 @@ import {
   findMessage,
   findRoomSeat,
   liveChannelKey,
+  messageBefore,
   messagesAfter,
   MESSAGES_STORED_EVENT,
   storedMessagesSchema,
@@ -19,7 +20,7 @@ import {
   type StoredMessages,
 } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
-import { messageItem } from './views/messages.js';
+import { messageItem, messageItems } from './views/messages.js';
 
 /**
  * Live updates for pages (new messages in a room). Sockets authenticate with the same session
@@ -143,7 +144,9 @@ async function deliverLocally(
   if (allowed.size === 0) return;
   const message = await findMessage(db, announced.roomId, announced.id);
   if (!message) return;
-  const html = messageItem(message, await handles(message.workspace_id)).value;
+  // Grouped with the message before it exactly as the room page groups them.
+  const previous = await messageBefore(db, message.room_id, message.id);
+  const html = messageItem(message, await handles(message.workspace_id), { previous }).value;
   io.local.to(channel).emit('message:new', { id: message.id, roomId: message.room_id, html });
 }
 
@@ -203,10 +206,10 @@ async function onRoomJoin(
   const missed = await messagesAfter(db, roomId, after);
   if (!missed.length) return;
   const handles = await workspaceMentionHandles(db, missed[0]!.workspace_id);
-  for (const message of missed) {
-    const html = messageItem(message, handles).value;
-    socket.emit('message:new', { id: message.id, roomId: message.room_id, html });
-  }
+  const items = messageItems(missed, handles, { before: await findMessage(db, roomId, after) });
+  missed.forEach((message, i) => {
+    socket.emit('message:new', { id: message.id, roomId: message.room_id, html: items[i]!.value });
+  });
 }
 
 /**

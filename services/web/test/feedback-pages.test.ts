@@ -131,8 +131,10 @@ describe('feedback inbox and ticket pages', () => {
     expect(text).toContain('New feedback from Ada on /checkout');
     expect(text).toContain('laptop-agent');
     // The conversation uses the room's message renderer (views/messages.ts): markdown with raw
-    // HTML dropped, the agent badge, and the progress chip's kind class.
-    expect(text).toContain('<div class="body"><p>Looking into it </p></div>');
+    // HTML shown as the text typed, the agent badge, and the progress chip's kind class.
+    expect(text).toContain(
+      '<div class="body"><p>Looking into it &lt;img src=x onerror=alert(2)&gt;</p></div>',
+    );
     expect(text).toMatch(/<li\s+class="message chip author-agent kind-progress"/);
     expect(text).toContain('<span class="badge agent"');
     expect(text).toContain(`href="${base}/rooms/${ticket.room_id}"`);

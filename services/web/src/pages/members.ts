@@ -17,7 +17,7 @@ import {
 import type { WebDeps } from '../deps.js';
 import { flash, renderPage, requireCapability, seat } from '../request-context.js';
 import { workspaceBase } from '../views/layout.js';
-import { membersPage } from '../views/members.js';
+import { membersPage, removeMemberConfirmPage } from '../views/members.js';
 
 /**
  * A refusal the list page can explain next to its remedy (the last owner leaving, a role the actor
@@ -151,6 +151,21 @@ export function memberRoutes({ db, box, config }: WebDeps): Router {
         ? `The role stays ${after}.`
         : `Role changed from ${before} to ${after}.`;
     });
+  });
+
+  // Removing (or leaving) asks first: the GET is the question, the POST (its button) acts.
+  router.get('/:memberId/remove', async (req, res) => {
+    const { workspace, member } = seat(res);
+    const { memberId } = req.params;
+    const self = memberId === member.id;
+    if (!self && !can(member.role, 'members.manage')) {
+      throw new AppError('forbidden', 'Only admins can remove other members.');
+    }
+    const target = (await listMembers(db, workspace.id)).find((m) => m.id === memberId);
+    if (!target) throw new AppError('not_found', 'No such member.');
+    renderPage(req, res, (ctx) =>
+      removeMemberConfirmPage(ctx, { workspace, member: target, self }),
+    );
   });
 
   router.post('/:memberId/remove', async (req, res) => {

@@ -4,6 +4,8 @@ import type { OutgoingWebhook } from '@ferry/db';
 import type { WebDeps } from '../deps.js';
 import {
   createOutgoingHook,
+  deleteOutgoingHook,
+  disableOutgoingHook,
   findDelivery,
   findOutgoingHook,
   listDeliveryLog,
@@ -18,8 +20,12 @@ import {
 } from '@ferry/workspace';
 import { flash, noStore, requireCapability, renderPage, seat } from '../request-context.js';
 import { plural } from '../views/format.js';
-import { outgoingHookCreatePage, outgoingHookPage } from '../views/outgoing-hooks.js';
-import { outgoingHookPath } from '../views/webhooks.js';
+import {
+  deleteHookConfirmPage,
+  outgoingHookCreatePage,
+  outgoingHookPage,
+} from '../views/outgoing-hooks.js';
+import { outgoingHookPath, webhooksPath } from '../views/webhooks.js';
 import { settingsRoom, settingsRoomItem, type SettingsItemKind } from './room-settings.js';
 
 /**
@@ -119,6 +125,37 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
         : 'The hook is enabled again.',
     );
     res.redirect(303, here);
+  });
+
+  router.post('/:hookId/disable', admin, async (req, res) => {
+    const { user } = seat(res);
+    const { item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
+    const disabled = await disableOutgoingHook(db, hook, `Disabled by ${user.name}.`);
+    flash(
+      req,
+      'ok',
+      disabled
+        ? 'The hook is disabled: messages posted meanwhile are held and go out, in order, when you re-enable it.'
+        : 'The hook was already disabled.',
+    );
+    res.redirect(303, here);
+  });
+
+  // Deleting asks first: the GET is the question, the POST (its button) deletes.
+  router.get('/:hookId/delete', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const { room, item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
+    renderPage(req, res, (ctx) =>
+      deleteHookConfirmPage(ctx, { workspace, room: room.room, hook, cancelHref: here }),
+    );
+  });
+
+  router.post('/:hookId/delete', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const { room, item: hook } = await settingsRoomItem(db, req, res, HOOK);
+    await deleteOutgoingHook(db, hook);
+    flash(req, 'ok', `The hook to ${hook.target_url} is deleted: nothing more is sent to it.`);
+    res.redirect(303, webhooksPath(workspace, room.room.id));
   });
 
   router.post('/:hookId/test', admin, async (req, res) => {

@@ -16,6 +16,7 @@ import {
   findRoomSeat,
   joinRoom,
   leaveRoom,
+  messageBefore,
   listRooms,
   roomLabel,
   type RoomSeat,
@@ -25,7 +26,14 @@ import type { Realtime } from '../realtime.js';
 import { flash, requireCapability, renderPage, seat } from '../request-context.js';
 import { messageItem } from '../views/messages.js';
 import { NO_SUCH_ROOM } from './room-settings.js';
-import { joinOfferPage, roomPage, roomPath, roomsListPage, roomsPath } from '../views/rooms.js';
+import {
+  joinOfferPage,
+  leaveRoomConfirmPage,
+  roomPage,
+  roomPath,
+  roomsListPage,
+  roomsPath,
+} from '../views/rooms.js';
 
 /**
  * Rooms: the list (join, leave, create a channel) and the room page (messages, composer). Every
@@ -163,6 +171,21 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     res.redirect(roomPath(workspace, room.room.id));
   });
 
+  // Leaving asks first: the GET is the question, the POST (its button) leaves.
+  router.get('/:roomId/leave', async (req, res) => {
+    const { workspace } = seat(res);
+    const room = await visibleRoom(deps, req, res);
+    if (!room.joined) {
+      res.redirect(roomPath(workspace, room.room.id));
+      return;
+    }
+    const fromList = (req.query as Record<string, unknown>).from === 'rooms';
+    const cancelHref = fromList ? roomsPath(workspace) : roomPath(workspace, room.room.id);
+    renderPage(req, res, (ctx) =>
+      leaveRoomConfirmPage(ctx, { workspace, room: room.room, cancelHref }),
+    );
+  });
+
   router.post('/:roomId/leave', async (req, res) => {
     const { workspace, user } = seat(res);
     const room = await visibleRoom(deps, req, res);
@@ -204,7 +227,9 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     // Others see it live once the outbox relay announces it (packages/workspace live.ts); the
     // author's page inserts it from this answer.
     if (json) {
-      const item = messageItem(message, await workspaceMentionHandles(db, workspace.id)).value;
+      const item = messageItem(message, await workspaceMentionHandles(db, workspace.id), {
+        previous: await messageBefore(db, room.room.id, message.id),
+      }).value;
       res.status(201).json({ message: { id: message.id, html: item } });
       return;
     }

@@ -17,6 +17,7 @@ import {
 } from '@ferry/workspace';
 import { flash, noStore, requireCapability, renderPage, seat } from '../request-context.js';
 import {
+  deleteKeyConfirmPage,
   incomingKeyPage,
   incomingKeyPath,
   webhooksPath,
@@ -162,6 +163,13 @@ export function webhookRoutes(deps: WebDeps): Router {
       res.redirect(303, here);
     });
   }
+
+  // Deleting asks first: the GET is the question, the POST (its button) deletes.
+  router.get('/incoming/:keyId/delete', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
+    renderPage(req, res, (ctx) => deleteKeyConfirmPage(ctx, { workspace, room: room.room, key }));
+  });
 
   router.post('/incoming/:keyId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);

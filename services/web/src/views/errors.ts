@@ -23,9 +23,10 @@ import {
   timeAgo,
   withQuery,
 } from './format.js';
+import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, workspaceBase, type PageContext } from './layout.js';
-import { pageHref, pager } from './pager.js';
+import { pageHref, pager, pastLastPage } from './pager.js';
 import { dailyBars } from './sparkline.js';
 import { tabs } from './tabs.js';
 
@@ -47,8 +48,13 @@ export function firstReportHelp(
       <code>X-Service-Tenant</code> header. The key only lets a client post reports, so it is safe
       to ship inside an app.
     </p>
-    <pre class="curl" data-testid="ingest-curl">
-${ingestCurlExample(publicUrl, workspace.public_key)}</pre>`;
+    ${copyableSnippet({
+      id: 'ingest-curl-command',
+      what: 'the curl command',
+      text: ingestCurlExample(publicUrl, workspace.public_key),
+      className: 'curl',
+      testId: 'ingest-curl',
+    })}`;
 }
 
 /** Line breaks in a message are kept (pre-wrap), so no template whitespace may sit inside. */
@@ -321,7 +327,9 @@ function noMatches(path: string, data: ErrorListData): SafeHtml {
   if (page > 1) {
     return emptyState(
       'No more error groups',
-      html`<a href="${pageHref({ path, query }, 1)}">Back to the first page</a>`,
+      page > data.pages
+        ? pastLastPage({ path, query, page, pages: data.pages })
+        : html`<a href="${pageHref({ path, query }, 1)}">Back to the first page</a>`,
     );
   }
   if (filter.q || filter.environment) {
@@ -348,6 +356,7 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
   return layout(ctx, {
     title: 'Errors',
     section: 'errors',
+    scripts: data.allGroups === 0 ? [COPY_SCRIPT] : [],
     body: html`<div class="errors-view">
       <div class="page-head">
         <h1>Errors</h1>
@@ -520,6 +529,7 @@ export function errorSettingsPage(
   return layout(ctx, {
     title: 'Error reporting',
     section: 'errors-settings',
+    scripts: [COPY_SCRIPT],
     body: html`<div class="errors-view">
       <div class="page-head"><h1>Error reporting</h1></div>
       <section class="card">
@@ -529,7 +539,12 @@ export function errorSettingsPage(
           is visible in the embed snippet, and anyone holding it can post reports but cannot read,
           delete or reach anything else.
         </p>
-        <p><code class="public-key" data-testid="public-key">${data.workspace.public_key}</code></p>
+        <p>
+          <code class="public-key" id="public-key" data-testid="public-key"
+            >${data.workspace.public_key}</code
+          >
+          ${copyButton('public-key', 'the public key')}
+        </p>
         <h2>Send a first report</h2>
         ${firstReportHelp(data.publicUrl, data.workspace)}
         <p>

@@ -8,10 +8,11 @@ import {
 } from '@ferry/workspace';
 import { code, link, mailto, optional, orDash, timeAgo, withQuery } from './format.js';
 import { githubLink, repoName } from './github.js';
+import { COPY_SCRIPT, copyableSnippet } from './copy.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, workspaceBase, type PageContext } from './layout.js';
-import { messageItem } from './messages.js';
-import { pageHref, pager } from './pager.js';
+import { messageItems } from './messages.js';
+import { pageHref, pager, pastLastPage } from './pager.js';
 import { tabs } from './tabs.js';
 
 /**
@@ -66,7 +67,12 @@ function emptyInbox(base: string, publicUrl: string, canManageTokens: boolean): 
       Tickets arrive here when your app or the embedded widget files feedback through the REST API.
       ${tokensLink} send:
     </p>
-    <pre class="curl">${curlExample(publicUrl)}</pre>
+    ${copyableSnippet({
+      id: 'feedback-curl-command',
+      what: 'the curl command',
+      text: curlExample(publicUrl),
+      className: 'curl',
+    })}
     <p>Each ticket gets its own conversation room for the follow-up.</p>
   </div>`;
 }
@@ -184,6 +190,7 @@ export function inboxPage(ctx: PageContext, data: InboxData): SafeHtml {
   return layout(ctx, {
     title: 'Feedback',
     section: 'feedback',
+    scripts: total === 0 ? [COPY_SCRIPT] : [],
     body: html`<div class="page-head">
         <h1>Feedback</h1>
       </div>
@@ -202,13 +209,15 @@ export function inboxPage(ctx: PageContext, data: InboxData): SafeHtml {
                 ? inboxTable(base, data.items)
                 : emptyState(
                     nothing,
-                    page > 1
-                      ? html`<a href="${pageHref(list, 1)}">Back to the first page</a>`
-                      : filtered
-                        ? html`<a href="${withQuery(path, { status: filter.status })}"
-                            >Clear the filters</a
-                          >`
-                        : html`<a href="${path}">Show all tickets</a>`,
+                    page > data.pages && page > 1
+                      ? pastLastPage({ ...list, page, pages: data.pages })
+                      : page > 1
+                        ? html`<a href="${pageHref(list, 1)}">Back to the first page</a>`
+                        : filtered
+                          ? html`<a href="${withQuery(path, { status: filter.status })}"
+                              >Clear the filters</a
+                            >`
+                          : html`<a href="${path}">Show all tickets</a>`,
                   )
             }
             ${pager({ ...list, page, pages: data.pages })}`
@@ -519,7 +528,7 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
               conversation.messages.length
                 ? html`<ol class="messages readonly">
                     ${conversation.more ? html`<li class="muted">Earlier messages are in the room.</li>` : ''}
-                    ${conversation.messages.map((m) => messageItem(m, data.handles, { webhookKeyBase: keyBase }))}
+                    ${messageItems(conversation.messages, data.handles, { webhookKeyBase: keyBase })}
                   </ol>`
                 : html`<p class="muted">No messages yet.</p>`
             }

@@ -41,21 +41,26 @@ const UNITS: [number, string][] = [
 ];
 
 /**
- * "3 minutes ago" with the exact time on hover (`<time datetime title>`); public/room.js keeps
- * the text fresh with the same units.
+ * "3 minutes ago" (or "in 3 minutes" for a time still to come, such as a retry) with the exact
+ * time on hover (`<time datetime title>`); public/room.js keeps the text fresh with the same units.
  */
 export function timeAgo(date: Date | string | null | undefined): SafeHtml {
   if (!date) return muted('never');
   const d = new Date(date);
   const seconds = Math.round((Date.now() - d.getTime()) / 1000);
-  let value = Math.max(0, seconds);
+  let value = Math.abs(seconds);
   let label = 'second';
   for (const [size, unit] of UNITS) {
     label = unit;
     if (value < size) break;
     value = Math.floor(value / size);
   }
-  const text = seconds < 5 ? 'just now' : `${plural(value, label)} ago`;
+  const text =
+    Math.abs(seconds) < 5
+      ? 'just now'
+      : seconds < 0
+        ? `in ${plural(value, label)}`
+        : `${plural(value, label)} ago`;
   return html`<time datetime="${d.toISOString()}" title="${d.toUTCString()}">${text}</time>`;
 }
 

@@ -129,7 +129,11 @@ export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
     </html>`;
 }
 
-/** A labelled input with its inline error. */
+/**
+ * A labelled input with its hint or, once the value was refused, its inline error instead: the
+ * error says what to do, so the hint is not shown beside it ("At least 8 characters." next to
+ * "Use at least 8 characters." said the same thing twice). Either is the input's description.
+ */
 export function field(options: {
   label: string;
   name: string;
@@ -152,10 +156,21 @@ export function field(options: {
       ${options.required ? html`required` : ''}
       ${options.maxlength ? html`maxlength="${options.maxlength}"` : ''}
       ${options.autocomplete ? html`autocomplete="${options.autocomplete}"` : ''}
-      ${options.error ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}
+      ${
+        options.error
+          ? html`aria-invalid="true" aria-describedby="${id}-error"`
+          : options.hint
+            ? html`aria-describedby="${id}-hint"`
+            : ''
+      }
     />
-    ${options.hint ? html`<p class="hint">${options.hint}</p>` : ''}
-    ${options.error ? html`<p class="error" id="${id}-error">${options.error}</p>` : ''}
+    ${
+      options.error
+        ? html`<p class="error" id="${id}-error">${options.error}</p>`
+        : options.hint
+          ? html`<p class="hint" id="${id}-hint">${options.hint}</p>`
+          : ''
+    }
   </div>`;
 }
 

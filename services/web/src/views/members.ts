@@ -1,5 +1,6 @@
 import type { Role, Workspace } from '@ferry/db';
 import { INVITE_EXPIRIES, ROLES, type InviteListItem, type listMembers } from '@ferry/workspace';
+import { confirmLink, confirmPage } from './confirm.js';
 import { timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, field, layout, workspaceBase, type PageContext } from './layout.js';
@@ -151,7 +152,7 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
               <th>Name</th>
               <th>Email</th>
               <th>Role</th>
-              <th>Joined</th>
+              <th class="joined">Joined</th>
               <th><span class="visually-hidden">Actions</span></th>
             </tr>
           </thead>
@@ -160,21 +161,17 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
               (m) =>
                 html`<tr>
                   <td>${m.name}${m.id === selfId ? html` <span class="badge">you</span>` : ''}</td>
-                  <td>${m.email}</td>
+                  <td class="email">${m.email}</td>
                   <td>${roleCell(csrf, base, data, m)}</td>
-                  <td>${timeAgo(m.joined_at)}</td>
+                  <td class="joined">${timeAgo(m.joined_at)}</td>
                   <td>
                     ${
                       canManage || m.id === selfId
-                        ? html`<form
-                            method="post"
-                            action="${base}/members/${m.id}/remove"
-                            class="inline"
-                          >
-                            ${csrf}<button class="danger small" type="submit">
-                              ${m.id === selfId ? 'Leave' : 'Remove'}
-                            </button>
-                          </form>`
+                        ? confirmLink(
+                            `${base}/members/${m.id}/remove`,
+                            m.id === selfId ? 'Leave' : 'Remove',
+                            { cls: 'danger small', hiddenLabel: m.id === selfId ? '' : m.name },
+                          )
                         : ''
                     }
                   </td>
@@ -216,5 +213,28 @@ export function invitePage(
               <p class="muted">Either way, you come back here to join.</p>`
       }
     </div>`,
+  });
+}
+
+/** "Remove Ada from Acme?" (or "Leave Acme?" for oneself): asked before the seat ends. */
+export function removeMemberConfirmPage(
+  ctx: PageContext,
+  data: {
+    workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
+    member: { id: string; name: string };
+    self: boolean;
+  },
+): SafeHtml {
+  const { workspace, member, self } = data;
+  const base = workspaceBase(workspace);
+  return confirmPage(ctx, {
+    question: self ? `Leave ${workspace.name}?` : `Remove ${member.name} from ${workspace.name}?`,
+    section: 'members',
+    consequences: self
+      ? 'You lose access to its rooms, feedback and settings at once, and the incoming webhook keys you created stop working. An admin can add you back.'
+      : `${member.name} loses access to its rooms, feedback and settings at once, and the incoming webhook keys they created stop working. You can add them back later.`,
+    action: `${base}/members/${member.id}/remove`,
+    confirmLabel: self ? `Leave ${workspace.name}` : `Remove ${member.name}`,
+    cancelHref: `${base}/members`,
   });
 }

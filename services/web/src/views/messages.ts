@@ -94,12 +94,75 @@ function progressChip(message: Message): SafeHtml {
   </li>`;
 }
 
+/** How close in time a message must follow its author's previous one to join its group. */
+export const GROUP_WINDOW_MS = 5 * 60_000;
+
+type GroupKey = Pick<
+  Message,
+  'kind' | 'author_kind' | 'author_member_id' | 'author_ref' | 'display_name' | 'created_at'
+>;
+
+/**
+ * Consecutive plain messages of one author within 5 minutes form a group: only the first shows
+ * the name header. The author is the seat (or key, or agent) and the name shown, so two senders
+ * posting through one webhook key stay apart. Every renderer (room page, live events, the send
+ * answer, ticket conversations) asks this about the message just before in the room, so the page
+ * and the live path always agree.
+ */
+export function continuesGroup(message: GroupKey, previous: GroupKey | undefined): boolean {
+  if (!previous || message.kind !== 'text' || previous.kind !== 'text') return false;
+  const gap = new Date(message.created_at).getTime() - new Date(previous.created_at).getTime();
+  return (
+    gap >= 0 &&
+    gap <= GROUP_WINDOW_MS &&
+    message.author_kind === previous.author_kind &&
+    message.author_member_id === previous.author_member_id &&
+    message.author_ref === previous.author_ref &&
+    message.display_name === previous.display_name
+  );
+}
+
+/** A message that continues its author's group: the body alone, the header kept for screen readers. */
+function groupedItem(message: Message, handles: MentionHandles): SafeHtml {
+  return html`<li
+    class="message grouped author-${message.author_kind} kind-${message.kind}"
+    data-id="${message.id}"
+  >
+    <div class="avatar-gap" aria-hidden="true"></div>
+    <div class="content">
+      <div class="meta visually-hidden">
+        <span class="author">${message.display_name}</span> ${timeAgo(message.created_at)}
+      </div>
+      <div class="body">${renderMarkdown(message.body, handles)}</div>
+    </div>
+  </li>`;
+}
+
+/** A run of messages, oldest first; `before` is the one just before the first (from a page earlier). */
+export function messageItems(
+  messages: Message[],
+  handles: MentionHandles,
+  options: { webhookKeyBase?: string | undefined; before?: Message | undefined } = {},
+): SafeHtml[] {
+  return messages.map((message, i) =>
+    messageItem(message, handles, {
+      webhookKeyBase: options.webhookKeyBase,
+      previous: i === 0 ? options.before : messages[i - 1],
+    }),
+  );
+}
+
 export function messageItem(
   message: Message,
   handles: MentionHandles,
-  options: { webhookKeyBase?: string | undefined } = {},
+  options: {
+    webhookKeyBase?: string | undefined;
+    /** The message just before this one in the room, if any: decides the grouping. */
+    previous?: Message | undefined;
+  } = {},
 ): SafeHtml {
   if (message.kind === 'progress') return progressChip(message);
+  if (continuesGroup(message, options.previous)) return groupedItem(message, handles);
   const name = message.display_name;
   const proposal =
     message.kind === 'proposal'

@@ -1,6 +1,8 @@
 import type { OutgoingWebhook, Room, Workspace } from '@ferry/db';
 import { roomLabel, type DeliveryLogItem } from '@ferry/workspace';
-import { optional, timeAgo } from './format.js';
+import { confirmLink, confirmPage } from './confirm.js';
+import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
+import { exactTime, optional, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, type PageContext } from './layout.js';
 import {
@@ -89,29 +91,45 @@ export function outgoingHookCreatePage(
 
 function attemptRows(d: DeliveryLogItem): SafeHtml {
   if (!d.attempts_log.length) return html`<p class="muted">No attempt yet.</p>`;
-  return html`<table class="attempts">
-    <thead>
-      <tr>
-        <th>Time</th>
-        <th>Status</th>
-        <th>Duration</th>
-        <th>Answer (first 1 KB)</th>
-        <th>Error</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${d.attempts_log.map(
-        (a) =>
-          html`<tr data-testid="attempt">
-            <td>${timeAgo(a.attempted_at)}</td>
-            <td>${optional(a.status_code, undefined, 'none')}</td>
-            <td>${a.duration_ms} ms</td>
-            <td><code class="excerpt">${a.response_excerpt ?? ''}</code></td>
-            <td>${a.error ?? ''}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  // On a phone the table scrolls sideways in its own box, reachable by keyboard too.
+  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Attempts">
+    <table class="attempts">
+      <thead>
+        <tr>
+          <th>Time</th>
+          <th>Status</th>
+          <th>Duration</th>
+          <th>Answer (first 1 KB)</th>
+          <th>Error</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${d.attempts_log.map(
+          (a) =>
+            html`<tr data-testid="attempt">
+              <td>${timeAgo(a.attempted_at)}</td>
+              <td>${optional(a.status_code, undefined, 'none')}</td>
+              <td>${a.duration_ms} ms</td>
+              <td><code class="excerpt">${a.response_excerpt ?? ''}</code></td>
+              <td>${a.error ?? ''}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** When a delivery goes out next: the scheduled time (relative and exact), or why it waits. */
+function nextTry(d: DeliveryLogItem): SafeHtml | '' {
+  if (d.status === 'held') {
+    return html`<span class="muted" data-testid="next-try"
+      >held until the hook is re-enabled</span
+    >`;
+  }
+  if (d.status !== 'pending' || !d.next_attempt_at) return '';
+  return html`<span class="muted" data-testid="next-try"
+    >next try ${exactTime(d.next_attempt_at)}</span
+  >`;
 }
 
 function deliveryLog(here: string, csrf: SafeHtml, deliveries: DeliveryLogItem[]): SafeHtml {
@@ -130,11 +148,7 @@ function deliveryLog(here: string, csrf: SafeHtml, deliveries: DeliveryLogItem[]
             <strong>${d.event === 'test' ? 'Test event' : 'message_created'}</strong>
             ${d.message_id ? html`<code>${d.message_id}</code>` : ''}
             <span class="muted">webhook-id <code>${d.id}</code></span>
-            ${
-              d.status === 'pending' && d.next_attempt_at
-                ? html`<span class="muted">next try ${timeAgo(d.next_attempt_at)}</span>`
-                : ''
-            }
+            ${nextTry(d)}
             ${postButton(csrf, `${here}/deliveries/${d.id}/resend`, 'Send again', 'secondary small')}
           </div>
           ${attemptRows(d)}
@@ -155,11 +169,26 @@ const PAYLOAD_DOCS = html`<section class="card" aria-labelledby="payload">
     anything else is retried (5 s, 5 min, 30 min, 2 h, 5 h, 10 h). 20 failures in a row, or a 410,
     disable the hook.
   </p>
-  <pre data-testid="payload-example"><code>${PAYLOAD_EXAMPLE}</code></pre>
+  ${copyableSnippet({
+    id: 'payload-example',
+    what: 'the example payload',
+    text: PAYLOAD_EXAMPLE,
+    testId: 'payload-example',
+  })}
   <h2>Verify the signature (Ruby)</h2>
-  <pre data-testid="ruby-snippet"><code>${RUBY_SNIPPET}</code></pre>
+  ${copyableSnippet({
+    id: 'ruby-snippet',
+    what: 'the Ruby snippet',
+    text: RUBY_SNIPPET,
+    testId: 'ruby-snippet',
+  })}
   <h2>Verify the signature (Node)</h2>
-  <pre data-testid="node-snippet"><code>${NODE_SNIPPET}</code></pre>
+  ${copyableSnippet({
+    id: 'node-snippet',
+    what: 'the Node snippet',
+    text: NODE_SNIPPET,
+    testId: 'node-snippet',
+  })}
 </section>`;
 
 export interface OutgoingHookData {
@@ -182,7 +211,7 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
   return layout(ctx, {
     title: `Outgoing webhook · ${roomLabel(room)}`,
     section: 'rooms',
-    scripts: rawSecret ? ['/assets/copy.js'] : [],
+    scripts: [COPY_SCRIPT],
     body: html`${settingsCrumbs(workspace, room, { webhooksLink: true })}
       <div class="card outgoing-hook">
         <h1>
@@ -211,9 +240,7 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
             >
             ${
               rawSecret
-                ? html`<button type="button" class="secondary small" data-copy="#signing-secret">
-                    Copy
-                  </button>`
+                ? copyButton('signing-secret', 'the signing secret')
                 : action('reveal', 'Reveal', 'secondary small')
             }
             ${
@@ -232,7 +259,8 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
         </dl>
         <div class="button-row">
           ${action('rotate', 'Rotate secret')} ${action('test', 'Send test event')}
-          ${hook.state === 'disabled' ? action('enable', 'Re-enable', 'primary') : ''}
+          ${hook.state === 'disabled' ? action('enable', 'Re-enable', 'primary') : action('disable', 'Disable')}
+          ${confirmLink(`${here}/delete`, 'Delete hook')}
         </div>
       </div>
       ${PAYLOAD_DOCS}
@@ -240,5 +268,24 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
         <h2 id="deliveries">Deliveries</h2>
         ${deliveryLog(here, csrf, data.deliveries)}
       </section>`,
+  });
+}
+
+/** "Delete the hook to …?": asked before the hook and its delivery log go. */
+export function deleteHookConfirmPage(
+  ctx: PageContext,
+  data: { workspace: WorkspaceRef; room: RoomRef; hook: OutgoingWebhook; cancelHref: string },
+): SafeHtml {
+  const { workspace, room, hook } = data;
+  return confirmPage(ctx, {
+    question: `Delete the hook to ${hook.target_url}?`,
+    section: 'rooms',
+    crumbs: settingsCrumbs(workspace, room, { webhooksLink: true }),
+    consequences: html`Messages in ${roomLabel(room)} stop going to this URL, including any not yet
+    delivered, and its delivery log is deleted. This cannot be undone; to pause deliveries instead,
+    disable the hook.`,
+    action: `${outgoingHookPath(workspace, room.id, hook.id)}/delete`,
+    confirmLabel: 'Delete hook',
+    cancelHref: data.cancelHref,
   });
 }

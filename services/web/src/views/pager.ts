@@ -42,3 +42,13 @@ export function pager(options: PagerOptions): SafeHtml | '' {
     ${next ? html`<a href="${pageHref(options, next)}" rel="next">Older →</a>` : html`<span></span>`}
   </nav>`;
 }
+
+/**
+ * What a list says past its last page (a stale link, a hand-edited `?page=`): that the page does
+ * not exist, and a link to the last one that does.
+ */
+export function pastLastPage(options: PagerOptions): SafeHtml {
+  const last = Math.max(1, options.pages);
+  return html`Page ${number(options.page)} does not exist; the last page is ${number(last)}.
+    <a href="${pageHref(options, last)}">Go to page ${number(last)}</a>`;
+}

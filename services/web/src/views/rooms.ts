@@ -10,7 +10,8 @@ import {
 import { plural, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, field, layout, workspaceBase, type PageContext } from './layout.js';
-import { messageItem } from './messages.js';
+import { confirmLink, confirmPage } from './confirm.js';
+import { messageItems } from './messages.js';
 
 /** The rooms list and the room page (messages, composer), and the offer to join a channel. */
 
@@ -38,12 +39,14 @@ function roomRow(
     <div class="room-actions">
       ${
         room.joined
-          ? html`<span class="badge ok">Joined</span>
-              <form method="post" action="${base}/${room.id}/leave" class="inline">
-                ${csrf}<button type="submit" class="secondary small">
-                  Leave<span class="visually-hidden"> ${label}</span>
-                </button>
-              </form>`
+          ? html`<span class="badge ok">Joined</span> ${confirmLink(
+                `${base}/${room.id}/leave?from=rooms`,
+                'Leave',
+                {
+                  cls: 'secondary small',
+                  hiddenLabel: label,
+                },
+              )}`
           : options.canJoin
             ? html`<form method="post" action="${base}/${room.id}/join" class="inline">
                 ${csrf}<button type="submit" class="small">
@@ -203,9 +206,7 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
           ${data.canManageWebhooks && room.kind !== 'dm' ? html`<a class="button secondary small" href="${here}/settings/webhooks">Webhooks</a>` : ''}
           ${
             data.joined
-              ? html`<form method="post" action="${here}/leave" class="inline">
-                  ${csrf}<button type="submit" class="secondary small">Leave</button>
-                </form>`
+              ? confirmLink(`${here}/leave`, 'Leave', { cls: 'secondary small' })
               : html`<form method="post" action="${here}/join" class="inline">
                   ${csrf}<button type="submit" class="small">Join</button>
                 </form>`
@@ -221,7 +222,7 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
               </li>`
             : ''
         }
-        ${messages.map((m) => messageItem(m, data.handles, { webhookKeyBase: keyBase }))}
+        ${messageItems(messages, data.handles, { webhookKeyBase: keyBase })}
         ${
           messages.length === 0 && latest
             ? html`<li class="empty-room">
@@ -284,5 +285,25 @@ export function joinOfferPage(
       </form>
       <p><a href="${roomsPath(data.workspace)}">Back to rooms</a></p>
     </div>`,
+  });
+}
+
+/** "Leave #general?": asked first, since a private room cannot be joined back alone. */
+export function leaveRoomConfirmPage(
+  ctx: PageContext,
+  data: { workspace: WorkspaceRef; room: Pick<Room, 'id' | 'kind' | 'name'>; cancelHref: string },
+): SafeHtml {
+  const label = roomLabel(data.room);
+  const here = roomPath(data.workspace, data.room.id);
+  return confirmPage(ctx, {
+    question: `Leave ${label}?`,
+    section: 'rooms',
+    consequences:
+      data.room.kind === 'channel'
+        ? `You stop receiving its messages, and incoming webhook keys you created for it stop working. You can join it again from the rooms list.`
+        : `You stop receiving its messages, and incoming webhook keys you created for it stop working. Someone in it has to add you back.`,
+    action: `${here}/leave`,
+    confirmLabel: `Leave ${label}`,
+    cancelHref: data.cancelHref,
   });
 }

@@ -1,6 +1,7 @@
 import type { ApiToken, TokenScope } from '@ferry/db';
 import { TOKEN_SCOPES, type TokenListItem } from '@ferry/workspace';
 import { masked, optional, timeAgo } from './format.js';
+import { COPY_SCRIPT, copyButton } from './copy.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, field, layout, type PageContext } from './layout.js';
 
@@ -161,7 +162,7 @@ function createdOnce(token: ApiToken, raw: string): SafeHtml {
     </div>
     <div class="token-reveal">
       <code class="secret" id="new-token-value" data-testid="new-token">${raw}</code>
-      <button type="button" class="secondary" data-copy="#new-token-value">Copy</button>
+      ${copyButton('new-token-value', 'the token')}
     </div>
     ${tokenFacts(token)}`;
 }
@@ -184,7 +185,7 @@ export function tokenCreatedPage(
   return layout(ctx, {
     title: 'Token created',
     section: 'tokens',
-    scripts: raw ? ['/assets/copy.js'] : [],
+    scripts: raw ? [COPY_SCRIPT] : [],
     body: html`<p class="crumbs"><a href="${base}">← API tokens</a></p>
       <div class="card narrow">
         ${raw ? createdOnce(token, raw) : alreadyShown(token, base)}

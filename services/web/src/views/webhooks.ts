@@ -7,6 +7,8 @@ import {
   type IncomingKeyState,
   type OutgoingHookListItem,
 } from '@ferry/workspace';
+import { confirmLink, confirmPage } from './confirm.js';
+import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
 import { masked, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, field, layout, workspaceBase, type PageContext } from './layout.js';
@@ -230,7 +232,7 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
   return layout(ctx, {
     title: `${key.name} · Webhooks`,
     section: 'rooms',
-    scripts: rawKey ? ['/assets/copy.js'] : [],
+    scripts: rawKey ? [COPY_SCRIPT] : [],
     body: html`${settingsCrumbs(workspace, room, { webhooksLink: true })}
       <div class="card">
         <h1>${key.name} <span class="badge ${STATE_BADGE[key.state]}">${key.state}</span></h1>
@@ -240,14 +242,15 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
             <code class="secret" id="incoming-key" data-testid="incoming-key">${shownKey}</code>
             ${
               rawKey
-                ? html`<button type="button" class="secondary small" data-copy="#incoming-key">
-                    Copy
-                  </button>`
+                ? copyButton('incoming-key', 'the key')
                 : action('reveal', 'Reveal', 'secondary small')
             }
           </dd>
           <dt>Ingest URL</dt>
-          <dd><code data-testid="ingest-url">${ingestUrl}</code></dd>
+          <dd>
+            <code id="ingest-url" data-testid="ingest-url">${ingestUrl}</code>
+            ${rawKey ? copyButton('ingest-url', 'the ingest URL') : ''}
+          </dd>
           <dt>Posts into</dt>
           <dd>${roomLabel(room)}</dd>
           <dt>Created by</dt>
@@ -261,7 +264,20 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
         </dl>
         <h2>Try it</h2>
         ${rawKey ? '' : html`<p class="muted">Reveal the key to get a command you can run as is.</p>`}
-        <pre class="curl" data-testid="curl-example"><code>${curlExample(ingestUrl)}</code></pre>
+        ${
+          rawKey
+            ? copyableSnippet({
+                id: 'curl-command',
+                what: 'the curl command',
+                text: curlExample(ingestUrl),
+                className: 'curl',
+                testId: 'curl-example',
+              })
+            : html`<pre
+                class="curl"
+                data-testid="curl-example"
+              ><code>${curlExample(ingestUrl)}</code></pre>`
+        }
         <p class="muted">
           JSON fields: <code>body</code> (or <code>text</code>), optional <code>sender</code> (or
           <code>name</code>, <code>username</code>), <code>room</code> (a room id the creator has
@@ -271,8 +287,27 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
         <div class="button-row">
           ${action('rotate', 'Rotate')}
           ${key.state === 'disabled' ? action('enable', 'Enable') : action('disable', 'Disable')}
-          ${action('delete', 'Delete', 'danger')}
+          ${confirmLink(`${here}/delete`, 'Delete key')}
         </div>
       </div>`,
+  });
+}
+
+/** "Delete the key …?": asked before posts to it start answering 404 for good. */
+export function deleteKeyConfirmPage(
+  ctx: PageContext,
+  data: { workspace: WorkspaceRef; room: RoomRef; key: IncomingKeyListItem },
+): SafeHtml {
+  const { workspace, room, key } = data;
+  const here = incomingKeyPath(workspace, room.id, key.id);
+  return confirmPage(ctx, {
+    question: `Delete the key "${key.name}"?`,
+    section: 'rooms',
+    crumbs: settingsCrumbs(workspace, room, { webhooksLink: true }),
+    consequences: html`Posts to its URL answer 404 from now on, and it cannot be enabled again:
+    whatever sends to it needs a new key. To stop it for a while instead, disable it.`,
+    action: `${here}/delete`,
+    confirmLabel: 'Delete key',
+    cancelHref: here,
   });
 }

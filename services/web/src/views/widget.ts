@@ -1,5 +1,6 @@
 import { WIDGET_SNIPPET } from '@ferry/widget';
 import type { Workspace } from '@ferry/db';
+import { COPY_SCRIPT, copyButton } from './copy.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, workspaceBase, type PageContext } from './layout.js';
 
@@ -22,7 +23,7 @@ export function widgetSettingsPage(
   return layout(ctx, {
     title: 'Widget',
     section: 'widget',
-    scripts: ['/assets/copy.js'],
+    scripts: [COPY_SCRIPT],
     body: html`<div class="page-head">
         <h1>Install the widget</h1>
       </div>
@@ -58,8 +59,12 @@ export function widgetSettingsPage(
       <section class="card" aria-labelledby="widget-key">
         <h2 id="widget-key">Public key</h2>
         <p>
-          <code>${data.workspace.public_key}</code>: it only says which workspace reports go to, so
-          it is safe in page source. Reports are rate-limited per key and per visitor.
+          <code id="widget-public-key">${data.workspace.public_key}</code>
+          ${copyButton('widget-public-key', 'the public key')}
+        </p>
+        <p>
+          It only says which workspace reports go to, so it is safe in page source. Reports are
+          rate-limited per key and per visitor.
         </p>
       </section>`,
   });
