@@ -321,7 +321,7 @@ async function leaseRuns(
   // A lease needs to be visible, not durable: other drainers see it at commit either way, and a
   // lease lost to a Postgres crash only makes its run due again, re-sent with the same
   // webhook-ids (what a drainer killed mid-run causes too). So its commit does not wait for the
-  // WAL flush, which is on every first attempt's path. Attempts and their outcomes stay durable.
+  // WAL flush, which is on every first attempt's path (nor does a run's record: records.ts).
   const leased = await leaseStatement(db, headIds, restIds, leaseMs);
   const byId = new Map(leased.map((delivery) => [delivery.id, delivery]));
   return runs.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));
