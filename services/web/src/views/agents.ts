@@ -1,6 +1,6 @@
 import type { Agent, AgentWork, Workspace } from '@ferry/db';
 import { workState, type AgentStatus, type ShipPolicyRules } from '@ferry/workspace';
-import { csrfField, field, layout, workspaceBase, type PageContext } from './layout.js';
+import { csrfField, field, layout, scrollBox, workspaceBase, type PageContext } from './layout.js';
 import { timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -212,35 +212,38 @@ export function configurePage(ctx: PageContext, data: ConfigureData): SafeHtml {
         <h2 id="agent-work">Recent work</h2>
         ${
           data.work.length
-            ? html`<div class="table-scroll">
-                <table>
-                  <thead>
-                    <tr>
-                      <th>Item</th>
-                      <th>Kind</th>
-                      <th>State</th>
-                      <th>Logged</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${data.work.map(
-                      (work) =>
-                        html`<tr data-testid="work-row">
-                          <td>
-                            <a href="${workspaceBase(workspace)}/rooms/${work.conversation_id}"
-                              >${workTitle(work) || work.id}</a
-                            >
-                          </td>
-                          <td>${work.kind}</td>
-                          <td>
-                            <span class="work-state ${workState(work)}">${workState(work)}</span>
-                          </td>
-                          <td>${timeAgo(work.created_at)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
+            ? html`${scrollBox(
+                'Recent work',
+                html`
+                  <table>
+                    <thead>
+                      <tr>
+                        <th>Item</th>
+                        <th>Kind</th>
+                        <th>State</th>
+                        <th>Logged</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      ${data.work.map(
+                        (work) =>
+                          html`<tr data-testid="work-row">
+                            <td>
+                              <a href="${workspaceBase(workspace)}/rooms/${work.conversation_id}"
+                                >${workTitle(work) || work.id}</a
+                              >
+                            </td>
+                            <td>${work.kind}</td>
+                            <td>
+                              <span class="work-state ${workState(work)}">${workState(work)}</span>
+                            </td>
+                            <td>${timeAgo(work.created_at)}</td>
+                          </tr>`,
+                      )}
+                    </tbody>
+                  </table>
+                `,
+              )}`
             : html`<p class="muted">Nothing yet.</p>`
         }
       </section>`,

@@ -7,7 +7,7 @@ import {
 } from '@ferry/github';
 import { code, muted, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
-import { csrfField, layout, workspaceBase, type PageContext } from './layout.js';
+import { csrfField, layout, scrollBox, workspaceBase, type PageContext } from './layout.js';
 
 /** Settings > GitHub: the App's setup or connection, repositories, authorizations, identity. */
 
@@ -92,30 +92,33 @@ function setupPanel(
       </li>
       <li>
         <h3>Grant these permissions</h3>
-        <div class="table-scroll">
-          <table class="permissions">
-            <caption class="visually-hidden">
-              GitHub App permissions
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Permission</th>
-                <th scope="col">Installation</th>
-                <th scope="col">Member's authorization</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${PERMISSIONS.map(
-                (p) =>
-                  html`<tr>
-                    <th scope="row">${p.name}</th>
-                    <td>${p.installation === '—' ? muted('—') : p.installation}</td>
-                    <td>${p.member === '—' ? muted('—') : p.member}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>
+        ${scrollBox(
+          'GitHub App permissions',
+          html`
+            <table class="permissions">
+              <caption class="visually-hidden">
+                GitHub App permissions
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Permission</th>
+                  <th scope="col">Installation</th>
+                  <th scope="col">Member's authorization</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${PERMISSIONS.map(
+                  (p) =>
+                    html`<tr>
+                      <th scope="row">${p.name}</th>
+                      <td>${p.installation === '—' ? muted('—') : p.installation}</td>
+                      <td>${p.member === '—' ? muted('—') : p.member}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          `,
+        )}
         <p class="hint">
           The installation opens issues and reads repositories. A member's authorization starts the
           coding agent's tasks, or assigns an issue to it, which GitHub allows only with Actions,
@@ -259,47 +262,50 @@ function reposCard(ctx: PageContext, data: GithubPageData, path: string): SafeHt
       </p>
     </div>`;
   } else {
-    body = html`<div class="table-scroll">
-      <table class="repos">
-        <thead>
-          <tr>
-            <th scope="col">Repository</th>
-            <th scope="col" class="col-branch">Default branch</th>
-            <th scope="col" class="col-switch">Linked</th>
-            <th scope="col" class="col-switch">Enabled</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${repos.map(
-            (repo) =>
-              html`<tr id="repo-${repo.id}" class="${repo.reachable ? '' : 'unreachable'}">
-                <td>
-                  <span class="repo-name">${repoName(repo.full_name)}</span>
-                  ${
-                    dispatchReady(repo)
-                      ? html`<span class="badge ok ready-badge">ready</span>`
-                      : repo.reachable
-                        ? ''
-                        : html`<span
-                            class="badge danger"
-                            title="The App's installation no longer lists this repository"
-                            >not reachable</span
-                          >`
-                  }
-                  <span class="repo-branch-inline muted">${repo.default_branch}</span>
-                </td>
-                <td class="col-branch">${code(repo.default_branch)}</td>
-                <td class="col-switch">
-                  ${canManage ? repoSwitch(ctx, path, repo, 'linked') : readonlySwitch(repo.linked)}
-                </td>
-                <td class="col-switch">
-                  ${canManage ? repoSwitch(ctx, path, repo, 'enabled') : readonlySwitch(repo.enabled)}
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>`;
+    body = html`${scrollBox(
+      'Repositories',
+      html`
+        <table class="repos">
+          <thead>
+            <tr>
+              <th scope="col">Repository</th>
+              <th scope="col" class="col-branch">Default branch</th>
+              <th scope="col" class="col-switch">Linked</th>
+              <th scope="col" class="col-switch">Enabled</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${repos.map(
+              (repo) =>
+                html`<tr id="repo-${repo.id}" class="${repo.reachable ? '' : 'unreachable'}">
+                  <td>
+                    <span class="repo-name">${repoName(repo.full_name)}</span>
+                    ${
+                      dispatchReady(repo)
+                        ? html`<span class="badge ok ready-badge">ready</span>`
+                        : repo.reachable
+                          ? ''
+                          : html`<span
+                              class="badge danger"
+                              title="The App's installation no longer lists this repository"
+                              >not reachable</span
+                            >`
+                    }
+                    <span class="repo-branch-inline muted">${repo.default_branch}</span>
+                  </td>
+                  <td class="col-branch">${code(repo.default_branch)}</td>
+                  <td class="col-switch">
+                    ${canManage ? repoSwitch(ctx, path, repo, 'linked') : readonlySwitch(repo.linked)}
+                  </td>
+                  <td class="col-switch">
+                    ${canManage ? repoSwitch(ctx, path, repo, 'enabled') : readonlySwitch(repo.enabled)}
+                  </td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      `,
+    )}`;
   }
   return html`<section class="card" id="repositories" aria-labelledby="gh-repos">
     <h2 id="gh-repos">Repositories</h2>

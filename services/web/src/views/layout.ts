@@ -174,6 +174,16 @@ export function field(options: {
   </div>`;
 }
 
+/**
+ * A wide table that scrolls sideways in its own box on a phone instead of widening the page. The
+ * box is a named region in the tab order, so keyboard users can scroll it too.
+ */
+export function scrollBox(label: string, table: SafeHtml): SafeHtml {
+  return html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">
+    ${table}
+  </div>`;
+}
+
 export function csrfField(ctx: PageContext): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${ctx.csrfToken}" />`;
 }

@@ -3,7 +3,7 @@ import { INVITE_EXPIRIES, ROLES, type InviteListItem, type listMembers } from '@
 import { confirmLink, confirmPage } from './confirm.js';
 import { timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
-import { csrfField, field, layout, workspaceBase, type PageContext } from './layout.js';
+import { csrfField, field, layout, scrollBox, workspaceBase, type PageContext } from './layout.js';
 
 /**
  * The workspace's members: roles (changed in place by those allowed), remove or leave, and for
@@ -145,41 +145,46 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
     title: 'Members',
     section: 'members',
     body: html`<h1>Members</h1>
-      <div class="table-scroll">
-        <table class="members">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Email</th>
-              <th>Role</th>
-              <th class="joined">Joined</th>
-              <th><span class="visually-hidden">Actions</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${members.map(
-              (m) =>
-                html`<tr>
-                  <td>${m.name}${m.id === selfId ? html` <span class="badge">you</span>` : ''}</td>
-                  <td class="email">${m.email}</td>
-                  <td>${roleCell(csrf, base, data, m)}</td>
-                  <td class="joined">${timeAgo(m.joined_at)}</td>
-                  <td>
-                    ${
-                      canManage || m.id === selfId
-                        ? confirmLink(
-                            `${base}/members/${m.id}/remove`,
-                            m.id === selfId ? 'Leave' : 'Remove',
-                            { cls: 'danger small', hiddenLabel: m.id === selfId ? '' : m.name },
-                          )
-                        : ''
-                    }
-                  </td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
+      ${scrollBox(
+        'Members',
+        html`
+          <table class="members">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Email</th>
+                <th>Role</th>
+                <th class="joined">Joined</th>
+                <th><span class="visually-hidden">Actions</span></th>
+              </tr>
+            </thead>
+            <tbody>
+              ${members.map(
+                (m) =>
+                  html`<tr>
+                    <td>
+                      ${m.name}${m.id === selfId ? html` <span class="badge">you</span>` : ''}
+                    </td>
+                    <td class="email">${m.email}</td>
+                    <td>${roleCell(csrf, base, data, m)}</td>
+                    <td class="joined">${timeAgo(m.joined_at)}</td>
+                    <td>
+                      ${
+                        canManage || m.id === selfId
+                          ? confirmLink(
+                              `${base}/members/${m.id}/remove`,
+                              m.id === selfId ? 'Leave' : 'Remove',
+                              { cls: 'danger small', hiddenLabel: m.id === selfId ? '' : m.name },
+                            )
+                          : ''
+                      }
+                    </td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>
+        `,
+      )}
       ${canManage ? addMemberForm(csrf, base, values, errors) : ''}
       ${canManage ? invitesSection(csrf, base, data) : ''}`,
   });

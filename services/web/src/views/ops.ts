@@ -9,7 +9,14 @@ import type {
 } from '@ferry/workspace';
 import { number, plural, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
-import { csrfField, extraNav, layout, workspaceBase, type PageContext } from './layout.js';
+import {
+  csrfField,
+  extraNav,
+  layout,
+  scrollBox,
+  workspaceBase,
+  type PageContext,
+} from './layout.js';
 import { chart, sparkline, type Chart, type Series } from './sparkline.js';
 import { outgoingHookPath } from './webhooks.js';
 
@@ -167,15 +174,11 @@ function tiles(f: OpsFigures): SafeHtml {
   </div>`;
 }
 
-/** A wide table that scrolls sideways on a phone instead of widening the page. */
-const scroller = (label: string, table: SafeHtml): SafeHtml =>
-  html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
-
 function queuesTable(data: OpsData, f: OpsFigures): SafeHtml {
   return html`<section class="ops-section" aria-labelledby="ops-queues">
     <h2 id="ops-queues">Queues</h2>
     <p class="muted small-text">The whole deployment's job queues: counts only, no job contents.</p>
-    ${scroller(
+    ${scrollBox(
       'Queues',
       html`<table class="ops-queues">
         <thead>
@@ -213,7 +216,7 @@ function slowHooksTable(workspace: Pick<Workspace, 'id' | 'slug'>, hooks: SlowHo
     <p class="muted small-text">The last hour's sends, slowest 95th percentile first.</p>
     ${
       hooks.length
-        ? scroller(
+        ? scrollBox(
             'Slowest outgoing hooks',
             html`<table class="ops-hooks">
               <thead>
@@ -258,7 +261,7 @@ function failedJobsTable(ctx: PageContext, base: string, jobs: WorkspaceFailedJo
     </p>
     ${
       jobs.length
-        ? scroller(
+        ? scrollBox(
             'Failed jobs',
             html`<table class="ops-failed">
               <thead>

@@ -4,7 +4,7 @@ import { confirmLink, confirmPage } from './confirm.js';
 import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
 import { exactTime, optional, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
-import { csrfField, emptyState, layout, type PageContext } from './layout.js';
+import { csrfField, emptyState, layout, scrollBox, type PageContext } from './layout.js';
 import {
   outgoingHookForm,
   outgoingHookPath,
@@ -92,31 +92,34 @@ export function outgoingHookCreatePage(
 function attemptRows(d: DeliveryLogItem): SafeHtml {
   if (!d.attempts_log.length) return html`<p class="muted">No attempt yet.</p>`;
   // On a phone the table scrolls sideways in its own box, reachable by keyboard too.
-  return html`<div class="table-scroll" tabindex="0" role="region" aria-label="Attempts">
-    <table class="attempts">
-      <thead>
-        <tr>
-          <th>Time</th>
-          <th>Status</th>
-          <th>Duration</th>
-          <th>Answer (first 1 KB)</th>
-          <th>Error</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${d.attempts_log.map(
-          (a) =>
-            html`<tr data-testid="attempt">
-              <td>${timeAgo(a.attempted_at)}</td>
-              <td>${optional(a.status_code, undefined, 'none')}</td>
-              <td>${a.duration_ms} ms</td>
-              <td><code class="excerpt">${a.response_excerpt ?? ''}</code></td>
-              <td>${a.error ?? ''}</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return html`${scrollBox(
+    'Attempts',
+    html`
+      <table class="attempts">
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Status</th>
+            <th>Duration</th>
+            <th>Answer (first 1 KB)</th>
+            <th>Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${d.attempts_log.map(
+            (a) =>
+              html`<tr data-testid="attempt">
+                <td>${timeAgo(a.attempted_at)}</td>
+                <td>${optional(a.status_code, undefined, 'none')}</td>
+                <td>${a.duration_ms} ms</td>
+                <td><code class="excerpt">${a.response_excerpt ?? ''}</code></td>
+                <td>${a.error ?? ''}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    `,
+  )}`;
 }
 
 /** When a delivery goes out next: the scheduled time (relative and exact), or why it waits. */

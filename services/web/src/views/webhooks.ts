@@ -11,7 +11,15 @@ import { confirmLink, confirmPage } from './confirm.js';
 import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
 import { masked, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
-import { csrfField, emptyState, field, layout, workspaceBase, type PageContext } from './layout.js';
+import {
+  csrfField,
+  emptyState,
+  field,
+  layout,
+  scrollBox,
+  workspaceBase,
+  type PageContext,
+} from './layout.js';
 
 /**
  * The room's Settings -> Webhooks tab (incoming keys, the outgoing hooks list and both create
@@ -75,55 +83,61 @@ export function curlExample(ingestUrl: string): string {
 }
 
 function keysTable(base: string, keys: IncomingKeyListItem[]): SafeHtml {
-  return html`<table class="webhooks">
-    <thead>
-      <tr>
-        <th>Name</th>
-        <th>Key</th>
-        <th>State</th>
-        <th>Created by</th>
-        <th>Created</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${keys.map(
-        (k) =>
-          html`<tr>
-            <td><a href="${base}/incoming/${k.id}">${k.name}</a></td>
-            <td><code>${masked(k.key_prefix)}</code></td>
-            <td><span class="badge ${STATE_BADGE[k.state]}">${k.state}</span></td>
-            <td>${k.created_by_name}</td>
-            <td>${timeAgo(k.created_at)}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return scrollBox(
+    'Incoming webhook keys',
+    html`<table class="webhooks">
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Key</th>
+          <th>State</th>
+          <th>Created by</th>
+          <th>Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${keys.map(
+          (k) =>
+            html`<tr>
+              <td><a href="${base}/incoming/${k.id}">${k.name}</a></td>
+              <td><code>${masked(k.key_prefix)}</code></td>
+              <td><span class="badge ${STATE_BADGE[k.state]}">${k.state}</span></td>
+              <td>${k.created_by_name}</td>
+              <td>${timeAgo(k.created_at)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`,
+  );
 }
 
 function hooksTable(base: string, hooks: OutgoingHookListItem[]): SafeHtml {
-  return html`<table class="webhooks">
-    <thead>
-      <tr>
-        <th>Target URL</th>
-        <th>State</th>
-        <th>Consecutive failures</th>
-        <th>Created</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${hooks.map(
-        (h) =>
-          html`<tr>
-            <td>
-              <a href="${base}/outgoing/${h.id}"><code>${h.target_url}</code></a>
-            </td>
-            <td><span class="badge ${STATE_BADGE[h.state]}">${h.state}</span></td>
-            <td>${h.consecutive_failures}</td>
-            <td>${timeAgo(h.created_at)}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return scrollBox(
+    'Outgoing webhooks',
+    html`<table class="webhooks">
+      <thead>
+        <tr>
+          <th>Target URL</th>
+          <th>State</th>
+          <th>Consecutive failures</th>
+          <th>Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${hooks.map(
+          (h) =>
+            html`<tr>
+              <td>
+                <a href="${base}/outgoing/${h.id}"><code>${h.target_url}</code></a>
+              </td>
+              <td><span class="badge ${STATE_BADGE[h.state]}">${h.state}</span></td>
+              <td>${h.consecutive_failures}</td>
+              <td>${timeAgo(h.created_at)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`,
+  );
 }
 
 export interface WebhooksTabData {

@@ -39,9 +39,7 @@ export function widgetSettingsPage(
         <div class="copy-row">
           <pre class="snippet"><code id="snippet-code">${snippet}</code></pre>
           <div class="button-row">
-            <button type="button" data-copy="#snippet-code" aria-label="Copy the snippet">
-              Copy snippet
-            </button>
+            <button type="button" data-copy="#snippet-code">Copy snippet</button>
             <a class="button secondary" href="${path}/preview" target="_blank" rel="noopener"
               >Open the live preview</a
             >
