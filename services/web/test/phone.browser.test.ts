@@ -145,8 +145,14 @@ describe('every page at phone and desktop width', () => {
     }
     expect(problems).toEqual({});
 
-    // On a phone the sidebar's links wait behind Menu, and Menu opens them.
+    // A long room name wraps between its words, not a letter a line beside the buttons.
     await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${web.url}${base}/rooms/${long.id}`);
+    const title = await page.locator('#room-title').boundingBox();
+    expect(title!.height).toBeLessThan(100);
+    expect(title!.width).toBeGreaterThan(300);
+
+    // On a phone the sidebar's links wait behind Menu, and Menu opens them.
     await page.goto(`${web.url}${base}`);
     const menu = page.getByRole('button', { name: 'Menu' });
     await expect(page.getByRole('link', { name: 'Members' }).isVisible()).resolves.toBe(false);
