@@ -1,14 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Room } from '@ferry/db';
-import { createRedisConnection } from '@ferry/queues';
+import { oweMessages, type FanOutResult, type RunningWebhooksOut } from '../src/index.js';
 import {
-  loadWebhooksOutSettings,
-  oweMessages,
-  startWebhooksOut,
-  type FanOutResult,
-  type RunningWebhooksOut,
-} from '../src/index.js';
-import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
+  messageIdOf,
+  startWorld,
+  startWorldWorker,
+  waitUntil,
+  type World,
+} from './support/world.js';
 
 /**
  * A quiet hook's new delivery is leased in the INSERT that owes it and sent by the fan-out's
@@ -36,25 +35,10 @@ describe('leasing a hook’s head as it is owed', () => {
   });
 
   function startWorker(): RunningWebhooksOut {
-    const connection = createRedisConnection(world.ctx.config.REDIS_URL, { role: 'worker' });
-    const producerConnection = createRedisConnection(world.ctx.config.REDIS_URL, {
-      role: 'producer',
-    });
-    const started = startWebhooksOut({
-      config: world.ctx.config,
-      settings: loadWebhooksOutSettings(world.ctx.env),
-      db: world.ctx.db,
-      logger: world.ctx.logger,
-      connection,
-      producerConnection,
-    });
-    stopWorker = async () => {
-      await started.stop();
-      connection.disconnect();
-      producerConnection.disconnect();
-    };
-    running = started;
-    return started;
+    const started = startWorldWorker(world);
+    stopWorker = started.stop;
+    running = started.running;
+    return started.running;
   }
 
   /** A room with one hook to a receiver that is never called (oweMessages alone sends nothing). */

@@ -2,18 +2,21 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { sql } from 'kysely';
 import { createLogger } from '@ferry/core';
 import type { Room } from '@ferry/db';
-import { createRedisConnection } from '@ferry/queues';
 import type { Receiver } from '@ferry/testing';
 import {
   claimRuns,
   createDrainScheduler,
-  loadWebhooksOutSettings,
   oweMessages,
-  startWebhooksOut,
   type DrainOutcome,
   type HandedRun,
 } from '../src/index.js';
-import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
+import {
+  messageIdOf,
+  startWorld,
+  startWorldWorker,
+  waitUntil,
+  type World,
+} from './support/world.js';
 
 /**
  * Runs: a drain claims the head of a hook's stream with the due deliveries behind it and sends
@@ -47,23 +50,7 @@ describe('outgoing webhooks in runs', () => {
   });
 
   function startWorker(): void {
-    const connection = createRedisConnection(world.ctx.config.REDIS_URL, { role: 'worker' });
-    const producerConnection = createRedisConnection(world.ctx.config.REDIS_URL, {
-      role: 'producer',
-    });
-    const running = startWebhooksOut({
-      config: world.ctx.config,
-      settings: loadWebhooksOutSettings(world.ctx.env),
-      db: world.ctx.db,
-      logger: world.ctx.logger,
-      connection,
-      producerConnection,
-    });
-    stopWorker = async () => {
-      await running.stop();
-      connection.disconnect();
-      producerConnection.disconnect();
-    };
+    stopWorker = startWorldWorker(world).stop;
   }
 
   async function hookWithReceiver(): Promise<{ room: Room; receiver: Receiver; hookId: string }> {

@@ -128,3 +128,33 @@ export function messageIdOf(body: string): string {
   const parsed = JSON.parse(body) as { message: { id: string } };
   return parsed.message.id;
 }
+
+/**
+ * The webhooks-out workers started now, in this test process, on the world's stores (for tests
+ * that post first and start the worker after, so a backlog is certain). `stop` closes them.
+ */
+export function startWorldWorker(world: World): {
+  running: RunningWebhooksOut;
+  stop: () => Promise<void>;
+} {
+  const connection = createRedisConnection(world.ctx.config.REDIS_URL, { role: 'worker' });
+  const producerConnection = createRedisConnection(world.ctx.config.REDIS_URL, {
+    role: 'producer',
+  });
+  const running = startWebhooksOut({
+    config: world.ctx.config,
+    settings: loadWebhooksOutSettings(world.ctx.env),
+    db: world.ctx.db,
+    logger: world.ctx.logger,
+    connection,
+    producerConnection,
+  });
+  return {
+    running,
+    stop: async () => {
+      await running.stop();
+      connection.disconnect();
+      producerConnection.disconnect();
+    },
+  };
+}
