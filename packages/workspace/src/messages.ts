@@ -223,6 +223,30 @@ export function messageBefore(
     .executeTakeFirst();
 }
 
+/**
+ * The message and the one just before it in the room, in one read: what the live path renders
+ * (grouped with its predecessor exactly as the room page groups them). Undefined when the message
+ * is not in the room.
+ */
+export async function findMessageWithPrevious(
+  db: Db,
+  roomId: string,
+  messageId: string,
+): Promise<{ message: Message; previous: Message | undefined } | undefined> {
+  if (!isId(messageId, 'message')) return undefined;
+  const rows = await db
+    .selectFrom('messages')
+    .selectAll()
+    .where('room_id', '=', roomId)
+    .where('id', '<=', messageId)
+    .orderBy('id', 'desc')
+    .limit(2)
+    .execute();
+  const [message, previous] = rows;
+  if (message?.id !== messageId) return undefined;
+  return { message, previous };
+}
+
 /** The most messages a reconnecting page is sent to catch up (more: it reloads). */
 export const CATCH_UP_MAX = 100;
 

@@ -9,7 +9,7 @@ import {
   findMessage,
   findRoomSeat,
   liveChannelKey,
-  messageBefore,
+  findMessageWithPrevious,
   messagesAfter,
   MESSAGES_STORED_EVENT,
   storedMessagesSchema,
@@ -142,10 +142,10 @@ async function deliverLocally(
     socket.emit('room:left', { roomId: announced.roomId });
   }
   if (allowed.size === 0) return;
-  const message = await findMessage(db, announced.roomId, announced.id);
-  if (!message) return;
-  // Grouped with the message before it exactly as the room page groups them.
-  const previous = await messageBefore(db, message.room_id, message.id);
+  // Grouped with the message before it exactly as the room page groups them (one read for both).
+  const found = await findMessageWithPrevious(db, announced.roomId, announced.id);
+  if (!found) return;
+  const { message, previous } = found;
   const html = messageItem(message, await handles(message.workspace_id), { previous }).value;
   io.local.to(channel).emit('message:new', { id: message.id, roomId: message.room_id, html });
 }
