@@ -95,6 +95,22 @@ export interface RoomMembersTable {
   member_id: string;
   joined_at: DefaultTimestamp;
   left_at: Timestamp | null;
+  /**
+   * The newest message this seat has read (migration 0070). Set by a trigger to the room's newest
+   * message whenever the seat is taken or retaken, so never written on insert.
+   */
+  last_read_message_id: ColumnType<string | null, never, string | null>;
+}
+
+export type MentionReason = 'mention' | 'ticket_reply';
+
+/** A message that asks for a seat's attention (migration 0070). */
+export interface MentionsTable {
+  member_id: string;
+  message_id: string;
+  room_id: string;
+  reason: MentionReason;
+  read_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface MessagesTable {
@@ -443,6 +459,7 @@ export interface Database {
   workspace_invites: WorkspaceInvitesTable;
   rooms: RoomsTable;
   room_members: RoomMembersTable;
+  mentions: MentionsTable;
   messages: MessagesTable;
   feedback: FeedbackTable;
   api_tokens: ApiTokensTable;

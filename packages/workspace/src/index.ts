@@ -5,6 +5,7 @@ export * from './feedback.js';
 export * from './feedback-triage.js';
 export * from './incoming-keys.js';
 export * from './mentions.js';
+export * from './notifications.js';
 export * from './messages.js';
 export * from './outgoing-hooks.js';
 export * from './require-token.js';

@@ -3,6 +3,7 @@ import type { AuthorKind, Db, Message, MessageKind, NewMessage } from '@ferry/db
 import { writeEvents, type OutboxEvent } from '@ferry/queues';
 import { z } from 'zod';
 import { mentionedHandles, mentionHandles, type MentionHandles } from './mentions.js';
+import { recordMentions } from './notifications.js';
 
 /**
  * Messages: one way in (`postMessage`, or `postMessages` for a batch) for every author - members
@@ -57,7 +58,7 @@ export async function postMessage(db: Db, input: PostMessageInput): Promise<Mess
 /**
  * postMessage for many messages at once (a group commit): the same validation and rules, one
  * INSERT for the messages and one for their outbox events (plus one query per member message to
- * find the agents it addresses). All or nothing: one invalid input throws before anything is
+ * find the agents it addresses, and the mentions' few: see recordMentions). All or nothing: one invalid input throws before anything is
  * written. Returns the messages in the order given.
  */
 export async function postMessages(
@@ -102,6 +103,7 @@ export async function postMessages(
       }
     }
     await writeEvents(trx, events);
+    await recordMentions(trx, messages);
     return messages;
   };
   return db.isTransaction ? write(db) : db.transaction().execute(write);

@@ -139,27 +139,54 @@ function main() {
   scrollToBottom();
 
   if (typeof io !== 'function') return;
-  // WebSocket only: with several web processes behind the proxy, long-polling would need sticky
-  // sessions; a single upgraded connection does not.
-  const socket = io({ transports: ['websocket'] });
-  // (Re)join on every connect: after a reconnect the server has forgotten this socket's rooms.
-  // `after`: the newest message on the page, so what was posted before the join still arrives.
-  socket.on('connect', () => {
+  // The sidebar's socket (nav.js) when there is one. WebSocket only: with several web processes
+  // behind the proxy, long-polling would need sticky sessions; a single upgraded connection does
+  // not.
+  const socket = window.ferrySocket || io({ transports: ['websocket'] });
+
+  function newestId() {
     const rendered = list.querySelectorAll('li.message[data-id]');
     const last = rendered.length ? rendered[rendered.length - 1].getAttribute('data-id') : null;
-    const join = last && ID.test(last) ? { roomId, after: last } : { roomId };
+    return last && ID.test(last) ? last : null;
+  }
+
+  // What arrives while the page is in view is read: the sidebar's count for this room stays at
+  // zero, in every tab. Hidden, it counts up, and is read when the page is looked at again.
+  let readTimer = null;
+  function readSoon() {
+    if (!live || document.visibilityState !== 'visible' || readTimer) return;
+    readTimer = setTimeout(() => {
+      readTimer = null;
+      const last = newestId();
+      if (last && socket.connected) socket.emit('room:read', { roomId, messageId: last });
+    }, 300);
+  }
+  document.addEventListener('visibilitychange', readSoon);
+
+  // (Re)join on every connect: after a reconnect the server has forgotten this socket's rooms.
+  // `after`: the newest message on the page, so what was posted before the join still arrives.
+  function joinRoom() {
+    const last = newestId();
+    const join = last ? { roomId, after: last } : { roomId };
     socket.emit('room:join', join, (reply) => {
       if (!reply || !reply.ok) {
         showNotice('Live updates are off for this room. Reload the page to see new messages.');
       } else {
         notice.hidden = true;
+        // The page read the room when it was rendered: tell the user's other tabs too.
+        readSoon();
       }
       // For people and tests alike: new messages now arrive without a reload.
       room.setAttribute('data-connected', String(Boolean(reply && reply.ok)));
     });
-  });
+  }
+  socket.on('connect', joinRoom);
+  // The shared socket may have connected before this script ran.
+  if (socket.connected) joinRoom();
   socket.on('message:new', (event) => {
-    if (event && event.roomId === roomId) insert(event.id, event.html);
+    if (!event || event.roomId !== roomId) return;
+    insert(event.id, event.html);
+    readSoon();
   });
   socket.on('disconnect', () => room.setAttribute('data-connected', 'false'));
   socket.on('room:left', (event) => {

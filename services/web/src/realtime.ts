@@ -20,6 +20,15 @@ import {
   type StoredMessages,
 } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
+import {
+  readRoom,
+  readSchema,
+  syncSchema,
+  syncState,
+  unreadEvents,
+  type UnreadMessageEvent,
+  type UnreadStateEvent,
+} from './live-unread.js';
 import { messageItem, messageItems } from './views/messages.js';
 
 /**
@@ -34,6 +43,8 @@ import { messageItem, messageItems } from './views/messages.js';
  *   connection was down) arrives too, instead of waiting for a reload.
  * - server -> `message:new` {id, roomId, html}: a stored message, rendered as its `<li>`.
  * - server -> `room:left` {roomId}: this user no longer has the room; the page stops listening.
+ * - unread counts for the sidebar: `unread:message`, `unread:state`, `room:read`, `unread:sync`
+ *   (live-unread.ts).
  *
  * Several web processes (`docker compose up --scale web=3`) share one Redis adapter, so a message
  * posted on one process reaches sockets held by the others.
@@ -64,13 +75,17 @@ export interface MessageEvent {
 }
 
 interface ClientToServerEvents {
-  // Both arguments come from the browser: validated, never trusted.
+  // Every argument comes from the browser: validated, never trusted.
   'room:join': (payload: unknown, ack: unknown) => void;
+  'room:read': (payload: unknown) => void;
+  'unread:sync': (payload: unknown) => void;
 }
 
 interface ServerToClientEvents {
   'message:new': (event: MessageEvent) => void;
   'room:left': (event: { roomId: string }) => void;
+  'unread:message': (event: UnreadMessageEvent) => void;
+  'unread:state': (event: UnreadStateEvent) => void;
 }
 
 interface InterServerEvents {
@@ -258,9 +273,54 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     next();
   });
 
+  /** Users with a socket on this process, and how many: who this process tells of new messages. */
+  const localUsers = new Map<string, number>();
+  const failed = (what: string) => (err: unknown) => logger.warn({ err }, `${what} failed`);
+
   io.on('connection', (socket) => {
+    const { userId } = socket.data;
+    localUsers.set(userId, (localUsers.get(userId) ?? 0) + 1);
+    socket.on('disconnect', () => {
+      const left = (localUsers.get(userId) ?? 1) - 1;
+      if (left > 0) localUsers.set(userId, left);
+      else localUsers.delete(userId);
+    });
     // A room per user, so "this user left room X" can reach all their tabs on every process.
-    void socket.join(userChannel(socket.data.userId));
+    void socket.join(userChannel(userId));
+    // Reads are applied one at a time per socket, the latest per room: a burst of live messages
+    // (or a client that floods) costs one write per room per round, not one per event.
+    const pendingReads = new Map<string, string>();
+    let reading = false;
+    const applyReads = async (): Promise<void> => {
+      reading = true;
+      try {
+        for (const [roomId, messageId] of pendingReads) {
+          pendingReads.delete(roomId);
+          const state = await readRoom(db, userId, { roomId, messageId });
+          // Every tab of the user, on every process, shows the room read.
+          if (state) io.to(userChannel(userId)).emit('unread:state', state);
+        }
+      } finally {
+        reading = false;
+      }
+    };
+    socket.on('room:read', (payload) => {
+      const parsed = readSchema.safeParse(payload);
+      if (!parsed.success) return;
+      const { roomId, messageId } = parsed.data;
+      const known = pendingReads.get(roomId);
+      if (!known || known < messageId) pendingReads.set(roomId, messageId);
+      if (!reading) applyReads().catch(failed('room:read'));
+    });
+    socket.on('unread:sync', (payload) => {
+      const parsed = syncSchema.safeParse(payload);
+      if (!parsed.success) return;
+      syncState(db, userId, parsed.data)
+        .then((state) => {
+          if (state) socket.emit('unread:state', state);
+        })
+        .catch(failed('unread:sync'));
+    });
     socket.on('room:join', (payload, ack) => {
       onRoomJoin(db, socket, payload, ack).catch((err: unknown) => {
         logger.error({ err }, 'room:join failed');
@@ -280,9 +340,16 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       logger.warn('ignored a malformed messages:stored announcement');
       return;
     }
-    deliverAnnounced(io, db, parsed.data).catch((err: unknown) =>
-      logger.warn({ err }, 'live delivery failed'),
-    );
+    const announced = parsed.data;
+    deliverAnnounced(io, db, announced)
+      // After the messages themselves, so an open room page has them before its count moves.
+      .then(() => unreadEvents(db, announced, [...localUsers.keys()]))
+      .then((events) => {
+        for (const { userId, event } of events) {
+          io.local.to(userChannel(userId)).emit('unread:message', event);
+        }
+      })
+      .catch(failed('live delivery'));
   });
 
   const realtime: Realtime = {

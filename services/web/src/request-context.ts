@@ -1,7 +1,14 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '@ferry/core';
 import type { Member, User, Workspace } from '@ferry/db';
-import { can, type Capability, findUser, findMembership } from '@ferry/workspace';
+import {
+  can,
+  type Capability,
+  findUser,
+  findMembership,
+  unreadState,
+  type UnreadState,
+} from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
 import { workspaceBase, type PageContext } from './views/layout.js';
 import type { SafeHtml } from './views/html.js';
@@ -11,6 +18,8 @@ export interface Locals {
   user?: User;
   workspace?: Workspace;
   member?: Member;
+  /** The sidebar's rooms and counts, for pages (see loadUnread). */
+  unread?: UnreadState;
 }
 
 export function locals(res: Response): Locals {
@@ -66,6 +75,20 @@ export function loadWorkspace({ db }: Pick<WebDeps, 'db'>): RequestHandler {
   };
 }
 
+/**
+ * For workspace pages: the sidebar's rooms with their unread counts and the unread mentions. Read
+ * for requests that may answer with a page (not JSON calls), after loadWorkspace.
+ */
+export function loadUnread({ db }: Pick<WebDeps, 'db'>): RequestHandler {
+  return async (req, res, next) => {
+    const member = locals(res).member;
+    if (member && req.accepts(['html', 'json']) === 'html') {
+      locals(res).unread = await unreadState(db, member);
+    }
+    next();
+  };
+}
+
 export function requireCapability(capability: Capability): RequestHandler {
   return (_req, res, next) => {
     const member = locals(res).member;
@@ -84,7 +107,7 @@ export function seat(res: Response): { workspace: Workspace; member: Member; use
 }
 
 export function pageContext(req: Request, res: Response): PageContext {
-  const { user, workspace, member } = locals(res);
+  const { user, workspace, member, unread } = locals(res);
   const flash = req.session?.flash;
   if (flash) delete req.session.flash;
   return {
@@ -92,6 +115,7 @@ export function pageContext(req: Request, res: Response): PageContext {
     user: user ? { id: user.id, name: user.name, email: user.email } : undefined,
     workspace,
     role: member?.role,
+    unread,
     flash,
   };
 }

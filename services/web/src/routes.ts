@@ -12,6 +12,7 @@ import { feedbackRoutes } from './pages/feedback.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
 import { inviteRoutes } from './pages/invites.js';
 import { memberRoutes } from './pages/members.js';
+import { mentionRoutes } from './pages/mentions.js';
 import { opsRoutes } from './pages/ops.js';
 import { outgoingHookRoutes } from './pages/outgoing-hooks.js';
 import { roomPeopleRoutes } from './pages/room-people.js';
@@ -20,7 +21,7 @@ import { tokenRoutes } from './pages/tokens.js';
 import { webhookRoutes } from './pages/webhooks.js';
 import { widgetSettingsRoutes } from './pages/widget.js';
 import { workspaceRoutes } from './pages/workspaces.js';
-import { loadUser, loadWorkspace } from './request-context.js';
+import { loadUnread, loadUser, loadWorkspace } from './request-context.js';
 import { csrf } from './session.js';
 
 /** Pages: signed-in, session-backed, CSRF-checked. Mounted after the session middleware. */
@@ -39,7 +40,9 @@ export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
 
   const workspace = Router({ mergeParams: true });
   workspace.use(loadWorkspace(deps));
+  workspace.use(loadUnread(deps));
   workspace.use('/members', memberRoutes(deps));
+  workspace.use('/mentions', mentionRoutes(deps));
   // Before '/rooms' (whose routes never match these deeper paths anyway); falls through to the
   // outgoing-hooks router for `.../settings/webhooks/outgoing...`.
   workspace.use('/rooms/:roomId/settings/webhooks', webhookRoutes(deps));

@@ -18,6 +18,7 @@ import {
   createIncomingKey,
   createOutgoingHook,
   createWorkspace,
+  postMessage,
 } from '@ferry/workspace';
 import { startWeb, type WebHarness } from './harness.js';
 
@@ -86,6 +87,15 @@ describe('every page at phone and desktop width', () => {
       display_name: owner.name,
       body: `The link was ${LONG_WORD} and it broke the layout`,
     });
+    // Something on the Mentions page: an agent asks Ada in the long-named room.
+    await postMessage(db, {
+      roomId: long.id,
+      workspaceId: workspace.id,
+      authorKind: 'agent',
+      authorRef: 'agt_phone',
+      displayName: 'claude',
+      body: `@ada the fix for ${LONG_WORD} is ready for review`,
+    });
     await createIncomingKey(db, box, {
       workspaceId: workspace.id,
       roomId: generalRoomId,
@@ -109,6 +119,7 @@ describe('every page at phone and desktop width', () => {
     const pages: [string, string][] = [
       ['dashboard', base],
       ['rooms', `${base}/rooms`],
+      ['mentions', `${base}/mentions`],
       ['room', `${base}/rooms/${long.id}`],
       ['room-people', `${base}/rooms/${long.id}/people`],
       ['room-webhooks', `${base}/rooms/${generalRoomId}/settings/webhooks`],

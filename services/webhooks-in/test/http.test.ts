@@ -269,7 +269,11 @@ describe('POST /wh/in/:key', () => {
     const leftWorkspace = await newKey({ createdBy: gone });
     expect((await post(leftWorkspace.rawKey, { body: 'works before' })).status).toBe(201);
     await changed(() =>
-      ctx.db.updateTable('members').set({ left_at: new Date() }).where('id', '=', gone.id).execute(),
+      ctx.db
+        .updateTable('members')
+        .set({ left_at: new Date() })
+        .where('id', '=', gone.id)
+        .execute(),
     );
 
     for (const key of [disabled, deleted, leftRoom, leftWorkspace]) {

@@ -12,6 +12,7 @@ import * as invites from './2026_11_24_0005_invites.js';
 import * as errorStoredAt from './2026_11_24_0010_error_stored_at.js';
 import * as feedbackTriage from './2026_11_24_0050_feedback_triage.js';
 import * as errorTriage from './2026_11_24_0030_error_triage.js';
+import * as notifications from './2026_11_24_0070_notifications.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0010_error_stored_at': errorStoredAt,
   '2026_11_24_0050_feedback_triage': feedbackTriage,
   '2026_11_24_0030_error_triage': errorTriage,
+  '2026_11_24_0070_notifications': notifications,
 };

@@ -16,6 +16,7 @@ import {
   findRoomSeat,
   joinRoom,
   leaveRoom,
+  markRoomRead,
   messageBefore,
   listRooms,
   roomLabel,
@@ -23,7 +24,7 @@ import {
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 import type { Realtime } from '../realtime.js';
-import { flash, requireCapability, renderPage, seat } from '../request-context.js';
+import { flash, locals, requireCapability, renderPage, seat } from '../request-context.js';
 import { messageItem } from '../views/messages.js';
 import { NO_SUCH_ROOM } from './room-settings.js';
 import {
@@ -86,6 +87,26 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     );
   }
 
+  /**
+   * The latest page of a room was shown: the room is read up to its newest message, and the
+   * sidebar (read before this handler) shows it so.
+   */
+  async function readRoom(res: Response, roomId: string, newestId: string): Promise<void> {
+    const { member } = seat(res);
+    const mentionsRead = await markRoomRead(db, {
+      memberId: member.id,
+      roomId,
+      messageId: newestId,
+    });
+    const unread = locals(res).unread;
+    if (!unread) return;
+    locals(res).unread = {
+      ...unread,
+      rooms: unread.rooms.map((r) => (r.id === roomId ? { ...r, unread: 0 } : r)),
+      mentions: Math.max(0, unread.mentions - mentionsRead),
+    };
+  }
+
   /** The room page: the latest messages, or those before `?before=<message id>`. */
   async function showRoom(
     req: Request,
@@ -111,6 +132,8 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
       // Nobody joins a ticket's conversation, so its header names who takes part instead.
       conversation ? conversationParticipants(db, room.room.id) : Promise.resolve(undefined),
     ]);
+    const newest = messages.at(-1);
+    if (before === undefined && newest) await readRoom(res, room.room.id, newest.id);
     renderPage(
       req,
       res,

@@ -1,5 +1,11 @@
 import type { Role, Workspace } from '@ferry/db';
-import { can, type Capability } from '@ferry/workspace';
+import {
+  can,
+  roomLabel,
+  UNREAD_COUNT_LIMIT,
+  type Capability,
+  type UnreadState,
+} from '@ferry/workspace';
 import { html, type SafeHtml } from './html.js';
 
 export interface PageContext {
@@ -7,6 +13,8 @@ export interface PageContext {
   user?: { id: string; name: string; email: string } | undefined;
   workspace?: Pick<Workspace, 'id' | 'slug' | 'name'> | undefined;
   role?: Role | undefined;
+  /** The sidebar's rooms and unread counts (workspace pages). */
+  unread?: UnreadState | undefined;
   flash?: { kind: 'ok' | 'error'; text: string }[] | undefined;
 }
 
@@ -16,6 +24,8 @@ export interface PageOptions {
   section?: string;
   body: SafeHtml;
   scripts?: string[];
+  /** The room this page shows, marked current in the sidebar's room list. */
+  roomId?: string;
 }
 
 export function workspaceBase(workspace: Pick<Workspace, 'id' | 'slug'>): string {
@@ -32,6 +42,7 @@ interface NavEntry {
 const NAV: NavEntry[] = [
   { key: 'dashboard', label: 'Dashboard', path: '' },
   { key: 'rooms', label: 'Rooms', path: '/rooms' },
+  { key: 'mentions', label: 'Mentions', path: '/mentions' },
   { key: 'feedback', label: 'Feedback', path: '/feedback', capability: 'feedback.read' },
   { key: 'errors', label: 'Errors', path: '/errors', capability: 'errors.read' },
   { key: 'agents', label: 'Agents', path: '/agents', capability: 'feedback.read' },
@@ -50,14 +61,49 @@ const NAV: NavEntry[] = [
 /** Extra nav entries later features register (Errors, Webhooks...), keeping this file stable. */
 export const extraNav: NavEntry[] = [];
 
-function nav(ctx: PageContext, section: string | undefined): SafeHtml {
+/**
+ * An unread count beside a link: "99+" past the cap, hidden at zero. public/nav.js keeps it live
+ * (data-count is the number it counts from); screen readers hear "3 unread".
+ */
+export function unreadBadge(count: number): SafeHtml {
+  const shown = count >= UNREAD_COUNT_LIMIT ? `${UNREAD_COUNT_LIMIT - 1}+` : String(count);
+  return html`<span class="unread-badge" data-count="${count}" ${count ? '' : html`hidden`}
+    >${shown}<span class="visually-hidden"> unread</span></span
+  >`;
+}
+
+function roomList(ctx: PageContext, base: string, currentRoomId: string | undefined): SafeHtml {
+  const rooms = ctx.unread?.rooms ?? [];
+  if (!rooms.length) return html``;
+  return html`<h2 class="nav-group" id="nav-rooms">Your rooms</h2>
+    <ul class="room-links" aria-labelledby="nav-rooms">
+      ${rooms.map(
+        (room) =>
+          html`<li>
+            <a
+              href="${base}/rooms/${room.id}"
+              data-room-id="${room.id}"
+              title="${roomLabel(room)}"
+              class="${room.unread ? 'has-unread' : ''}"
+              ${room.id === currentRoomId ? html`aria-current="page"` : ''}
+              ><span class="room-link-name">${roomLabel(room)}</span>${unreadBadge(room.unread)}</a
+            >
+          </li>`,
+      )}
+    </ul>`;
+}
+
+function nav(ctx: PageContext, options: PageOptions): SafeHtml {
   if (!ctx.workspace || !ctx.role) return html``;
   const base = workspaceBase(ctx.workspace);
   const role = ctx.role;
   const entries = [...NAV, ...extraNav].filter((e) => !e.capability || can(role, e.capability));
+  // A room in the list is the current link itself; other rooms keep "Rooms" current.
+  const listed = ctx.unread?.rooms.some((room) => room.id === options.roomId) ?? false;
+  const current = listed ? undefined : options.section;
   // On a phone the links fold behind the Menu button (public/nav.js); without script they stay a
   // scrolling strip.
-  return html`<nav class="sidebar" aria-label="Workspace">
+  return html`<nav class="sidebar" aria-label="Workspace" data-workspace-id="${ctx.workspace.id}">
     <div class="nav-head">
       <a class="ws-name" href="/workspaces" title="Switch workspace"
         >${ctx.workspace.name}<span class="switch">⇅</span></a
@@ -72,16 +118,22 @@ function nav(ctx: PageContext, section: string | undefined): SafeHtml {
         Menu
       </button>
     </div>
-    <ul id="nav-links">
-      ${entries.map(
-        (e) =>
-          html`<li>
-            <a href="${base}${e.path}" ${e.key === section ? html`aria-current="page"` : ''}
-              >${e.label}</a
-            >
-          </li>`,
-      )}
-    </ul>
+    <div id="nav-links">
+      <ul>
+        ${entries.map(
+          (e) =>
+            html`<li>
+              <a
+                href="${base}${e.path}"
+                ${e.key === 'mentions' ? html`data-mentions` : ''}
+                ${e.key === current ? html`aria-current="page"` : ''}
+                >${e.label}${e.key === 'mentions' ? unreadBadge(ctx.unread?.mentions ?? 0) : ''}</a
+              >
+            </li>`,
+        )}
+      </ul>
+      ${roomList(ctx, base, options.roomId)}
+    </div>
   </nav>`;
 }
 
@@ -117,13 +169,20 @@ export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
           }
         </header>
         <div class="frame">
-          ${nav(ctx, options.section)}
+          ${nav(ctx, options)}
           <main id="main">
             ${(ctx.flash ?? []).map((f) => html`<div class="flash ${f.kind}" role="status">${f.text}</div>`)}
             ${options.body}
           </main>
         </div>
-        ${ctx.workspace ? html`<script src="/assets/nav.js" defer></script>` : ''}
+        ${
+          ctx.workspace
+            ? // The live connection (socket.io) serves the sidebar's counts on every page and the
+              // room page's messages; nav.js opens it, room.js shares it.
+              html`<script src="/socket.io/socket.io.min.js" defer></script>
+                <script src="/assets/nav.js" defer></script>`
+            : ''
+        }
         ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </body>
     </html>`;

@@ -185,7 +185,8 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
   return layout(ctx, {
     title: label,
     section: 'rooms',
-    scripts: ['/socket.io/socket.io.min.js', '/assets/room.js'],
+    scripts: ['/assets/room.js'],
+    roomId: room.id,
     body: html`<div class="room" data-room-id="${room.id}" data-live="${String(latest)}">
       <header class="room-head">
         <div>
