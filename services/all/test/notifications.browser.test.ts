@@ -96,6 +96,11 @@ describe('unread counts and mentions in the browser', () => {
     expect(await opsLink.getAttribute('class')).toContain('has-unread');
     await expect(opsLink.textContent()).resolves.toMatch(/#ops\s*3 unread/);
     await page.screenshot({ path: `${SHOTS}/sidebar-unread-1280.png` });
+    // On a phone the counts fold behind Menu, which shows a dot while anything is unread.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.locator('.menu-toggle.has-unread').isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: `${SHOTS}/menu-dot-390.png` });
+    await page.setViewportSize({ width: 1280, height: 800 });
     expect(await axeViolations(page)).toEqual([]);
 
     // A second tab on the dashboard sees the room read when the first tab opens it.
@@ -198,6 +203,8 @@ describe('unread counts and mentions in the browser', () => {
     await page.getByRole('link', { name: '#random' }).first().click();
     await page.waitForURL(`${base}/rooms/${random.id}`);
     expect(await count(randomLink)).toBe(0);
+    // Everything read: no dot on the phone's Menu button either.
+    expect(await page.locator('.menu-toggle.has-unread').count()).toBe(0);
     await context.close();
   }, 120_000);
 });

@@ -47,6 +47,14 @@
     badge.firstChild.nodeValue = n >= LIMIT ? LIMIT - 1 + '+' : String(n);
     badge.hidden = n === 0;
     if (link.hasAttribute('data-room-id')) link.classList.toggle('has-unread', n > 0);
+    refreshMenuDot();
+  }
+
+  /** The folded Menu button (a phone) shows a dot while anything in the sidebar is unread. */
+  function refreshMenuDot() {
+    const toggle = nav.querySelector('.menu-toggle');
+    const any = Array.from(nav.querySelectorAll('.unread-badge')).some((b) => !b.hidden);
+    if (toggle) toggle.classList.toggle('has-unread', any);
   }
 
   function countOf(link) {

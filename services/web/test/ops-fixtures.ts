@@ -19,18 +19,23 @@ import type { WebHarness } from './harness.js';
 
 /** What the Ops tests share: a job that really fails in a real queue, and an hour of activity. */
 
-/** The job once it reaches `state` (polled; BullMQ's events would need a connection of their own). */
+/**
+ * The job once it reaches `state` (polled; BullMQ's events would need a connection of their own).
+ * The state is read first and the job after it: a job read before its state could be the copy from
+ * before the run (CI saw attemptsMade 0 on a job already "completed").
+ */
 export async function waitForState(
   web: WebHarness,
   queue: QueueName,
   jobId: string,
   state: string,
 ): Promise<{ attemptsMade: number; data: unknown }> {
+  const jobs = web.deps.producer.queue(queue);
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const job = await web.deps.producer.queue(queue).getJob(jobId);
-    const now = job ? await job.getState() : 'missing';
-    if (job && now === state) return job;
+    const now = await jobs.getJobState(jobId);
+    const job = now === state ? await jobs.getJob(jobId) : undefined;
+    if (job) return job;
     if (Date.now() > deadline) throw new Error(`job ${queue}/${jobId} is ${now}, not ${state}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -60,13 +60,31 @@ interface LiveMessage {
   html: string;
 }
 
+interface UnreadMessage {
+  workspaceId: string;
+  roomId: string;
+  messageId: string;
+  seated: boolean;
+  mention: boolean;
+}
+
+interface UnreadState {
+  workspaceId: string;
+  rooms: { id: string; unread: number }[];
+  mentions: number;
+}
+
 /** A socket.io client that records what it receives. */
 class LiveClient {
   readonly messages: LiveMessage[] = [];
   readonly left: string[] = [];
+  readonly unread: UnreadMessage[] = [];
+  readonly states: UnreadState[] = [];
   private constructor(readonly socket: Socket) {
     socket.on('message:new', (m: LiveMessage) => this.messages.push(m));
     socket.on('room:left', (e: { roomId: string }) => this.left.push(e.roomId));
+    socket.on('unread:message', (e: UnreadMessage) => this.unread.push(e));
+    socket.on('unread:state', (e: UnreadState) => this.states.push(e));
   }
 
   static async open(
@@ -610,6 +628,90 @@ describe('rooms and messages', () => {
         expect(live.messages.map((m) => m.roomId)).toEqual([room.id, room.id]);
       } finally {
         live.close();
+      }
+    });
+
+    it('keeps unread counts live: unread:message, room:read and unread:sync, junk ignored', async () => {
+      const { workspace, seat, cookie } = await world();
+      const writer = await seatIn(workspace);
+      const room = await createRoom(web.ctx.db, workspace, { members: [seat, writer.seat] });
+      const foreign = await createRoom(web.ctx.db, await createWorkspace(web.ctx.db));
+      const foreignMessage = await createMessage(web.ctx.db, foreign);
+      // Two tabs of one user: neither has joined the room's live channel (a dashboard, say).
+      const [tab, otherTab] = await Promise.all([
+        LiveClient.open(web.url, await cookie()),
+        LiveClient.open(web.url, await cookie()),
+      ]);
+      const say = (body: string) =>
+        postMessage(web.ctx.db, {
+          roomId: room.id,
+          workspaceId: workspace.id,
+          authorKind: 'member',
+          authorMemberId: writer.seat.id,
+          displayName: writer.seat.user.name,
+          body,
+        });
+      try {
+        const first = await say('plain');
+        const second = await say(`hey @${seat.user.name.split(' ')[0]}`);
+        await tab.waitFor(() => tab.unread.length === 2, 'two unread:message events');
+        expect(tab.unread).toEqual([
+          {
+            workspaceId: workspace.id,
+            roomId: room.id,
+            messageId: first.id,
+            seated: true,
+            mention: false,
+          },
+          {
+            workspaceId: workspace.id,
+            roomId: room.id,
+            messageId: second.id,
+            seated: true,
+            mention: true,
+          },
+        ]);
+
+        // Junk and rooms the user may not open change nothing and answer nothing.
+        for (const payload of [
+          'junk',
+          null,
+          { roomId: room.id },
+          { roomId: 'x', messageId: 'y' },
+        ]) {
+          tab.socket.emit('room:read', payload);
+          tab.socket.emit('unread:sync', payload);
+        }
+        tab.socket.emit('room:read', { roomId: foreign.id, messageId: foreignMessage.id });
+        tab.socket.emit('unread:sync', { workspaceId: foreign.workspace_id });
+        tab.socket.emit('unread:sync', { workspaceId: workspace.id });
+        await tab.waitFor(() => tab.states.length === 1, 'unread:state for the sync');
+        await new Promise((r) => setTimeout(r, 100));
+        expect(tab.states).toEqual([
+          { workspaceId: workspace.id, rooms: [{ id: room.id, unread: 2 }], mentions: 1 },
+        ]);
+
+        // Reading in one tab clears the counts in every tab of the user.
+        tab.socket.emit('room:read', { roomId: room.id, messageId: second.id });
+        const read = {
+          workspaceId: workspace.id,
+          rooms: [{ id: room.id, unread: 0 }],
+          mentions: 0,
+        };
+        await otherTab.waitFor(() => otherTab.states.length === 1, 'unread:state in the other tab');
+        expect(otherTab.states).toEqual([read]);
+        await tab.waitFor(() => tab.states.length === 2, 'unread:state after the read');
+        expect(tab.states[1]).toEqual(read);
+        const readerSeat = await web.ctx.db
+          .selectFrom('room_members')
+          .select('last_read_message_id')
+          .where('room_id', '=', room.id)
+          .where('member_id', '=', seat.id)
+          .executeTakeFirstOrThrow();
+        expect(readerSeat.last_read_message_id).toBe(second.id);
+      } finally {
+        tab.close();
+        otherTab.close();
       }
     });
 

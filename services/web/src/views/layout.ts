@@ -72,6 +72,11 @@ export function unreadBadge(count: number): SafeHtml {
   >`;
 }
 
+/** Whether anything in the sidebar is unread: the phone's folded Menu button shows a dot then. */
+function anyUnread(ctx: PageContext): boolean {
+  return Boolean(ctx.unread && (ctx.unread.mentions > 0 || ctx.unread.rooms.some((r) => r.unread)));
+}
+
 function roomList(ctx: PageContext, base: string, currentRoomId: string | undefined): SafeHtml {
   const rooms = ctx.unread?.rooms ?? [];
   if (!rooms.length) return html``;
@@ -110,7 +115,7 @@ function nav(ctx: PageContext, options: PageOptions): SafeHtml {
       >
       <button
         type="button"
-        class="menu-toggle secondary small"
+        class="menu-toggle secondary small ${anyUnread(ctx) ? 'has-unread' : ''}"
         aria-expanded="false"
         aria-controls="nav-links"
         hidden
