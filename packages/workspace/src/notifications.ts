@@ -2,7 +2,7 @@ import { isId } from '@ferry/core';
 import type { Db, MentionReason, Member, Message, Role, RoomKind } from '@ferry/db';
 import { sql } from 'kysely';
 import { mentionedHandles, mentionHandles } from './mentions.js';
-import { roomAccess } from './rooms.js';
+import { roomAccess, roomsWithSeats } from './rooms.js';
 
 /**
  * Notifications (issue #13): unread counts per room and the Mentions list.
@@ -321,20 +321,9 @@ export async function unreadChanges(
   userIds: readonly string[],
 ): Promise<UnreadChange[]> {
   if (!messageIds.length || !userIds.length) return [];
-  const rows = await db
-    .selectFrom('messages')
-    .innerJoin('rooms', 'rooms.id', 'messages.room_id')
-    .innerJoin('members', (join) =>
-      join
-        .onRef('members.workspace_id', '=', 'messages.workspace_id')
-        .on('members.left_at', 'is', null),
-    )
-    .leftJoin('room_members', (join) =>
-      join
-        .onRef('room_members.room_id', '=', 'messages.room_id')
-        .onRef('room_members.member_id', '=', 'members.id')
-        .on('room_members.left_at', 'is', null),
-    )
+  // Every active seat of the message's workspace, with its room seat if it has one.
+  const rows = await roomsWithSeats(db)
+    .innerJoin('messages', 'messages.room_id', 'rooms.id')
     .leftJoin('mentions', (join) =>
       join
         .onRef('mentions.message_id', '=', 'messages.id')

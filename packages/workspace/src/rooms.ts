@@ -67,7 +67,7 @@ export interface RoomSeat {
  * workspace (`members`) and, when that seat has joined the room and not left, its room seat
  * (`room_members`, else nulls). Callers narrow it to a room and to the users they ask about.
  */
-function roomsWithSeats(db: Db) {
+export function roomsWithSeats(db: Db) {
   return db
     .selectFrom('rooms')
     .innerJoin('members', (join) =>

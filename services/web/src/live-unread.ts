@@ -45,6 +45,8 @@ export const readSchema = z.object({
   messageId: z.string().refine((v) => isId(v, 'message')),
 });
 
+type Read = z.infer<typeof readSchema>;
+
 export const syncSchema = z.object({
   workspaceId: z.string().refine((v) => isId(v, 'workspace')),
 });
@@ -69,7 +71,7 @@ async function stateOf(
 export async function readRoom(
   db: Db,
   userId: string,
-  read: z.infer<typeof readSchema>,
+  read: Read,
 ): Promise<UnreadStateEvent | undefined> {
   const found = await findRoomSeat(db, { userId, roomId: read.roomId });
   if (!found || found.access !== 'open') return undefined;
@@ -89,6 +91,37 @@ export async function syncState(
 ): Promise<UnreadStateEvent | undefined> {
   const membership = await findMembership(db, userId, sync.workspaceId);
   return membership ? stateOf(db, membership.member) : undefined;
+}
+
+/**
+ * One socket's `room:read`s, applied one at a time, the latest per room: a burst of live messages
+ * (or a client that floods) costs one write per room per round, not one per event.
+ */
+export function readQueue(
+  apply: (read: Read) => Promise<void>,
+  onError: (err: unknown) => void,
+): { push(read: Read): void } {
+  const pending = new Map<string, string>();
+  let running = false;
+  const run = async (): Promise<void> => {
+    running = true;
+    try {
+      // A Map iterates what is added while it runs: reads that arrive meanwhile are applied too.
+      for (const [roomId, messageId] of pending) {
+        pending.delete(roomId);
+        await apply({ roomId, messageId });
+      }
+    } finally {
+      running = false;
+    }
+  };
+  return {
+    push({ roomId, messageId }) {
+      const known = pending.get(roomId);
+      if (!known || known < messageId) pending.set(roomId, messageId);
+      if (!running) run().catch(onError);
+    },
+  };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
 } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
 import {
+  readQueue,
   readRoom,
   readSchema,
   syncSchema,
@@ -287,30 +288,14 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     });
     // A room per user, so "this user left room X" can reach all their tabs on every process.
     void socket.join(userChannel(userId));
-    // Reads are applied one at a time per socket, the latest per room: a burst of live messages
-    // (or a client that floods) costs one write per room per round, not one per event.
-    const pendingReads = new Map<string, string>();
-    let reading = false;
-    const applyReads = async (): Promise<void> => {
-      reading = true;
-      try {
-        for (const [roomId, messageId] of pendingReads) {
-          pendingReads.delete(roomId);
-          const state = await readRoom(db, userId, { roomId, messageId });
-          // Every tab of the user, on every process, shows the room read.
-          if (state) io.to(userChannel(userId)).emit('unread:state', state);
-        }
-      } finally {
-        reading = false;
-      }
-    };
+    const reads = readQueue(async (read) => {
+      const state = await readRoom(db, userId, read);
+      // Every tab of the user, on every process, shows the room read.
+      if (state) io.to(userChannel(userId)).emit('unread:state', state);
+    }, failed('room:read'));
     socket.on('room:read', (payload) => {
       const parsed = readSchema.safeParse(payload);
-      if (!parsed.success) return;
-      const { roomId, messageId } = parsed.data;
-      const known = pendingReads.get(roomId);
-      if (!known || known < messageId) pendingReads.set(roomId, messageId);
-      if (!reading) applyReads().catch(failed('room:read'));
+      if (parsed.success) reads.push(parsed.data);
     });
     socket.on('unread:sync', (payload) => {
       const parsed = syncSchema.safeParse(payload);

@@ -65,7 +65,7 @@ export const extraNav: NavEntry[] = [];
  * An unread count beside a link: "99+" past the cap, hidden at zero. public/nav.js keeps it live
  * (data-count is the number it counts from); screen readers hear "3 unread".
  */
-export function unreadBadge(count: number): SafeHtml {
+function unreadBadge(count: number): SafeHtml {
   const shown = count >= UNREAD_COUNT_LIMIT ? `${UNREAD_COUNT_LIMIT - 1}+` : String(count);
   return html`<span class="unread-badge" data-count="${count}" ${count ? '' : html`hidden`}
     >${shown}<span class="visually-hidden"> unread</span></span
