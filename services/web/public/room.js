@@ -77,7 +77,8 @@ function main() {
       });
       const data = await res.json().catch(() => ({}));
       if (res.ok && data.message) {
-        box.value = '';
+        // Only what was sent: text typed while it was on its way stays in the box.
+        if (box.value === body) box.value = '';
         showError('');
         if (live) {
           insert(data.message.id, data.message.html);

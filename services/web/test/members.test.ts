@@ -276,6 +276,11 @@ describe('members and roles', () => {
     expect(offer.status).toBe(200);
     expect(offer.text).toContain(`Join ${workspace.name}`);
     expect(offer.text).toContain(`/signup?next=${encodeURIComponent(path!)}`);
+    // The top bar's Sign in / Sign up come back here too, not only the page's own buttons.
+    for (const to of ['/login', '/signup']) {
+      const links = offer.text.split(`href="${to}?next=${encodeURIComponent(path!)}"`).length - 1;
+      expect(links).toBe(2);
+    }
     const signedUp = await visitor.post(
       '/signup',
       { name: 'Grace Hopper', email: 'grace@example.test', password: 'correct horse', next: path! },

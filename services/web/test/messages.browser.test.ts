@@ -138,4 +138,33 @@ describe('messages keep what people type, and group by author, in two browsers',
     }
     await shoot(pageB, 'room-messages');
   }, 90_000);
+  it('keeps what is typed while the previous message is on its way', async () => {
+    const workspace = await createWorkspace(web.ctx.db, { name: 'Acme Typists' });
+    const ada = await createMember(web.ctx.db, workspace, {
+      user: await createUser(web.ctx.db, { name: 'Ada Quick' }),
+    });
+    const room = await createRoom(web.ctx.db, workspace, { name: 'fast', members: [ada] });
+    const roomUrl = `/w/${workspace.id}/${workspace.slug}/rooms/${room.id}`;
+    const page = await openRoom({ email: ada.user.email, password: ada.user.password }, roomUrl);
+    // The send takes a while (a slow network): the next message is typed meanwhile.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/messages', async (route) => {
+      await held;
+      await route.continue();
+    });
+    const box = page.getByLabel('Message');
+    await box.fill('first, sent');
+    await box.press('Enter');
+    await box.fill('second, still being typed');
+    release();
+    await page.locator('#messages li.message').first().waitFor();
+    expect(await bodies(page)).toEqual(['first, sent']);
+    await expect(box.inputValue()).resolves.toBe('second, still being typed');
+    // Sending it clears the box as usual.
+    await page.unroute('**/messages');
+    await box.press('Enter');
+    await page.locator('#messages li.message').nth(1).waitFor();
+    await expect(box.inputValue()).resolves.toBe('');
+  });
 });

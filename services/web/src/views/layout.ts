@@ -26,6 +26,11 @@ export interface PageOptions {
   scripts?: string[];
   /** The room this page shows, marked current in the sidebar's room list. */
   roomId?: string;
+  /**
+   * Where the top bar's Sign in / Sign up bring a signed-out visitor back to (an invite link's
+   * page), so using them instead of the page's own buttons does not lose the way back.
+   */
+  returnTo?: string;
 }
 
 export function workspaceBase(workspace: Pick<Workspace, 'id' | 'slug'>): string {
@@ -142,6 +147,10 @@ function nav(ctx: PageContext, options: PageOptions): SafeHtml {
   </nav>`;
 }
 
+function returnQuery(options: PageOptions): string {
+  return options.returnTo ? `?next=${encodeURIComponent(options.returnTo)}` : '';
+}
+
 export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
   const title = ctx.workspace
     ? `${options.title} · ${ctx.workspace.name} · Ferry`
@@ -169,7 +178,8 @@ export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
                   </form>
                 </div>`
               : html`<div class="account">
-                  <a href="/login">Sign in</a> <a class="button small" href="/signup">Sign up</a>
+                  <a href="/login${returnQuery(options)}">Sign in</a>
+                  <a class="button small" href="/signup${returnQuery(options)}">Sign up</a>
                 </div>`
           }
         </header>

@@ -203,6 +203,7 @@ export function invitePage(
   const next = encodeURIComponent(data.path);
   return layout(ctx, {
     title: `Join ${data.workspace.name}`,
+    returnTo: data.path,
     body: html`<div class="card">
       <h1>Join ${data.workspace.name}</h1>
       <p>You have been invited to join <strong>${data.workspace.name}</strong> as ${data.role}.</p>
