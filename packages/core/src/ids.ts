@@ -78,12 +78,44 @@ function randomForId(): Uint8Array {
   return out;
 }
 
+/** The last id's clock and random part: ids made in one millisecond continue from it. */
+let lastMs = 0;
+const lastRandom = new Uint8Array(RANDOM_BYTES);
+
 /**
- * `<prefix>_<10 chars of ms timestamp><16 chars of randomness>` (ULID layout). Ids of one kind sort
- * by creation time, which keeps btree inserts append-mostly.
+ * Adds a random step of 1 to 2^32 to the 80-bit `value` in place; false when it overflowed (the
+ * value is then spent). The random step keeps the next id unguessable from the last one.
+ */
+function stepForward(value: Uint8Array): boolean {
+  const step = randomForId();
+  let carry = step[0]! * 2 ** 24 + step[1]! * 2 ** 16 + step[2]! * 2 ** 8 + step[3]! + 1;
+  for (let i = value.length - 1; i >= 0 && carry > 0; i--) {
+    const sum = value[i]! + carry;
+    value[i] = sum % 256;
+    carry = Math.floor(sum / 256);
+  }
+  return carry === 0;
+}
+
+/**
+ * `<prefix>_<10 chars of ms timestamp><16 chars of randomness>` (ULID layout). Ids sort by creation
+ * time, which keeps btree inserts append-mostly, and within one process they strictly increase:
+ * an id made in the same millisecond as the last (or while the clock stepped back) continues from
+ * it by a random step instead of drawing afresh, so messages a process stores one after another
+ * sort in that order even within a millisecond.
  */
 export function newId(kind: IdKind): string {
-  return `${ID_PREFIXES[kind]}_${encodeTime(Date.now(), 10)}${encodeBytes(randomForId())}`;
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    lastRandom.set(randomForId());
+  } else if (!stepForward(lastRandom)) {
+    // Only when the millisecond's first value was drawn within a few billion of 2^80: practically
+    // never, and then the next millisecond starts afresh.
+    lastMs += 1;
+    lastRandom.set(randomForId());
+  }
+  return `${ID_PREFIXES[kind]}_${encodeTime(lastMs, 10)}${encodeBytes(lastRandom)}`;
 }
 
 /**

@@ -26,10 +26,35 @@ describe('newId', () => {
     expect(later > first[first.length - 1]!).toBe(true);
   });
 
-  it('spreads its random part over the whole alphabet, in every position', () => {
-    const ids = Array.from({ length: 4_000 }, () => newId('outbox').slice(-16));
+  it('strictly increases within one millisecond, by an unpredictable step', () => {
+    const ids = Array.from({ length: 5_000 }, () => newId('message'));
+    for (let i = 1; i < ids.length; i++) expect(ids[i]! > ids[i - 1]!).toBe(true);
+    // Many fall in one millisecond: they share its clock part and step forward.
+    const byMs = new Map<string, string[]>();
+    for (const id of ids) byMs.set(id.slice(4, 14), [...(byMs.get(id.slice(4, 14)) ?? []), id]);
+    const busiest = [...byMs.values()].sort((a, b) => b.length - a.length)[0]!;
+    expect(busiest.length).toBeGreaterThan(10);
+    const steps = busiest
+      .slice(1)
+      .map((id, i) => decode(id.slice(14)) - decode(busiest[i]!.slice(14)));
+    expect(steps.every((step) => step >= 1n && step <= 2n ** 32n)).toBe(true);
+    expect(new Set(steps).size).toBe(steps.length);
+  });
+
+  it("spreads each millisecond's first random part over the whole alphabet, in every position", async () => {
+    const firsts: string[] = [];
+    let lastMs = '';
+    while (firsts.length < 600) {
+      const id = newId('outbox');
+      if (id.slice(4, 14) !== lastMs) {
+        lastMs = id.slice(4, 14);
+        firsts.push(id.slice(-16));
+      } else {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
     for (let position = 0; position < 16; position++) {
-      const seen = new Set(ids.map((id) => id[position]));
+      const seen = new Set(firsts.map((id) => id[position]));
       expect(seen.size).toBe(32);
     }
   });
