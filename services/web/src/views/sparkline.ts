@@ -46,7 +46,11 @@ export function chart(series: readonly Series[], describe: (peak: number) => str
   return { label: describe(peak), paths: sparkPaths(series) };
 }
 
-/** The chart's SVG; `key` ties it to its entry in the figures JSON. */
+/**
+ * The chart's SVG; `key` ties it to its entry in the figures JSON. A faint baseline spans the whole
+ * hour, so a series that only has its last minutes (a fresh deployment) reads as recent, not cut.
+ * It is a `line`, not a `path`: public/ops.js replaces the paths by index.
+ */
 export function sparkline(key: string, value: Chart): SafeHtml {
   return html`<svg
     class="spark"
@@ -58,6 +62,13 @@ export function sparkline(key: string, value: Chart): SafeHtml {
     height="${SPARK_HEIGHT}"
     preserveAspectRatio="none"
   >
+    <line
+      class="spark-axis"
+      x1="0"
+      y1="${SPARK_HEIGHT - 1}"
+      x2="${SPARK_WIDTH}"
+      y2="${SPARK_HEIGHT - 1}"
+    />
     ${value.paths.map((d, i) => html`<path class="series-${i}" d="${d}" />`)}
   </svg>`;
 }
