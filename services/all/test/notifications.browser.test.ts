@@ -196,6 +196,15 @@ describe('unread counts and mentions in the browser', () => {
     await page.screenshot({ path: `${SHOTS}/mentions-390.png`, fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
 
+    // A mention that arrives while the list is open is announced on it; its link shows it.
+    await expect(page.locator('#mentions-arrived').isVisible()).resolves.toBe(false);
+    const late = await say(random, bob, '@ada one more for the list');
+    await page.locator('#mentions-arrived').waitFor();
+    await waitForCount(mentionsLink, 1);
+    await page.getByRole('link', { name: 'New mentions arrived: show them' }).click();
+    await page.locator(`li.mention-card li.message[data-id="${late.id}"]`).waitFor();
+    expect(await count(mentionsLink)).toBe(0);
+
     // Read once: a reload shows them as seen, the count stays clear; the mention links to its room.
     await page.reload();
     await expect(page.getByText(/new mentions? since/).count()).resolves.toBe(0);

@@ -86,6 +86,9 @@
     if (event.mention) {
       const mentions = nav.querySelector('a[data-mentions]');
       setCount(mentions, countOf(mentions) + 1);
+      // On the Mentions page itself: say so, with a link that shows them (and reads them).
+      const arrived = document.getElementById('mentions-arrived');
+      if (arrived) arrived.hidden = false;
     }
     nav.setAttribute('data-unread-seen', event.messageId);
   });

@@ -74,6 +74,11 @@ export function mentionsPage(ctx: PageContext, data: MentionsPageData): SafeHtml
           }
         </p>
       </div>
+      <div class="live-notice" role="status">
+        <p class="flash ok" id="mentions-arrived" hidden>
+          <a href="${list.path}">New mentions arrived: show them</a>
+        </p>
+      </div>
       ${
         items.length
           ? html`<ol class="mention-cards">
