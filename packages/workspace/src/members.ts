@@ -101,3 +101,21 @@ export async function joinDefaultRoom(
     )
     .execute();
 }
+
+/**
+ * Every active seat of these workspaces with its user's name: what `@handles` resolve against
+ * (highlighting a message's mentions, and recording whom it mentions).
+ */
+export function activeSeatNames(
+  db: Db,
+  workspaceIds: readonly string[],
+): Promise<{ id: string; workspace_id: string; name: string }[]> {
+  if (!workspaceIds.length) return Promise.resolve([]);
+  return db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select(['members.id', 'members.workspace_id', 'users.name'])
+    .where('members.workspace_id', 'in', [...new Set(workspaceIds)])
+    .where('members.left_at', 'is', null)
+    .execute();
+}

@@ -2,6 +2,7 @@ import { AppError, isId, newId } from '@ferry/core';
 import type { AuthorKind, Db, Message, MessageKind, NewMessage } from '@ferry/db';
 import { writeEvents, type OutboxEvent } from '@ferry/queues';
 import { z } from 'zod';
+import { activeSeatNames } from './members.js';
 import { mentionedHandles, mentionHandles, type MentionHandles } from './mentions.js';
 import { recordMentions } from './notifications.js';
 
@@ -277,12 +278,6 @@ export async function workspaceMentionHandles(
   db: Db,
   workspaceId: string,
 ): Promise<MentionHandles> {
-  const rows = await db
-    .selectFrom('members')
-    .innerJoin('users', 'users.id', 'members.user_id')
-    .select('users.name')
-    .where('members.workspace_id', '=', workspaceId)
-    .where('members.left_at', 'is', null)
-    .execute();
-  return mentionHandles(rows.map((r) => r.name));
+  const seats = await activeSeatNames(db, [workspaceId]);
+  return mentionHandles(seats.map((seat) => seat.name));
 }

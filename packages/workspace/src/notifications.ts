@@ -1,6 +1,7 @@
 import { isId } from '@ferry/core';
 import type { Db, MentionReason, Member, Message, Role, RoomKind } from '@ferry/db';
 import { sql } from 'kysely';
+import { activeSeatNames } from './members.js';
 import { mentionedHandles, mentionHandles } from './mentions.js';
 import { roomAccess, roomsWithSeats } from './rooms.js';
 
@@ -62,15 +63,10 @@ export async function recordMentions(
     .map((message) => ({ message, handles: mentionedHandles(message.body).slice(0, 50) }))
     .filter((entry) => entry.handles.length > 0);
   if (mentioning.length) {
-    const seats = await trx
-      .selectFrom('members')
-      .innerJoin('users', 'users.id', 'members.user_id')
-      .select(['members.id', 'members.workspace_id', 'users.name'])
-      .where('members.workspace_id', 'in', [
-        ...new Set(mentioning.map((entry) => entry.message.workspace_id)),
-      ])
-      .where('members.left_at', 'is', null)
-      .execute();
+    const seats = await activeSeatNames(
+      trx,
+      mentioning.map((entry) => entry.message.workspace_id),
+    );
     const byHandle = new Map<string, string[]>();
     for (const seat of seats) {
       for (const handle of mentionHandles([seat.name])) {
@@ -135,16 +131,13 @@ type Seat = Pick<Member, 'id' | 'role' | 'workspace_id'>;
  */
 function visibleMentions(db: Db, seat: Seat) {
   const open = kindsOpenWithoutSeat(seat.role);
-  return db
-    .selectFrom('mentions')
-    .innerJoin('rooms', 'rooms.id', 'mentions.room_id')
-    .leftJoin('room_members', (join) =>
+  return roomsWithSeats(db)
+    .innerJoin('mentions', (join) =>
       join
-        .onRef('room_members.room_id', '=', 'mentions.room_id')
-        .onRef('room_members.member_id', '=', 'mentions.member_id')
-        .on('room_members.left_at', 'is', null),
+        .onRef('mentions.room_id', '=', 'rooms.id')
+        .onRef('mentions.member_id', '=', 'members.id'),
     )
-    .where('mentions.member_id', '=', seat.id)
+    .where('members.id', '=', seat.id)
     .where((eb) =>
       open.length
         ? eb.or([eb('room_members.member_id', 'is not', null), eb('rooms.kind', 'in', open)])

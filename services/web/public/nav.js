@@ -90,7 +90,6 @@
       const arrived = document.getElementById('mentions-arrived');
       if (arrived) arrived.hidden = false;
     }
-    nav.setAttribute('data-unread-seen', event.messageId);
   });
   socket.on('unread:state', (state) => {
     if (!state || state.workspaceId !== workspaceId) return;

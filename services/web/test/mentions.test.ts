@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createMember, createRoom, createUser } from '@ferry/testing';
-import { postMessage } from '@ferry/workspace';
+import { postMessage, postMessages } from '@ferry/workspace';
 import { signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 /** The Mentions page over HTTP: paging and junk query values, and what a guest may see. */
@@ -70,5 +70,32 @@ describe('Mentions page', () => {
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('secret plans');
     expect(page.text).toContain('No mentions yet');
+  });
+  it('shows the sidebar counts as stored, "99+" past the cap, and hides zero', async () => {
+    const { workspace, seat, client, base } = await signedInSeat(web, 'member');
+    const author = await createMember(web.ctx.db, workspace, {
+      user: await createUser(web.ctx.db, { name: 'Flo Flood' }),
+    });
+    const busy = await createRoom(web.ctx.db, workspace, { name: 'busy', members: [seat, author] });
+    const quiet = await createRoom(web.ctx.db, workspace, { name: 'quiet', members: [seat] });
+    const handle = seat.user.name.split(' ')[0]!.toLowerCase();
+    await postMessages(
+      web.ctx.db,
+      Array.from({ length: 105 }, (_, i) => ({
+        roomId: busy.id,
+        workspaceId: workspace.id,
+        authorKind: 'member' as const,
+        authorMemberId: author.id,
+        displayName: 'Flo Flood',
+        body: i < 3 ? `ping @${handle}` : `flood ${i}`,
+      })),
+    );
+    const page = (await client.get(base)).text;
+    const link = (roomId: string) =>
+      new RegExp(`data-room-id="${roomId}"[^]*?</a`).exec(page)?.[0] ?? '';
+    expect(link(busy.id)).toContain('class="has-unread"');
+    expect(link(busy.id)).toMatch(/data-count="100"\s*>99\+/);
+    expect(link(quiet.id)).toMatch(/data-count="0"\s+hidden/);
+    expect(/data-mentions[^]*?<\/a/.exec(page)?.[0]).toMatch(/data-count="3"\s*>3</);
   });
 });

@@ -6,6 +6,7 @@ import { html, type SafeHtml } from './html.js';
 import { emptyState, layout, workspaceBase, type PageContext } from './layout.js';
 import { messageItem } from './messages.js';
 import { pager, pastLastPage } from './pager.js';
+import { roomPath } from './rooms.js';
 
 export interface MentionsPageData {
   workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
@@ -41,7 +42,7 @@ function mentionCard(
   // A ticket's conversation is named by its ticket, and opens there (the conversation is on it).
   const [href, where] = item.ticket
     ? [`${base}/feedback/${item.ticket.id}`, `the ticket “${shortTitle(item.ticket.title)}”`]
-    : [`${base}/rooms/${item.room.id}`, roomLabel(item.room)];
+    : [roomPath(workspace, item.room.id), roomLabel(item.room)];
   return html`<li class="mention-card ${item.unread ? 'is-new' : ''}">
     <p class="mention-where">
       ${item.unread ? html`<span class="badge ok">new</span>` : ''}
