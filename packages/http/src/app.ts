@@ -45,17 +45,32 @@ export function createHttpApp({
       genReqId: (_req, res) =>
         (res as unknown as { locals: { requestId: string } }).locals.requestId,
       // Paths can hold credentials (webhook keys): log the route, not the raw URL's secret part.
+      // Redirects carry paths too (`Location: /login?next=/invite/inv_…`).
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({
           id: req.id,
           method: req.method,
           url: redactPath(req.url),
         }),
+        res: (res: { statusCode: number; headers?: Record<string, unknown> }) => ({
+          statusCode: res.statusCode,
+          headers: redactHeaders(res.headers),
+        }),
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   );
   return app;
+}
+
+/** Response headers for a log line: a redirect's target redacted, cookies never logged. */
+function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name === 'set-cookie') continue;
+    out[name] = name === 'location' && typeof value === 'string' ? redactPath(value) : value;
+  }
+  return out;
 }
 
 export function finishApp(

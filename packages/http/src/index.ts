@@ -9,3 +9,4 @@ export * from './ssrf.js';
 export * from './redact.js';
 export * from './rate-limit.js';
 export * from './outbound.js';
+export * from './route-table.js';

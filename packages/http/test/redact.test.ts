@@ -1,11 +1,41 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
-import express from 'express';
 import { pino } from 'pino';
 import { startApp } from '@ferry/testing';
-import { createHttpApp, createMetrics, finishApp, redactPath } from '../src/index.js';
+import {
+  access,
+  createHttpApp,
+  createMetrics,
+  finishApp,
+  mount,
+  redactPath,
+  registerSecretRoute,
+  routeTable,
+} from '../src/index.js';
+
+// Routes declare their secrets where they are declared; these are what webhooks-in and the
+// invite pages declare.
+registerSecretRoute('/wh/in/:key', { params: ['key'] });
+registerSecretRoute('/invite/:token', { params: ['token'] });
+registerSecretRoute('/github/setup', { query: ['installation_id'] });
 
 describe('secrets in logged paths', () => {
+  it('redacts declared path params and query keys, and a path inside a query value', () => {
+    expect(redactPath('/invite/inv_SECRET')).toBe('/invite/[redacted]');
+    expect(redactPath('/invite/inv_SECRET/')).toBe('/invite/[redacted]');
+    expect(redactPath('/login?next=%2Finvite%2Finv_SECRET')).toBe(
+      `/login?next=${encodeURIComponent('/invite/[redacted]')}`,
+    );
+    expect(redactPath('http://localhost:3000/login?next=/invite/inv_SECRET&x=1')).toBe(
+      `http://localhost:3000/login?next=${encodeURIComponent('/invite/[redacted]')}&x=1`,
+    );
+    expect(redactPath('/github/setup?installation_id=42&setup_action=install')).toBe(
+      '/github/setup?installation_id=[redacted]&setup_action=install',
+    );
+    // Undeclared paths are left alone.
+    expect(redactPath('/invitees/inv_x')).toBe('/invitees/inv_x');
+  });
+
   it('redacts webhook keys in any case and credential-like query values', () => {
     expect(redactPath('/wh/in/whk_abc')).toBe('/wh/in/[redacted]');
     expect(redactPath('/WH/IN/whk_abc/more?x=1')).toBe('/WH/IN/[redacted]/more?x=1');
@@ -29,11 +59,22 @@ describe('secrets in logged paths', () => {
     });
     const logger = pino({ level: 'trace' }, sink);
     const app = createHttpApp({ logger, metrics: createMetrics('redact-test') });
-    const router = express.Router({ caseSensitive: false });
-    router.post('/wh/in/:key', () => {
-      throw new Error('the database fell over');
-    });
-    app.use(router);
+    const table = routeTable();
+    table.post(
+      '/wh/in/:key',
+      { access: access.key('the webhook key in the path'), secrets: { params: ['key'] } },
+      () => {
+        throw new Error('the database fell over');
+      },
+    );
+    table.get(
+      '/go/:token',
+      { access: access.public('a test redirect'), secrets: { params: ['token'] } },
+      (_req, res) => {
+        res.redirect('/login?next=/go/tok_SECRET4');
+      },
+    );
+    app.use(mount({ base: '/', table }));
     finishApp(app, { logger });
     const running = await startApp(app);
     try {
@@ -42,12 +83,15 @@ describe('secrets in logged paths', () => {
         expect(res.status).toBe(500);
         expect(await res.text()).not.toContain('fell over');
       }
+      const redirected = await fetch(`${running.url}/go/tok_SECRET5`, { redirect: 'manual' });
+      expect(redirected.status).toBe(302);
     } finally {
       await running.close();
     }
     const log = lines.join('');
     expect(log).toContain('request failed');
     expect(log).toContain('/WH/IN/[redacted]');
+    expect(log).toContain('/go/[redacted]');
     expect(log).not.toMatch(/SECRET/);
   });
 });

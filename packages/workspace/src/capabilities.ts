@@ -10,6 +10,8 @@ export const CAPABILITIES = {
   /** See the channel list and join any channel. Guests see only rooms they were added to. */
   'rooms.browse': 'member',
   'rooms.create': 'member',
+  /** Add someone from the workspace to a room one is in (never a direct message). */
+  'rooms.manage_people': 'member',
   'feedback.read': 'member',
   'errors.read': 'member',
   /** Resolve, ignore or reopen an error group (the group page's buttons). */
@@ -18,6 +20,8 @@ export const CAPABILITIES = {
   'tokens.manage': 'admin',
   'webhooks.manage': 'admin',
   'settings.manage': 'admin',
+  /** See the GitHub page and connect (or disconnect) one's own GitHub account. */
+  'github.authorize': 'member',
   /** Connect the GitHub App, link and enable repositories, pick the dispatch identity. */
   'github.manage': 'admin',
   /** The ticket page's "Dispatch to GitHub" (runs as the identity, or as the clicker). */

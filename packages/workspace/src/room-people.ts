@@ -56,7 +56,7 @@ export function listAddablePeople(db: Db, room: Pick<Room, 'id' | 'workspace_id'
 
 /** Members and above who are in the room may add people; never to a direct message. */
 export function canAddPeople(seat: Pick<RoomSeat, 'room' | 'member' | 'joined'>): boolean {
-  return seat.joined && seat.room.kind !== 'dm' && can(seat.member.role, 'rooms.create');
+  return seat.joined && seat.room.kind !== 'dm' && can(seat.member.role, 'rooms.manage_people');
 }
 
 export const addRoomPersonSchema = z.object({

@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import { notFoundHandler, storableBody } from '@ferry/http';
+import { mount, notFoundHandler, storableBody, type MountedTable } from '@ferry/http';
 import { errorsApi } from './api/errors.js';
 import { feedbackApi } from './api/feedback.js';
 import type { WebDeps } from './deps.js';
@@ -11,7 +11,7 @@ import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
 import { feedbackRoutes } from './pages/feedback.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
 import { inviteRoutes } from './pages/invites.js';
-import { memberRoutes } from './pages/members.js';
+import { memberRoutes } from './features/members/routes.js';
 import { mentionRoutes } from './pages/mentions.js';
 import { opsRoutes } from './pages/ops.js';
 import { outgoingHookRoutes } from './pages/outgoing-hooks.js';
@@ -24,41 +24,81 @@ import { workspaceRoutes } from './pages/workspaces.js';
 import { loadUnread, loadUser, loadWorkspace } from './request-context.js';
 import { csrf } from './session.js';
 
+/** Where workspace pages live: every route below it needs a seat (loadWorkspace). */
+export const WORKSPACE_BASE = '/w/:workspaceId/:slug';
+
+/**
+ * Every page route of web, as data, in matching order: `signedOut` tables need no seat, the
+ * `workspace` ones are mounted under WORKSPACE_BASE behind loadWorkspace. Tests walk this list.
+ */
+export function pageTables(
+  deps: WebDeps,
+  realtime: Realtime,
+): { open: MountedTable[]; workspace: MountedTable[] } {
+  const under = (path: string) => `${WORKSPACE_BASE}${path}`;
+  return {
+    open: [
+      { base: '/', table: authRoutes(deps) },
+      { base: '/', table: workspaceRoutes(deps) },
+      { base: '/invite', table: inviteRoutes(deps) },
+      // Where GitHub sends the browser back (the App's Setup URL and Callback URL).
+      { base: '/github', table: githubFlowRoutes(deps) },
+    ],
+    workspace: [
+      { base: under('/members'), table: memberRoutes(deps) },
+      { base: under('/mentions'), table: mentionRoutes(deps) },
+      // Before '/rooms' (whose routes never match these deeper paths anyway); falls through to
+      // the outgoing-hooks table for `.../settings/webhooks/outgoing...`.
+      { base: under('/rooms/:roomId/settings/webhooks'), table: webhookRoutes(deps) },
+      {
+        base: under('/rooms/:roomId/settings/webhooks/outgoing'),
+        table: outgoingHookRoutes(deps),
+      },
+      { base: under('/rooms/:roomId/people'), table: roomPeopleRoutes(deps) },
+      { base: under('/rooms'), table: roomRoutes(deps, realtime) },
+      { base: under('/settings/tokens'), table: tokenRoutes(deps) },
+      { base: under('/feedback'), table: feedbackRoutes(deps) },
+      { base: under('/agents'), table: agentRoutes(deps) },
+      { base: under('/errors'), table: errorRoutes(deps) },
+      { base: under('/settings/errors'), table: errorSettingsRoutes(deps) },
+      { base: under('/settings/widget'), table: widgetSettingsRoutes(deps) },
+      { base: under('/settings/github'), table: githubSettingsRoutes(deps) },
+      { base: under('/ops'), table: opsRoutes(deps) },
+      { base: under('/'), table: dashboardRoutes(deps) },
+    ],
+  };
+}
+
+/** /api/v1 routes of web, as data (other services' /api/v1 routes are theirs). */
+export function apiTables(deps: WebDeps): MountedTable[] {
+  return [
+    { base: '/api/v1/feedback', table: feedbackApi(deps) },
+    { base: '/api/v1/errors', table: errorsApi(deps) },
+  ];
+}
+
+/** Mounts a table at the part of its base below `prefix` (the router's own mount point). */
+function mountUnder(router: Router, prefix: string, mounted: MountedTable): void {
+  router.use(mounted.base.slice(prefix.length) || '/', mount(mounted));
+}
+
 /** Pages: signed-in, session-backed, CSRF-checked. Mounted after the session middleware. */
 export function pageRoutes(deps: WebDeps, realtime: Realtime): Router {
+  const tables = pageTables(deps, realtime);
   const router = Router();
   router.use(express.urlencoded({ extended: false, limit: '256kb', parameterLimit: 200 }));
   router.use(express.json({ limit: '100kb' }));
   router.use(storableBody);
+  // Every page form, mutating or not, carries the session's token: csrf-sync checks all but GET.
   router.use(csrf.csrfSynchronisedProtection);
   router.use(loadUser(deps));
-  router.use(authRoutes(deps));
-  router.use(workspaceRoutes(deps));
-  router.use('/invite', inviteRoutes(deps));
-  // Where GitHub sends the browser back (the App's Setup URL and Callback URL).
-  router.use('/github', githubFlowRoutes(deps));
+  for (const mounted of tables.open) mountUnder(router, '', mounted);
 
   const workspace = Router({ mergeParams: true });
   workspace.use(loadWorkspace(deps));
   workspace.use(loadUnread(deps));
-  workspace.use('/members', memberRoutes(deps));
-  workspace.use('/mentions', mentionRoutes(deps));
-  // Before '/rooms' (whose routes never match these deeper paths anyway); falls through to the
-  // outgoing-hooks router for `.../settings/webhooks/outgoing...`.
-  workspace.use('/rooms/:roomId/settings/webhooks', webhookRoutes(deps));
-  workspace.use('/rooms/:roomId/settings/webhooks/outgoing', outgoingHookRoutes(deps));
-  workspace.use('/rooms/:roomId/people', roomPeopleRoutes(deps));
-  workspace.use('/rooms', roomRoutes(deps, realtime));
-  workspace.use('/settings/tokens', tokenRoutes(deps));
-  workspace.use('/feedback', feedbackRoutes(deps));
-  workspace.use('/agents', agentRoutes(deps));
-  workspace.use('/errors', errorRoutes(deps));
-  workspace.use('/settings/errors', errorSettingsRoutes(deps));
-  workspace.use('/settings/widget', widgetSettingsRoutes(deps));
-  workspace.use('/settings/github', githubSettingsRoutes(deps));
-  workspace.use('/ops', opsRoutes(deps));
-  workspace.use('/', dashboardRoutes(deps));
-  router.use('/w/:workspaceId/:slug', workspace);
+  for (const mounted of tables.workspace) mountUnder(workspace, WORKSPACE_BASE, mounted);
+  router.use(WORKSPACE_BASE, workspace);
   return router;
 }
 
@@ -67,8 +107,7 @@ export function apiRoutes(deps: WebDeps): Router {
   const router = Router();
   router.use(express.json({ limit: '256kb' }));
   router.use(storableBody);
-  router.use('/feedback', feedbackApi(deps));
-  router.use('/errors', errorsApi(deps));
+  for (const mounted of apiTables(deps)) mountUnder(router, '/api/v1', mounted);
   // Unknown API paths answer a JSON 404 here rather than falling into the pages (and their CSRF
   // check). In `pnpm start`, other services' /api/v1 routers are mounted before this one.
   router.use(notFoundHandler);

@@ -1,6 +1,6 @@
-import { Router } from 'express';
 import { AppError } from '@ferry/core';
-import { parseInput, requireJsonBody } from '@ferry/http';
+import { parseInput, requireJsonBody, routeTable, type RouteTable } from '@ferry/http';
+import { tokenScope } from '../access.js';
 import { z } from 'zod';
 import type { WebDeps } from '../deps.js';
 import {
@@ -16,7 +16,6 @@ import {
   retainedOccurrences,
   setErrorGroupStatus,
   apiAuth,
-  requireToken,
 } from '@ferry/workspace';
 
 /** `?source=&page=` as a form would send them: an empty value means "not given". */
@@ -63,12 +62,12 @@ const statusBodySchema = z.object({
  * (`PATCH /:groupId`) needs `tenant:write`. Scoped to the token's workspace; another workspace's
  * ids answer 404 like ids that never existed.
  */
-export function errorsApi(deps: WebDeps): Router {
+export function errorsApi(deps: WebDeps): RouteTable {
   const { db } = deps;
-  const router = Router();
-  const read = requireToken(deps, 'tenant:read');
+  const routes = routeTable();
+  const read = tokenScope(deps, 'tenant:read');
 
-  router.get('/', read, async (req, res) => {
+  routes.get('/', read, async (req, res) => {
     const { workspace } = apiAuth(res);
     const query = parseInput(listQuerySchema, req.query, 'query');
     const [list, retained] = await Promise.all([
@@ -85,14 +84,14 @@ export function errorsApi(deps: WebDeps): Router {
   });
 
   // Before /:groupId, so "occurrences" is never read as a group id.
-  router.get('/occurrences/:id', read, async (req, res) => {
+  routes.get('/occurrences/:id', read, async (req, res) => {
     const { workspace } = apiAuth(res);
     const occurrence = await findErrorOccurrence(db, workspace.id, String(req.params.id));
     if (!occurrence) throw new AppError('not_found', 'No such error occurrence in this workspace.');
     res.json(errorOccurrenceJson(occurrence));
   });
 
-  router.get('/:groupId', read, async (req, res) => {
+  routes.get('/:groupId', read, async (req, res) => {
     const { workspace } = apiAuth(res);
     const group = await findErrorGroup(db, workspace.id, String(req.params.groupId));
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
@@ -103,10 +102,9 @@ export function errorsApi(deps: WebDeps): Router {
     });
   });
 
-  router.patch(
+  routes.patch(
     '/:groupId',
-    requireToken(deps, 'tenant:write'),
-    requireJsonBody,
+    { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] },
     async (req, res) => {
       const { workspace } = apiAuth(res);
       const { status } = parseInput(statusBodySchema, req.body, 'error group');
@@ -116,5 +114,5 @@ export function errorsApi(deps: WebDeps): Router {
     },
   );
 
-  return router;
+  return routes;
 }

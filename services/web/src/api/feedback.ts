@@ -1,6 +1,6 @@
-import { Router } from 'express';
 import { AppError, isId } from '@ferry/core';
-import { parseInput, requireJsonBody } from '@ferry/http';
+import { parseInput, requireJsonBody, routeTable, type RouteTable } from '@ferry/http';
+import { tokenScope } from '../access.js';
 import { z } from 'zod';
 import type { WebDeps } from '../deps.js';
 import {
@@ -15,7 +15,6 @@ import {
   triageFeedback,
   triageSchema,
   apiAuth,
-  requireToken,
 } from '@ferry/workspace';
 
 const listQuerySchema = z.object({
@@ -43,11 +42,13 @@ const listQuerySchema = z.object({
  * another workspace is "not found", exactly like one that never existed.
  * `POST /:id/dispatch` belongs to the dispatch service and is not answered here.
  */
-export function feedbackApi(deps: WebDeps): Router {
+export function feedbackApi(deps: WebDeps): RouteTable {
   const { db } = deps;
-  const router = Router();
+  const routes = routeTable();
+  const write = { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] };
+  const read = tokenScope(deps, 'tenant:read');
 
-  router.post('/', requireToken(deps, 'tenant:write'), requireJsonBody, async (req, res) => {
+  routes.post('/', write, async (req, res) => {
     const { workspace } = apiAuth(res);
     const input = parseInput(fileFeedbackSchema, req.body, 'feedback');
     const feedback = await fileFeedback(db, workspace.id, input);
@@ -57,7 +58,7 @@ export function feedbackApi(deps: WebDeps): Router {
       .json(await ticketJson(db, feedback));
   });
 
-  router.get('/', requireToken(deps, 'tenant:read'), async (req, res) => {
+  routes.get('/', read, async (req, res) => {
     const { workspace } = apiAuth(res);
     const query = parseInput(listQuerySchema, req.query, 'query');
     const page = await listFeedback(db, workspace.id, query);
@@ -70,16 +71,16 @@ export function feedbackApi(deps: WebDeps): Router {
     });
   });
 
-  router.get('/:id', requireToken(deps, 'tenant:read'), async (req, res) => {
+  routes.get('/:id', read, async (req, res) => {
     const { workspace } = apiAuth(res);
-    const feedback = await findFeedback(db, workspace.id, req.params.id as string);
+    const feedback = await findFeedback(db, workspace.id, req.params.id);
     if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
     res.json(await ticketJson(db, feedback));
   });
 
-  router.patch('/:id', requireToken(deps, 'tenant:write'), requireJsonBody, async (req, res) => {
+  routes.patch('/:id', write, async (req, res) => {
     const { workspace } = apiAuth(res);
-    const id = req.params.id as string;
+    const id = req.params.id;
     // An unknown ticket is 404 before the body is judged, as on the other ticket routes.
     if (!(await findFeedback(db, workspace.id, id))) {
       throw new AppError('not_found', 'No such feedback ticket in this workspace.');
@@ -96,5 +97,5 @@ export function feedbackApi(deps: WebDeps): Router {
     res.json(await ticketJson(db, feedback));
   });
 
-  return router;
+  return routes;
 }

@@ -1,6 +1,15 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
-import { hitRateLimit, parseInput, requireJsonBody, storableBody } from '@ferry/http';
+import {
+  access,
+  hitRateLimit,
+  mount,
+  parseInput,
+  requireJsonBody,
+  routeTable,
+  storableBody,
+  type MountedTable,
+} from '@ferry/http';
 import { buildWidget, type WidgetBuild } from '@ferry/widget';
 import {
   createTenantCache,
@@ -51,40 +60,46 @@ export const DEFAULT_WIDGET_LIMITS: WidgetLimits = {
   feedbackPerVisitor: 10,
 };
 
-export function widgetRoutes(deps: WebDeps, limits: WidgetLimits = DEFAULT_WIDGET_LIMITS): Router {
+/** The widget's routes: the bundle (public) and its endpoints (the workspace's public key). */
+export function widgetTables(
+  deps: WebDeps,
+  limits: WidgetLimits = DEFAULT_WIDGET_LIMITS,
+): { bundle: MountedTable; endpoints: MountedTable } {
   const { db, redis, config } = deps;
-  const router = Router();
+  const bundleRoutes = routeTable();
   const tenants = createTenantCache(db);
   let bundle: Promise<WidgetBuild> | undefined;
 
   // The bundle: built once per process (esbuild, ~50 ms), then served from memory. Customers'
   // pages load it from another origin, so it carries its own CORS and resource-policy headers
   // (never the pages' strict ones). A fixed URL: a day's cache, then revalidated by ETag.
-  router.get('/widget/v1.js', async (req, res) => {
-    bundle ??= buildWidget().catch((error: unknown) => {
-      bundle = undefined;
-      throw error;
-    });
-    const { code, etag } = await bundle;
-    res.set({
-      'Content-Type': 'application/javascript; charset=utf-8',
-      'Cache-Control': 'public, max-age=86400, stale-while-revalidate=604800',
-      ETag: etag,
-      'Access-Control-Allow-Origin': '*',
-      'Cross-Origin-Resource-Policy': 'cross-origin',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    if (req.get('if-none-match') === etag) {
-      res.status(304).end();
-      return;
-    }
-    res.send(code);
-  });
+  bundleRoutes.get(
+    '/widget/v1.js',
+    access.public("the widget bundle customers' pages load"),
+    async (req, res) => {
+      bundle ??= buildWidget().catch((error: unknown) => {
+        bundle = undefined;
+        throw error;
+      });
+      const { code, etag } = await bundle;
+      res.set({
+        'Content-Type': 'application/javascript; charset=utf-8',
+        'Cache-Control': 'public, max-age=86400, stale-while-revalidate=604800',
+        ETag: etag,
+        'Access-Control-Allow-Origin': '*',
+        'Cross-Origin-Resource-Policy': 'cross-origin',
+        'X-Content-Type-Options': 'nosniff',
+      });
+      if (req.get('if-none-match') === etag) {
+        res.status(304).end();
+        return;
+      }
+      res.send(code);
+    },
+  );
 
-  const endpoints = Router();
-  endpoints.use(cors);
-  endpoints.use(express.json({ limit: '64kb' }));
-  endpoints.use(storableBody);
+  const endpoints = routeTable();
+  const publicKey = access.key('the workspace public key in X-Service-Tenant (workspaceOf)');
 
   async function workspaceOf(tenant: string | undefined): Promise<string> {
     const workspaceId = tenant ? await tenants.workspaceId(tenant) : undefined;
@@ -106,7 +121,7 @@ export function widgetRoutes(deps: WebDeps, limits: WidgetLimits = DEFAULT_WIDGE
     }
   }
 
-  endpoints.post('/visitors', async (req, res) => {
+  endpoints.post('/visitors', publicKey, async (req, res) => {
     const tenant = req.get('X-Service-Tenant');
     const workspaceId = await workspaceOf(tenant);
     await limit(res, `visitors:key:${workspaceId}`, limits.visitorsPerKey, 'new visitors');
@@ -115,27 +130,47 @@ export function widgetRoutes(deps: WebDeps, limits: WidgetLimits = DEFAULT_WIDGE
     res.status(201).json({ visitor });
   });
 
-  endpoints.post('/feedback', requireJsonBody, async (req, res) => {
-    const workspaceId = await workspaceOf(req.get('X-Service-Tenant'));
-    const token = req.get('X-Service-Visitor');
-    const visitorId = token ? await findVisitorId(db, workspaceId, token) : undefined;
-    if (token && !visitorId) {
-      throw new AppError(
-        'invalid_token',
-        'This visitor token is unknown to the workspace: drop it and get a new one from /widget/v1/visitors.',
-      );
-    }
-    await limit(res, `feedback:key:${workspaceId}`, limits.feedbackPerKey, 'feedback reports');
-    const who = visitorId ? `visitor:${visitorId}` : `ip:${req.ip ?? ''}`;
-    await limit(res, `feedback:${who}`, limits.feedbackPerVisitor, 'feedback reports');
-    const input = parseInput(fileFeedbackSchema, req.body, 'feedback');
-    // Filed exactly as the API files it: its conversation, its feedback_filed event.
-    const feedback = await fileFeedback(db, workspaceId, input, { visitorId: visitorId ?? null });
-    res.status(201).json({ id: feedback.id });
-  });
+  endpoints.post(
+    '/feedback',
+    { access: publicKey, before: [requireJsonBody] },
+    async (req, res) => {
+      const workspaceId = await workspaceOf(req.get('X-Service-Tenant'));
+      const token = req.get('X-Service-Visitor');
+      const visitorId = token ? await findVisitorId(db, workspaceId, token) : undefined;
+      if (token && !visitorId) {
+        throw new AppError(
+          'invalid_token',
+          'This visitor token is unknown to the workspace: drop it and get a new one from /widget/v1/visitors.',
+        );
+      }
+      await limit(res, `feedback:key:${workspaceId}`, limits.feedbackPerKey, 'feedback reports');
+      const who = visitorId ? `visitor:${visitorId}` : `ip:${req.ip ?? ''}`;
+      await limit(res, `feedback:${who}`, limits.feedbackPerVisitor, 'feedback reports');
+      const input = parseInput(fileFeedbackSchema, req.body, 'feedback');
+      // Filed exactly as the API files it: its conversation, its feedback_filed event.
+      const feedback = await fileFeedback(db, workspaceId, input, { visitorId: visitorId ?? null });
+      res.status(201).json({ id: feedback.id });
+    },
+  );
 
+  return {
+    bundle: { base: '/', table: bundleRoutes },
+    endpoints: { base: '/widget/v1', table: endpoints },
+  };
+}
+
+/** /widget/*: public and cross-origin (mount it before the pages). */
+export function widgetRoutes(deps: WebDeps, limits: WidgetLimits = DEFAULT_WIDGET_LIMITS): Router {
+  const { bundle, endpoints } = widgetTables(deps, limits);
+  const router = Router();
+  router.use(mount(bundle));
+  const api = Router();
+  api.use(cors);
+  api.use(express.json({ limit: '64kb' }));
+  api.use(storableBody);
+  api.use(mount(endpoints));
   // Unknown widget paths answer a JSON 404 with CORS, like every other answer here.
-  endpoints.use((_req, _res, next) => next(new AppError('not_found', 'No such widget endpoint.')));
-  router.use('/widget/v1', endpoints);
+  api.use((_req, _res, next) => next(new AppError('not_found', 'No such widget endpoint.')));
+  router.use(endpoints.base, api);
   return router;
 }

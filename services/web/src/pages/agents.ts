@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import type { Agent } from '@ferry/db';
 import { fieldErrors } from '@ferry/http';
@@ -17,7 +17,7 @@ import {
   updateAgentWake,
 } from '@ferry/workspace';
 import type { PageCard, WebDeps } from '../deps.js';
-import { flash, requireCapability, renderPage, seat } from '../request-context.js';
+import { flash, renderPage, seat } from '../request-context.js';
 import {
   agentsPage,
   agentsPath,
@@ -25,6 +25,8 @@ import {
   dispatchCard,
   shipPolicyPage,
 } from '../views/agents.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 /** The Dispatch card for the Dashboard and the API tokens page (passed in as a plug-in card). */
 export const dispatchCardPlugin: PageCard = async ({ db }, res) => {
@@ -35,13 +37,12 @@ export const dispatchCardPlugin: PageCard = async ({ db }, res) => {
 
 const WAKE_TOKEN_MAX = 200;
 
-export function agentRoutes(deps: WebDeps): Router {
+export function agentRoutes(deps: WebDeps): RouteTable {
   const { db, box } = deps;
-  const router = Router({ mergeParams: true });
-  router.use(requireCapability('feedback.read'));
-  const admin = requireCapability('settings.manage');
+  const routes = routeTable();
+  const admin = capability('settings.manage');
 
-  router.get('/', async (req, res) => {
+  routes.get('/', capability('feedback.read'), async (req, res) => {
     const { workspace, member } = seat(res);
     const [agents, policy] = await Promise.all([
       listAgents(db, workspace.id),
@@ -57,13 +58,13 @@ export function agentRoutes(deps: WebDeps): Router {
   });
 
   // What the Dispatch card polls every 5 s.
-  router.get('/status', async (_req, res) => {
+  routes.get('/status', capability('feedback.read'), async (_req, res) => {
     const { workspace } = seat(res);
     const agents = (await listAgents(db, workspace.id)).map((a) => agentStatus(a));
     res.set('Cache-Control', 'no-store').json({ agents });
   });
 
-  router.get('/settings/ship-policy', admin, async (req, res) => {
+  routes.get('/settings/ship-policy', admin, async (req, res) => {
     const { workspace } = seat(res);
     const policy = await shipPolicy(db, workspace.id);
     const values = {
@@ -74,7 +75,7 @@ export function agentRoutes(deps: WebDeps): Router {
     renderPage(req, res, (ctx) => shipPolicyPage(ctx, { workspace, values }));
   });
 
-  router.post('/settings/ship-policy', admin, async (req, res) => {
+  routes.post('/settings/ship-policy', admin, async (req, res) => {
     const { workspace } = seat(res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const parsed = shipPolicySchema.safeParse(body);
@@ -117,11 +118,11 @@ export function agentRoutes(deps: WebDeps): Router {
     renderPage(req, res, (ctx) => configurePage(ctx, data), status);
   }
 
-  router.get('/:agentId', admin, async (req, res) => {
+  routes.get('/:agentId', admin, async (req, res) => {
     await configure(req, res, await agentOf(req, res));
   });
 
-  router.post('/:agentId', admin, async (req, res) => {
+  routes.post('/:agentId', admin, async (req, res) => {
     const agent = await agentOf(req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const parsed = agentSettingsSchema.safeParse(body);
@@ -150,7 +151,7 @@ export function agentRoutes(deps: WebDeps): Router {
     res.redirect(303, `${agentsPath(seat(res).workspace)}/${agent.id}`);
   });
 
-  router.post('/:agentId/wake', admin, async (req, res) => {
+  routes.post('/:agentId/wake', admin, async (req, res) => {
     const agent = await agentOf(req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const url = typeof body.wake_url === 'string' ? body.wake_url.trim() : '';
@@ -173,5 +174,5 @@ export function agentRoutes(deps: WebDeps): Router {
     res.redirect(303, `${agentsPath(seat(res).workspace)}/${agent.id}`);
   });
 
-  return router;
+  return routes;
 }

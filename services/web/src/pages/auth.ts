@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Router, type Request } from 'express';
+import type { Request } from 'express';
 import { AppError } from '@ferry/core';
 import { fieldErrors, hitRateLimit } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
@@ -12,6 +12,7 @@ import {
 } from '@ferry/workspace';
 import { locals, renderPage } from '../request-context.js';
 import { loginPage, signupPage } from '../views/auth.js';
+import { access, routeTable, type RouteTable } from '@ferry/http';
 
 /** Only same-site relative paths are followed after sign-in (no open redirect). */
 function safeNext(value: unknown): string | undefined {
@@ -66,11 +67,11 @@ function tooManyAttempts(retryAfter: number): AppError {
   );
 }
 
-export function authRoutes(deps: WebDeps): Router {
+export function authRoutes(deps: WebDeps): RouteTable {
   const { db } = deps;
-  const router = Router();
+  const routes = routeTable();
 
-  router.get('/', async (_req, res) => {
+  routes.get('/', access.public('sign-in pages'), async (_req, res) => {
     const user = locals(res).user;
     if (!user) {
       res.redirect('/login');
@@ -81,7 +82,7 @@ export function authRoutes(deps: WebDeps): Router {
     res.redirect(workspaces.length === 1 && first ? `/w/${first.id}/${first.slug}` : '/workspaces');
   });
 
-  router.get('/login', (req, res) => {
+  routes.get('/login', access.public('sign-in pages'), (req, res) => {
     if (locals(res).user) {
       res.redirect(safeNext(req.query.next) ?? '/');
       return;
@@ -90,7 +91,7 @@ export function authRoutes(deps: WebDeps): Router {
     renderPage(req, res, (ctx) => loginPage(ctx, { values }));
   });
 
-  router.post('/login', async (req, res) => {
+  routes.post('/login', access.public('signing in'), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
     const account = typeof body.email === 'string' ? body.email : undefined;
@@ -120,12 +121,12 @@ export function authRoutes(deps: WebDeps): Router {
     res.redirect(next ?? '/');
   });
 
-  router.get('/signup', (req, res) => {
+  routes.get('/signup', access.public('sign-in pages'), (req, res) => {
     const values = { next: safeNext(req.query.next) };
     renderPage(req, res, (ctx) => signupPage(ctx, { values }));
   });
 
-  router.post('/signup', async (req, res) => {
+  routes.post('/signup', access.public('signing up'), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
     const values = {
@@ -161,7 +162,7 @@ export function authRoutes(deps: WebDeps): Router {
     }
   });
 
-  router.post('/logout', (req, res, next) => {
+  routes.post('/logout', access.public('signing out ends only this session'), (req, res, next) => {
     req.session.destroy((err) => {
       if (err) {
         next(err);
@@ -172,5 +173,5 @@ export function authRoutes(deps: WebDeps): Router {
     });
   });
 
-  return router;
+  return routes;
 }

@@ -1,12 +1,13 @@
-import { Router } from 'express';
 import { can, countFeedbackByStatus } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 import { renderPage, seat } from '../request-context.js';
 import { dashboardPage } from '../views/dashboard.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { anySeat } from '../access.js';
 
-export function dashboardRoutes({ db, cards: plugins }: WebDeps): Router {
-  const router = Router({ mergeParams: true });
-  router.get('/', async (req, res) => {
+export function dashboardRoutes({ db, cards: plugins }: WebDeps): RouteTable {
+  const routes = routeTable();
+  routes.get('/', anySeat, async (req, res) => {
     const { workspace, member } = seat(res);
     const [rooms, feedback, cards] = await Promise.all([
       // Channels this seat has joined. (No domain function counts them yet: listRooms would
@@ -27,5 +28,5 @@ export function dashboardRoutes({ db, cards: plugins }: WebDeps): Router {
     const data = { workspace, rooms: Number(rooms.n), newFeedback: feedback?.new, cards };
     renderPage(req, res, (ctx) => dashboardPage(ctx, data));
   });
-  return router;
+  return routes;
 }

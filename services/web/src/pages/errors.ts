@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import { AppError } from '@ferry/core';
 import type { ErrorSource, ErrorStatus } from '@ferry/db';
 import {
@@ -15,7 +14,7 @@ import {
   setErrorGroupStatus,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
-import { flash, requireCapability, renderPage, seat } from '../request-context.js';
+import { flash, renderPage, seat } from '../request-context.js';
 import {
   errorGroupPage,
   errorListPage,
@@ -24,6 +23,8 @@ import {
 } from '../views/errors.js';
 import { workspaceBase } from '../views/layout.js';
 import { pageParam } from '../views/pager.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 /**
  * Query values on a page are forgiving, as on the feedback inbox: an unknown source or status
@@ -50,11 +51,10 @@ const STATUS_DONE: Record<ErrorStatus, string> = {
   ignored: 'Ignored. New occurrences still count but keep it out of the unresolved list.',
 };
 
-export function errorRoutes({ db, config }: WebDeps): Router {
-  const router = Router({ mergeParams: true });
-  router.use(requireCapability('errors.read'));
+export function errorRoutes({ db, config }: WebDeps): RouteTable {
+  const routes = routeTable();
 
-  router.get('/', async (req, res) => {
+  routes.get('/', capability('errors.read'), async (req, res) => {
     const { workspace } = seat(res);
     const filter: ErrorListFilter = {
       status: statusParam(req.query.status),
@@ -96,7 +96,7 @@ export function errorRoutes({ db, config }: WebDeps): Router {
     );
   });
 
-  router.get('/:groupId', async (req, res) => {
+  routes.get('/:groupId', capability('errors.read'), async (req, res) => {
     const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
@@ -112,7 +112,7 @@ export function errorRoutes({ db, config }: WebDeps): Router {
   });
 
   // The group page's Resolve / Ignore / Reopen buttons.
-  router.post('/:groupId/status', requireCapability('errors.triage'), async (req, res) => {
+  routes.post('/:groupId/status', capability('errors.triage'), async (req, res) => {
     const { workspace } = seat(res);
     const groupId = String(req.params.groupId);
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -131,14 +131,13 @@ export function errorRoutes({ db, config }: WebDeps): Router {
     res.redirect(303, groupPath);
   });
 
-  return router;
+  return routes;
 }
 
 /** /settings/errors: the public key and a ready report, for anyone who may read errors. */
-export function errorSettingsRoutes({ config }: WebDeps): Router {
-  const router = Router({ mergeParams: true });
-  router.use(requireCapability('errors.read'));
-  router.get('/', (req, res) => {
+export function errorSettingsRoutes({ config }: WebDeps): RouteTable {
+  const routes = routeTable();
+  routes.get('/', capability('errors.read'), (req, res) => {
     const { workspace } = seat(res);
     renderPage(req, res, (ctx) =>
       errorSettingsPage(ctx, {
@@ -147,5 +146,5 @@ export function errorSettingsRoutes({ config }: WebDeps): Router {
       }),
     );
   });
-  return router;
+  return routes;
 }

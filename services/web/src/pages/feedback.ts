@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import type { FeedbackStatus } from '@ferry/db';
 import {
@@ -28,7 +28,7 @@ import {
 import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
 import { workspaceBase } from '../views/layout.js';
-import { flash, requireCapability, renderPage, seat } from '../request-context.js';
+import { flash, renderPage, seat } from '../request-context.js';
 import {
   inboxPage,
   ticketPage,
@@ -37,6 +37,8 @@ import {
   type TriagePanel,
 } from '../views/feedback.js';
 import { pageParam } from '../views/pager.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 /** Query values on a page are forgiving: junk falls back to the default instead of an error. */
 function statusParam(value: unknown): FeedbackStatus | undefined {
@@ -64,11 +66,10 @@ const DISPATCH_REFUSALS = new Set([
   'dispatch_in_flight',
 ]);
 
-export function feedbackRoutes({ db, config, github }: WebDeps): Router {
-  const router = Router({ mergeParams: true });
-  router.use(requireCapability('feedback.read'));
+export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
+  const routes = routeTable();
 
-  router.get('/', async (req, res) => {
+  routes.get('/', capability('feedback.read'), async (req, res) => {
     const { workspace, member } = seat(res);
     const status = statusParam(req.query.status);
     const assignee = assigneeParam(req.query.assignee);
@@ -202,12 +203,12 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
     return feedback;
   }
 
-  router.get('/:feedbackId', async (req, res) => {
+  routes.get('/:feedbackId', capability('feedback.read'), async (req, res) => {
     await showTicket(req, res, await ticketOf(req, res));
   });
 
   // The ticket page's "Dispatch to GitHub": runs as the dispatch identity, or as the clicker.
-  router.post('/:feedbackId/dispatch', requireCapability('feedback.dispatch'), async (req, res) => {
+  routes.post('/:feedbackId/dispatch', capability('feedback.dispatch'), async (req, res) => {
     const { workspace, member } = seat(res);
     const feedback = await ticketOf(req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -235,7 +236,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
   });
 
   // The ticket page's triage form: status and assignee; each change becomes a conversation notice.
-  router.post('/:feedbackId/triage', requireCapability('feedback.triage'), async (req, res) => {
+  routes.post('/:feedbackId/triage', capability('feedback.triage'), async (req, res) => {
     const { workspace, user } = seat(res);
     const feedback = await ticketOf(req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -269,5 +270,5 @@ export function feedbackRoutes({ db, config, github }: WebDeps): Router {
     res.redirect(303, ticketPath);
   });
 
-  return router;
+  return routes;
 }

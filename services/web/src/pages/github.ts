@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import type { Member, Workspace } from '@ferry/db';
 import {
@@ -19,15 +19,7 @@ import {
 import { can, findMembership } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 import { startGithubFlow, takeGithubFlow, type GithubFlow } from '../github-flows.js';
-import {
-  flash,
-  locals,
-  noStore,
-  renderPage,
-  requireCapability,
-  requireUser,
-  seat,
-} from '../request-context.js';
+import { flash, locals, noStore, renderPage, requireUser, seat } from '../request-context.js';
 import {
   githubCallbackUrl,
   githubPage,
@@ -35,6 +27,8 @@ import {
   githubSettingsPath,
 } from '../views/github.js';
 import { plural } from '../views/format.js';
+import { access, routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 /**
  * Settings > GitHub ({base}/settings/github) and the two URLs GitHub sends people back to
@@ -50,11 +44,10 @@ function notConfigured(): AppError {
   );
 }
 
-export function githubSettingsRoutes(deps: WebDeps): Router {
+export function githubSettingsRoutes(deps: WebDeps): RouteTable {
   const { db, config, settings } = deps;
-  const router = Router({ mergeParams: true });
-  router.use(requireCapability('feedback.dispatch'));
-  const admin = requireCapability('github.manage');
+  const routes = routeTable();
+  const admin = capability('github.manage');
 
   function client(): GitHubClient {
     if (!deps.github) throw notConfigured();
@@ -93,12 +86,12 @@ export function githubSettingsRoutes(deps: WebDeps): Router {
 
   const back = (res: Response) => res.redirect(303, githubSettingsPath(seat(res).workspace));
 
-  router.get('/', async (req, res) => {
+  routes.get('/', capability('github.authorize'), async (req, res) => {
     await show(req, res);
   });
 
   // Install the App (or again, to pick other repositories): GitHub comes back to /github/setup.
-  router.post('/connect', admin, (req, res) => {
+  routes.post('/connect', admin, (req, res) => {
     const github = client();
     const { workspace, member } = seat(res);
     const state = startGithubFlow(req, {
@@ -109,7 +102,7 @@ export function githubSettingsRoutes(deps: WebDeps): Router {
     res.redirect(303, github.installUrl(state));
   });
 
-  router.post('/refresh', admin, async (req, res) => {
+  routes.post('/refresh', admin, async (req, res) => {
     const github = client();
     const { workspace } = seat(res);
     const installation = await findInstallation(db, workspace.id);
@@ -133,7 +126,7 @@ export function githubSettingsRoutes(deps: WebDeps): Router {
     back(res);
   });
 
-  router.post('/repos/:repoId', admin, async (req, res) => {
+  routes.post('/repos/:repoId', admin, async (req, res) => {
     const { workspace } = seat(res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const flag = (value: unknown) =>
@@ -159,7 +152,7 @@ export function githubSettingsRoutes(deps: WebDeps): Router {
   });
 
   // Any member: their own GitHub authorization (the OAuth web flow).
-  router.post('/authorize', (req, res) => {
+  routes.post('/authorize', capability('github.authorize'), (req, res) => {
     const github = client();
     const { workspace, member } = seat(res);
     const state = startGithubFlow(req, {
@@ -170,7 +163,7 @@ export function githubSettingsRoutes(deps: WebDeps): Router {
     res.redirect(303, github.authorizeUrl(state, githubCallbackUrl(config.PUBLIC_URL)));
   });
 
-  router.post('/disconnect', async (req, res) => {
+  routes.post('/disconnect', capability('github.authorize'), async (req, res) => {
     const { workspace, member } = seat(res);
     const wasIdentity = (await dispatchIdentity(db, workspace.id)) === member.id;
     await removeAuthorization(db, member.id);
@@ -184,7 +177,7 @@ export function githubSettingsRoutes(deps: WebDeps): Router {
     back(res);
   });
 
-  router.post('/identity', admin, async (req, res) => {
+  routes.post('/identity', admin, async (req, res) => {
     const { workspace } = seat(res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const chosen = typeof body.member_id === 'string' ? body.member_id.trim() : '';
@@ -209,7 +202,7 @@ export function githubSettingsRoutes(deps: WebDeps): Router {
     back(res);
   });
 
-  return router;
+  return routes;
 }
 
 function retryHint(error: GitHubError): string {
@@ -221,13 +214,22 @@ function retryHint(error: GitHubError): string {
 }
 
 /**
+ * Where GitHub sends the browser back: a signed-in user with the `state` this session started;
+ * these GETs record an installation or an authorization on purpose.
+ */
+const GITHUB_RETURN = {
+  access: access.key('the OAuth state this session started (takeGithubFlow)', requireUser),
+  writes: "records the installation or the member's GitHub authorization",
+  secrets: { query: ['code', 'state', 'installation_id'] },
+};
+
+/**
  * /github/setup and /github/callback: where GitHub sends the browser back. Both accept only a
  * `state` this session started (single use, ten minutes), for a seat the user still holds.
  */
-export function githubFlowRoutes(deps: WebDeps): Router {
+export function githubFlowRoutes(deps: WebDeps): RouteTable {
   const { db, box, config } = deps;
-  const router = Router();
-  router.use(requireUser);
+  const routes = routeTable();
   const redirectUri = githubCallbackUrl(config.PUBLIC_URL);
 
   function problem(
@@ -293,7 +295,7 @@ export function githubFlowRoutes(deps: WebDeps): Router {
     res.redirect(github().authorizeUrl(state, redirectUri));
   }
 
-  router.get('/setup', async (req, res) => {
+  routes.get('/setup', GITHUB_RETURN, async (req, res) => {
     const flow = takeGithubFlow(req, req.query.state, ['install']);
     if (!flow) return expired(req, res);
     const held = await seatOf(res, flow);
@@ -333,7 +335,7 @@ export function githubFlowRoutes(deps: WebDeps): Router {
     toAuthorize(req, res, flow, installationId);
   });
 
-  router.get('/callback', async (req, res) => {
+  routes.get('/callback', GITHUB_RETURN, async (req, res) => {
     const flow = takeGithubFlow(req, req.query.state, ['connect', 'authorize', 'install']);
     if (!flow) return expired(req, res);
     const held = await seatOf(res, flow);
@@ -463,5 +465,5 @@ export function githubFlowRoutes(deps: WebDeps): Router {
     res.redirect(303, settingsPath);
   });
 
-  return router;
+  return routes;
 }

@@ -1,19 +1,23 @@
-import { Router } from 'express';
 import { acceptInvite, invitePath, openInvite } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 import { flash, locals, renderPage } from '../request-context.js';
 import { workspaceBase } from '../views/layout.js';
-import { invitePage } from '../views/members.js';
+import { invitePage } from '../features/members/views.js';
+import { access, routeTable, type RouteTable } from '@ferry/http';
 
 /**
  * `/invite/<token>`: an invite link. Signed in, it offers to join (a POST, so a link preview or a
  * prefetch never joins anyone); signed out, it sends the person to sign up or sign in and back.
  * A link that expired, was revoked or never existed is one 404 for all.
  */
-export function inviteRoutes({ db }: WebDeps): Router {
-  const router = Router();
+/** The link is the credential; joining also needs a signed-in user (else: sign in and back). */
+const INVITE_LINK = access.key('the invite token in the path (acceptInvite checks it is live)');
+const INVITE_SECRET = { params: ['token'] };
 
-  router.get('/:token', async (req, res) => {
+export function inviteRoutes({ db }: WebDeps): RouteTable {
+  const routes = routeTable();
+
+  routes.get('/:token', { access: INVITE_LINK, secrets: INVITE_SECRET }, async (req, res) => {
     const token = req.params.token;
     const { invite, workspace } = await openInvite(db, token);
     const user = locals(res).user;
@@ -22,7 +26,7 @@ export function inviteRoutes({ db }: WebDeps): Router {
     );
   });
 
-  router.post('/:token', async (req, res) => {
+  routes.post('/:token', { access: INVITE_LINK, secrets: INVITE_SECRET }, async (req, res) => {
     const token = req.params.token;
     if (!locals(res).user) {
       res.redirect(`/login?next=${encodeURIComponent(invitePath(token))}`);
@@ -39,5 +43,5 @@ export function inviteRoutes({ db }: WebDeps): Router {
     res.redirect(workspaceBase(joined.workspace));
   });
 
-  return router;
+  return routes;
 }

@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import {
   listMentions,
   markMentionsRead,
@@ -9,12 +8,14 @@ import type { WebDeps } from '../deps.js';
 import { locals, renderPage, seat } from '../request-context.js';
 import { mentionsPage } from '../views/mentions.js';
 import { pageParam } from '../views/pager.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { anySeat } from '../access.js';
 
 /** `/mentions`: the viewer's mentions, newest first. Opening the list reads every mention. */
-export function mentionRoutes({ db }: WebDeps): Router {
-  const router = Router({ mergeParams: true });
+export function mentionRoutes({ db }: WebDeps): RouteTable {
+  const routes = routeTable();
 
-  router.get('/', async (req, res) => {
+  routes.get('/', anySeat, async (req, res) => {
     const { workspace, member } = seat(res);
     const page = pageParam((req.query as Record<string, unknown>).page);
     const [{ items, total }, handles] = await Promise.all([
@@ -38,5 +39,5 @@ export function mentionRoutes({ db }: WebDeps): Router {
     );
   });
 
-  return router;
+  return routes;
 }

@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import { AppError } from '@ferry/core';
 import {
   agentsOnlineHistory,
@@ -13,8 +12,10 @@ import {
   workspaceFailedJobs,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
-import { flash, renderPage, requireCapability, seat } from '../request-context.js';
+import { flash, renderPage, seat } from '../request-context.js';
 import { opsFigures, opsPage, opsPath, type OpsData } from '../views/ops.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 /** Everything the Ops page shows but the failed jobs, read at one moment. */
 async function readOps(deps: WebDeps, workspaceId: string): Promise<OpsData> {
@@ -44,11 +45,10 @@ async function readOps(deps: WebDeps, workspaceId: string): Promise<OpsData> {
 
 const RETRIED = 'is queued again; it runs with its tries counted from zero.';
 
-export function opsRoutes(deps: WebDeps): Router {
-  const router = Router({ mergeParams: true });
-  router.use(requireCapability('ops.read'));
+export function opsRoutes(deps: WebDeps): RouteTable {
+  const routes = routeTable();
 
-  router.get('/', async (req, res) => {
+  routes.get('/', capability('ops.read'), async (req, res) => {
     const { workspace, member } = seat(res);
     const canRetry = can(member.role, 'ops.retry');
     const [data, failedJobs] = await Promise.all([
@@ -60,12 +60,12 @@ export function opsRoutes(deps: WebDeps): Router {
   });
 
   // What public/ops.js polls every 5 s: the page's numbers and chart paths by key.
-  router.get('/figures', async (_req, res) => {
+  routes.get('/figures', capability('ops.read'), async (_req, res) => {
     const { workspace } = seat(res);
     res.set('Cache-Control', 'no-store').json(opsFigures(await readOps(deps, workspace.id)));
   });
 
-  router.post('/jobs/:queue/:jobId/retry', requireCapability('ops.retry'), async (req, res) => {
+  routes.post('/jobs/:queue/:jobId/retry', capability('ops.retry'), async (req, res) => {
     const { workspace } = seat(res);
     const queue = String(req.params.queue);
     const jobId = String(req.params.jobId);
@@ -78,5 +78,5 @@ export function opsRoutes(deps: WebDeps): Router {
     res.redirect(303, opsPath(workspace));
   });
 
-  return router;
+  return routes;
 }

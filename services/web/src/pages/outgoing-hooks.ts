@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import type { OutgoingWebhook } from '@ferry/db';
 import type { WebDeps } from '../deps.js';
@@ -18,7 +18,7 @@ import {
   targetUrlProblem,
   type RoomSeat,
 } from '@ferry/workspace';
-import { flash, noStore, requireCapability, renderPage, seat } from '../request-context.js';
+import { flash, noStore, renderPage, seat } from '../request-context.js';
 import { plural } from '../views/format.js';
 import {
   deleteHookConfirmPage,
@@ -27,6 +27,8 @@ import {
 } from '../views/outgoing-hooks.js';
 import { outgoingHookPath, webhooksPath } from '../views/webhooks.js';
 import { settingsRoom, settingsRoomItem, type SettingsItemKind } from './room-settings.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 /**
  * Outgoing hooks: the create POST of the room's Settings -> Webhooks tab (pages/webhooks.ts shows
@@ -43,11 +45,11 @@ const HOOK: SettingsItemKind<OutgoingWebhook> = {
   missing: 'No such outgoing webhook.',
 };
 
-export function outgoingHookRoutes(deps: WebDeps): Router {
+export function outgoingHookRoutes(deps: WebDeps): RouteTable {
   const { db, box, producer } = deps;
   const ssrf = deps.settings.ssrf;
-  const router = Router({ mergeParams: true });
-  const admin = requireCapability('webhooks.manage');
+  const routes = routeTable();
+  const admin = capability('webhooks.manage');
 
   async function hookPage(
     req: Request,
@@ -71,7 +73,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
     );
   }
 
-  router.post('/', admin, async (req, res) => {
+  routes.post('/', admin, async (req, res) => {
     const { workspace, member } = seat(res);
     const room = await settingsRoom(db, req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -91,18 +93,18 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
     res.redirect(303, outgoingHookPath(workspace, room.room.id, hook.id));
   });
 
-  router.get('/:hookId', admin, async (req, res) => {
+  routes.get('/:hookId', admin, async (req, res) => {
     const { room, item: hook } = await settingsRoomItem(db, req, res, HOOK);
     await hookPage(req, res, room, hook);
   });
 
   // A POST that answers the page with the secret in it: never in a GET-able page or the cache.
-  router.post('/:hookId/reveal', admin, async (req, res) => {
+  routes.post('/:hookId/reveal', admin, async (req, res) => {
     const { room, item: hook } = await settingsRoomItem(db, req, res, HOOK);
     await hookPage(req, res, room, hook, revealSigningSecret(box, hook));
   });
 
-  router.post('/:hookId/rotate', admin, async (req, res) => {
+  routes.post('/:hookId/rotate', admin, async (req, res) => {
     const { item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
     await rotateSigningSecret(db, box, hook);
     flash(
@@ -113,7 +115,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
     res.redirect(303, here);
   });
 
-  router.post('/:hookId/enable', admin, async (req, res) => {
+  routes.post('/:hookId/enable', admin, async (req, res) => {
     const { item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
     const released = await reEnableOutgoingHook(db, hook);
     await requestDrain(producer, hook.id);
@@ -127,7 +129,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
     res.redirect(303, here);
   });
 
-  router.post('/:hookId/disable', admin, async (req, res) => {
+  routes.post('/:hookId/disable', admin, async (req, res) => {
     const { user } = seat(res);
     const { item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
     const disabled = await disableOutgoingHook(db, hook, `Disabled by ${user.name}.`);
@@ -142,7 +144,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
   });
 
   // Deleting asks first: the GET is the question, the POST (its button) deletes.
-  router.get('/:hookId/delete', admin, async (req, res) => {
+  routes.get('/:hookId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);
     const { room, item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
     renderPage(req, res, (ctx) =>
@@ -150,7 +152,7 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
     );
   });
 
-  router.post('/:hookId/delete', admin, async (req, res) => {
+  routes.post('/:hookId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);
     const { room, item: hook } = await settingsRoomItem(db, req, res, HOOK);
     await deleteOutgoingHook(db, hook);
@@ -158,14 +160,14 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
     res.redirect(303, webhooksPath(workspace, room.room.id));
   });
 
-  router.post('/:hookId/test', admin, async (req, res) => {
+  routes.post('/:hookId/test', admin, async (req, res) => {
     const { item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
     await requestSendOnce(producer, hook.id);
     flash(req, 'ok', 'A test event is on its way. Reload to see it in the log.');
     res.redirect(303, here);
   });
 
-  router.post('/:hookId/deliveries/:deliveryId/resend', admin, async (req, res) => {
+  routes.post('/:hookId/deliveries/:deliveryId/resend', admin, async (req, res) => {
     const { item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
     const { deliveryId } = req.params as { deliveryId: string };
     const delivery = await findDelivery(db, hook.id, deliveryId);
@@ -175,5 +177,5 @@ export function outgoingHookRoutes(deps: WebDeps): Router {
     res.redirect(303, here);
   });
 
-  return router;
+  return routes;
 }

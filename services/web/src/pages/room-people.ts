@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError, isId } from '@ferry/core';
 import { fieldErrors } from '@ferry/http';
 import {
@@ -16,13 +16,15 @@ import { flash, renderPage, seat } from '../request-context.js';
 import { roomPeoplePage } from '../views/room-people.js';
 import { roomPath } from '../views/rooms.js';
 import { NO_SUCH_ROOM } from './room-settings.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { anySeat, capability } from '../access.js';
 
 /**
  * `/rooms/<id>/people`: who is in a room, and adding someone from the workspace to it (how a guest
  * gets a room, or a colleague is pulled into a conversation). Rooms the viewer cannot open are 404.
  */
-export function roomPeopleRoutes({ db }: WebDeps): Router {
-  const router = Router({ mergeParams: true });
+export function roomPeopleRoutes({ db }: WebDeps): RouteTable {
+  const routes = routeTable();
 
   async function openRoom(req: Request, res: Response): Promise<RoomSeat> {
     const { workspace, user } = seat(res);
@@ -49,9 +51,9 @@ export function roomPeopleRoutes({ db }: WebDeps): Router {
     );
   }
 
-  router.get('/', async (req, res) => page(req, res));
+  routes.get('/', anySeat, async (req, res) => page(req, res));
 
-  router.post('/', async (req, res) => {
+  routes.post('/', capability('rooms.manage_people'), async (req, res) => {
     const { workspace } = seat(res);
     const room = await openRoom(req, res);
     const parsed = addRoomPersonSchema.safeParse(req.body ?? {});
@@ -68,5 +70,5 @@ export function roomPeopleRoutes({ db }: WebDeps): Router {
     res.redirect(`${roomPath(workspace, room.room.id)}/people`);
   });
 
-  return router;
+  return routes;
 }

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError, isId } from '@ferry/core';
 import { fieldErrors } from '@ferry/http';
 import {
@@ -24,7 +24,7 @@ import {
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 import type { Realtime } from '../realtime.js';
-import { flash, locals, requireCapability, renderPage, seat } from '../request-context.js';
+import { flash, locals, renderPage, seat } from '../request-context.js';
 import { messageItem } from '../views/messages.js';
 import { NO_SUCH_ROOM } from './room-settings.js';
 import {
@@ -35,6 +35,8 @@ import {
   roomsListPage,
   roomsPath,
 } from '../views/rooms.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { anySeat, capability, self } from '../access.js';
 
 /**
  * Rooms: the list (join, leave, create a channel) and the room page (messages, composer). Every
@@ -58,9 +60,9 @@ async function visibleRoom(deps: WebDeps, req: Request, res: Response): Promise<
   return found;
 }
 
-export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
+export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
   const { db } = deps;
-  const router = Router({ mergeParams: true });
+  const routes = routeTable();
 
   async function listPage(
     req: Request,
@@ -156,9 +158,9 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     );
   }
 
-  router.get('/', async (req, res) => listPage(req, res));
+  routes.get('/', anySeat, async (req, res) => listPage(req, res));
 
-  router.post('/', requireCapability('rooms.create'), async (req, res) => {
+  routes.post('/', capability('rooms.create'), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const name = typeof body.name === 'string' ? body.name : '';
     const parsed = createRoomSchema.safeParse(body);
@@ -175,7 +177,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     res.redirect(roomPath(workspace, room.id));
   });
 
-  router.get('/:roomId', async (req, res) => {
+  routes.get('/:roomId', anySeat, async (req, res) => {
     const room = await visibleRoom(deps, req, res);
     if (room.access === 'join') {
       const { workspace } = seat(res);
@@ -184,18 +186,22 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     return showRoom(req, res, room);
   });
 
-  router.post('/:roomId/join', async (req, res) => {
-    const { workspace } = seat(res);
-    const room = await visibleRoom(deps, req, res);
-    if (!room.joined) {
-      await joinRoom(db, room.room.id, room.member.id);
-      flash(req, 'ok', `You joined ${roomLabel(room.room)}.`);
-    }
-    res.redirect(roomPath(workspace, room.room.id));
-  });
+  routes.post(
+    '/:roomId/join',
+    self('joinRoom: a channel this seat may browse'),
+    async (req, res) => {
+      const { workspace } = seat(res);
+      const room = await visibleRoom(deps, req, res);
+      if (!room.joined) {
+        await joinRoom(db, room.room.id, room.member.id);
+        flash(req, 'ok', `You joined ${roomLabel(room.room)}.`);
+      }
+      res.redirect(roomPath(workspace, room.room.id));
+    },
+  );
 
   // Leaving asks first: the GET is the question, the POST (its button) leaves.
-  router.get('/:roomId/leave', async (req, res) => {
+  routes.get('/:roomId/leave', anySeat, async (req, res) => {
     const { workspace } = seat(res);
     const room = await visibleRoom(deps, req, res);
     if (!room.joined) {
@@ -209,7 +215,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     );
   });
 
-  router.post('/:roomId/leave', async (req, res) => {
+  routes.post('/:roomId/leave', self('leaveRoom: only this seat leaves'), async (req, res) => {
     const { workspace, user } = seat(res);
     const room = await visibleRoom(deps, req, res);
     if (await leaveRoom(db, room.room.id, room.member.id)) {
@@ -220,7 +226,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     res.redirect(roomsPath(workspace));
   });
 
-  router.post('/:roomId/messages', async (req, res) => {
+  routes.post('/:roomId/messages', self('postMessage: rooms this seat is in'), async (req, res) => {
     const { workspace, user } = seat(res);
     const room = await visibleRoom(deps, req, res);
     if (room.access !== 'open') {
@@ -259,5 +265,5 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): Router {
     res.redirect(roomPath(workspace, room.room.id));
   });
 
-  return router;
+  return routes;
 }

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
@@ -9,20 +9,21 @@ import {
   listTokens,
   revokeToken,
 } from '@ferry/workspace';
-import { flash, noStore, requireCapability, renderPage, seat } from '../request-context.js';
+import { flash, noStore, renderPage, seat } from '../request-context.js';
 import { stashOnce, takeOnce } from '../show-once.js';
 import { workspaceBase } from '../views/layout.js';
 import { newTokenPage, tokenCreatedPage, tokensPage } from '../views/tokens.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 const tokensPath = (res: Response): string =>
   `${workspaceBase(seat(res).workspace)}/settings/tokens`;
 
-export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps): Router {
+export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps): RouteTable {
   const slots = { redis, box, prefix: config.REDIS_PREFIX };
-  const router = Router({ mergeParams: true });
-  router.use(requireCapability('tokens.manage'));
+  const routes = routeTable();
 
-  router.get('/', async (req, res) => {
+  routes.get('/', capability('tokens.manage'), async (req, res) => {
     const { workspace } = seat(res);
     const [tokens, cards] = await Promise.all([
       listTokens(db, workspace.id),
@@ -47,9 +48,9 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
     );
   }
 
-  router.get('/new', (req, res) => newToken(req, res));
+  routes.get('/new', capability('tokens.manage'), (req, res) => newToken(req, res));
 
-  router.post('/', async (req, res) => {
+  routes.post('/', capability('tokens.manage'), async (req, res) => {
     const { workspace, member } = seat(res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const rawScopes = body.scopes;
@@ -74,7 +75,7 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
     res.redirect(303, `${tokensPath(res)}/${token.id}/created`);
   });
 
-  router.get('/:tokenId/created', async (req, res) => {
+  routes.get('/:tokenId/created', capability('tokens.manage'), async (req, res) => {
     const { workspace } = seat(res);
     const token = await findToken(db, workspace.id, req.params.tokenId);
     if (!token) throw new AppError('not_found', 'No such API token.');
@@ -85,7 +86,7 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
     renderPage(req, res, (ctx) => tokenCreatedPage(ctx, { base: tokensPath(res), token, raw }));
   });
 
-  router.post('/:tokenId/revoke', async (req, res) => {
+  routes.post('/:tokenId/revoke', capability('tokens.manage'), async (req, res) => {
     const { workspace } = seat(res);
     const { token, alreadyRevoked } = await revokeToken(db, workspace.id, req.params.tokenId);
     flash(
@@ -98,5 +99,5 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
     res.redirect(303, tokensPath(res));
   });
 
-  return router;
+  return routes;
 }

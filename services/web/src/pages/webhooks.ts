@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
 import {
@@ -15,7 +15,7 @@ import {
   roomLabel,
   type RoomSeat,
 } from '@ferry/workspace';
-import { flash, noStore, requireCapability, renderPage, seat } from '../request-context.js';
+import { flash, noStore, renderPage, seat } from '../request-context.js';
 import {
   deleteKeyConfirmPage,
   incomingKeyPage,
@@ -24,6 +24,8 @@ import {
   webhooksTabPage,
 } from '../views/webhooks.js';
 import { settingsRoom, settingsRoomItem, type SettingsItemKind } from './room-settings.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 /**
  * The room's Settings -> Webhooks tab (incoming keys and the outgoing hooks list) and the incoming
@@ -44,10 +46,10 @@ const KEY: SettingsItemKind<IncomingKeyListItem> = {
   missing: 'No such webhook key.',
 };
 
-export function webhookRoutes(deps: WebDeps): Router {
+export function webhookRoutes(deps: WebDeps): RouteTable {
   const { db, config, box } = deps;
-  const router = Router({ mergeParams: true });
-  const admin = requireCapability('webhooks.manage');
+  const routes = routeTable();
+  const admin = capability('webhooks.manage');
 
   async function tabPage(
     req: Request,
@@ -99,12 +101,12 @@ export function webhookRoutes(deps: WebDeps): Router {
     );
   }
 
-  router.get('/', admin, async (req, res) => {
+  routes.get('/', admin, async (req, res) => {
     const room = await settingsRoom(db, req, res);
     await tabPage(req, res, room);
   });
 
-  router.post('/incoming', admin, async (req, res) => {
+  routes.post('/incoming', admin, async (req, res) => {
     const { workspace, member } = seat(res);
     const room = await settingsRoom(db, req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
@@ -126,19 +128,19 @@ export function webhookRoutes(deps: WebDeps): Router {
     res.redirect(303, incomingKeyPath(workspace, room.room.id, webhook.id));
   });
 
-  router.get('/incoming/:keyId', admin, async (req, res) => {
+  routes.get('/incoming/:keyId', admin, async (req, res) => {
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
     keyPage(req, res, room, key);
   });
 
   // A POST (CSRF-checked) that answers the page with the key in it: the raw key is never in a
   // GET-able page, a link or the browser cache.
-  router.post('/incoming/:keyId/reveal', admin, async (req, res) => {
+  routes.post('/incoming/:keyId/reveal', admin, async (req, res) => {
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
     keyPage(req, res, room, key, revealIncomingKey(box, key));
   });
 
-  router.post('/incoming/:keyId/rotate', admin, async (req, res) => {
+  routes.post('/incoming/:keyId/rotate', admin, async (req, res) => {
     const { room, item: key, here } = await settingsRoomItem(db, req, res, KEY);
     await rotateIncomingKey(db, box, room.room.id, key.id);
     // A redirect, not the page itself: reloading must not rotate a second time.
@@ -150,7 +152,7 @@ export function webhookRoutes(deps: WebDeps): Router {
     ['enable', true],
     ['disable', false],
   ] as const) {
-    router.post(`/incoming/:keyId/${path}`, admin, async (req, res) => {
+    routes.post(`/incoming/:keyId/${path}`, admin, async (req, res) => {
       const { room, item: key, here } = await settingsRoomItem(db, req, res, KEY);
       await setIncomingKeyEnabled(db, room.room.id, key.id, enabled);
       flash(
@@ -165,13 +167,13 @@ export function webhookRoutes(deps: WebDeps): Router {
   }
 
   // Deleting asks first: the GET is the question, the POST (its button) deletes.
-  router.get('/incoming/:keyId/delete', admin, async (req, res) => {
+  routes.get('/incoming/:keyId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
     renderPage(req, res, (ctx) => deleteKeyConfirmPage(ctx, { workspace, room: room.room, key }));
   });
 
-  router.post('/incoming/:keyId/delete', admin, async (req, res) => {
+  routes.post('/incoming/:keyId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
     await deleteIncomingKey(db, room.room.id, key.id);
@@ -179,5 +181,5 @@ export function webhookRoutes(deps: WebDeps): Router {
     res.redirect(303, webhooksPath(workspace, room.room.id));
   });
 
-  return router;
+  return routes;
 }

@@ -1,24 +1,24 @@
-import { Router } from 'express';
 import type { WebDeps } from '../deps.js';
-import { renderPage, requireCapability, seat } from '../request-context.js';
+import { renderPage, seat } from '../request-context.js';
 import { widgetPreviewPage, widgetSettingsPage } from '../views/widget.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../access.js';
 
 /** Settings > Widget ({base}/settings/widget) and its live preview (admins: 'settings.manage'). */
-export function widgetSettingsRoutes(deps: WebDeps): Router {
-  const router = Router({ mergeParams: true });
-  router.use(requireCapability('settings.manage'));
+export function widgetSettingsRoutes(deps: WebDeps): RouteTable {
+  const routes = routeTable();
 
-  router.get('/', (req, res) => {
+  routes.get('/', capability('settings.manage'), (req, res) => {
     const { workspace } = seat(res);
     renderPage(req, res, (ctx) =>
       widgetSettingsPage(ctx, { workspace, publicUrl: deps.config.PUBLIC_URL }),
     );
   });
 
-  router.get('/preview', (_req, res) => {
+  routes.get('/preview', capability('settings.manage'), (_req, res) => {
     const { workspace } = seat(res);
     res.type('html').send(String(widgetPreviewPage({ workspace })));
   });
 
-  return router;
+  return routes;
 }

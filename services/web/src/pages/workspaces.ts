@@ -1,26 +1,25 @@
-import { Router } from 'express';
 import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
 import { createWorkspace, createWorkspaceSchema, listWorkspacesForUser } from '@ferry/workspace';
-import { locals, renderPage, requireUser } from '../request-context.js';
+import { locals, renderPage } from '../request-context.js';
 import { workspaceBase } from '../views/layout.js';
 import { newWorkspacePage, workspacesPage } from '../views/workspaces.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { signedIn } from '../access.js';
 
-export function workspaceRoutes({ db }: WebDeps): Router {
-  const router = Router();
-  router.use('/workspaces', requireUser);
-
-  router.get('/workspaces', async (req, res) => {
+export function workspaceRoutes({ db }: WebDeps): RouteTable {
+  const routes = routeTable();
+  routes.get('/workspaces', signedIn, async (req, res) => {
     const user = locals(res).user!;
     const workspaces = await listWorkspacesForUser(db, user.id);
     renderPage(req, res, (ctx) => workspacesPage(ctx, { workspaces }));
   });
 
-  router.get('/workspaces/new', (req, res) => {
+  routes.get('/workspaces/new', signedIn, (req, res) => {
     renderPage(req, res, (ctx) => newWorkspacePage(ctx, { values: {} }));
   });
 
-  router.post('/workspaces', async (req, res) => {
+  routes.post('/workspaces', signedIn, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const parsed = createWorkspaceSchema.safeParse(body);
     if (!parsed.success) {
@@ -33,5 +32,5 @@ export function workspaceRoutes({ db }: WebDeps): Router {
     res.redirect(workspaceBase(workspace));
   });
 
-  return router;
+  return routes;
 }

@@ -53,7 +53,7 @@ const NAV: NavEntry[] = [
   { key: 'agents', label: 'Agents', path: '/agents', capability: 'feedback.read' },
   { key: 'members', label: 'Members', path: '/members' },
   { key: 'tokens', label: 'API tokens', path: '/settings/tokens', capability: 'tokens.manage' },
-  { key: 'github', label: 'GitHub', path: '/settings/github', capability: 'feedback.dispatch' },
+  { key: 'github', label: 'GitHub', path: '/settings/github', capability: 'github.authorize' },
   { key: 'widget', label: 'Widget', path: '/settings/widget', capability: 'settings.manage' },
   {
     key: 'errors-settings',

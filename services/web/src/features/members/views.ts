@@ -1,9 +1,16 @@
 import type { Role, Workspace } from '@ferry/db';
 import { INVITE_EXPIRIES, ROLES, type InviteListItem, type listMembers } from '@ferry/workspace';
-import { confirmLink, confirmPage } from './confirm.js';
-import { timeAgo } from './format.js';
-import { html, type SafeHtml } from './html.js';
-import { csrfField, field, layout, scrollBox, workspaceBase, type PageContext } from './layout.js';
+import { confirmLink, confirmPage } from '../../views/confirm.js';
+import { timeAgo } from '../../views/format.js';
+import { html, type SafeHtml } from '../../views/html.js';
+import {
+  csrfField,
+  field,
+  layout,
+  scrollBox,
+  workspaceBase,
+  type PageContext,
+} from '../../views/layout.js';
 
 /**
  * The workspace's members: roles (changed in place by those allowed), remove or leave, and for

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import { fieldErrors } from '@ferry/http';
 import {
@@ -14,10 +14,12 @@ import {
   removeMember,
   revokeInvite,
 } from '@ferry/workspace';
-import type { WebDeps } from '../deps.js';
-import { flash, renderPage, requireCapability, seat } from '../request-context.js';
-import { workspaceBase } from '../views/layout.js';
-import { membersPage, removeMemberConfirmPage } from '../views/members.js';
+import type { WebDeps } from '../../deps.js';
+import { flash, renderPage, seat } from '../../request-context.js';
+import { workspaceBase } from '../../views/layout.js';
+import { membersPage, removeMemberConfirmPage } from './views.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { anySeat, capability, self } from '../../access.js';
 
 /**
  * A refusal the list page can explain next to its remedy (the last owner leaving, a role the actor
@@ -27,8 +29,8 @@ function explainable(error: unknown): error is AppError {
   return error instanceof AppError && [403, 409, 422].includes(error.status);
 }
 
-export function memberRoutes({ db, box, config }: WebDeps): Router {
-  const router = Router({ mergeParams: true });
+export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
+  const routes = routeTable();
 
   async function page(
     req: Request,
@@ -74,9 +76,9 @@ export function memberRoutes({ db, box, config }: WebDeps): Router {
     res.redirect(`${workspaceBase(workspace)}/members${anchor}`);
   }
 
-  router.get('/', async (req, res) => page(req, res));
+  routes.get('/', anySeat, async (req, res) => page(req, res));
 
-  router.post('/', requireCapability('members.manage'), async (req, res) => {
+  routes.post('/', capability('members.manage'), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const values = {
       email: typeof body.email === 'string' ? body.email : '',
@@ -96,7 +98,7 @@ export function memberRoutes({ db, box, config }: WebDeps): Router {
     res.redirect(`${workspaceBase(workspace)}/members`);
   });
 
-  router.post('/invites', requireCapability('members.manage'), async (req, res) => {
+  routes.post('/invites', capability('members.manage'), async (req, res) => {
     const { workspace, member } = seat(res);
     await act(
       req,
@@ -118,43 +120,43 @@ export function memberRoutes({ db, box, config }: WebDeps): Router {
     );
   });
 
-  router.post(
-    '/invites/:inviteId/revoke',
-    requireCapability('members.manage'),
+  routes.post('/invites/:inviteId/revoke', capability('members.manage'), async (req, res) => {
+    const { workspace } = seat(res);
+    await act(
+      req,
+      res,
+      async () => {
+        await revokeInvite(db, workspace.id, String(req.params.inviteId));
+        return 'Invite link revoked.';
+      },
+      '#invites',
+    );
+  });
+
+  routes.post(
+    '/:memberId/role',
+    self('changeRole: ranks, never above your own'),
     async (req, res) => {
-      const { workspace } = seat(res);
-      await act(
-        req,
-        res,
-        async () => {
-          await revokeInvite(db, workspace.id, String(req.params.inviteId));
-          return 'Invite link revoked.';
-        },
-        '#invites',
-      );
+      const { workspace, member } = seat(res);
+      await act(req, res, async () => {
+        const parsed = changeRoleSchema.safeParse(req.body ?? {});
+        if (!parsed.success) throw new AppError('validation_failed', 'Pick a role.');
+        const { before, after } = await changeRole(
+          db,
+          workspace.id,
+          String(req.params.memberId),
+          parsed.data.role,
+          member,
+        );
+        return before === after
+          ? `The role stays ${after}.`
+          : `Role changed from ${before} to ${after}.`;
+      });
     },
   );
 
-  router.post('/:memberId/role', async (req, res) => {
-    const { workspace, member } = seat(res);
-    await act(req, res, async () => {
-      const parsed = changeRoleSchema.safeParse(req.body ?? {});
-      if (!parsed.success) throw new AppError('validation_failed', 'Pick a role.');
-      const { before, after } = await changeRole(
-        db,
-        workspace.id,
-        String(req.params.memberId),
-        parsed.data.role,
-        member,
-      );
-      return before === after
-        ? `The role stays ${after}.`
-        : `Role changed from ${before} to ${after}.`;
-    });
-  });
-
   // Removing (or leaving) asks first: the GET is the question, the POST (its button) acts.
-  router.get('/:memberId/remove', async (req, res) => {
+  routes.get('/:memberId/remove', anySeat, async (req, res) => {
     const { workspace, member } = seat(res);
     const { memberId } = req.params;
     const self = memberId === member.id;
@@ -168,7 +170,7 @@ export function memberRoutes({ db, box, config }: WebDeps): Router {
     );
   });
 
-  router.post('/:memberId/remove', async (req, res) => {
+  routes.post('/:memberId/remove', self('removeMember: yourself, or by rank'), async (req, res) => {
     const { workspace, member } = seat(res);
     const { memberId } = req.params;
     const self = memberId === member.id;
@@ -194,5 +196,5 @@ export function memberRoutes({ db, box, config }: WebDeps): Router {
     res.redirect(`${workspaceBase(workspace)}/members`);
   });
 
-  return router;
+  return routes;
 }

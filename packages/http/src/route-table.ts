@@ -1,0 +1,176 @@
+import { Router, type RequestHandler } from 'express';
+import { registerSecretRoute } from './redact.js';
+
+/**
+ * Routes declared as data: each feature lists its routes with who may call them, and `mount()`
+ * builds the Express router from that list. The list is what tests walk (every mutating route has
+ * an authorization rule; a role × action matrix over every entry) and what the request log's
+ * redaction and the metrics' route labels read, so a route added here is covered by all of them.
+ */
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Who may call a route. `enforce` runs before the handler; the rest is for readers and tests. */
+export interface Access {
+  /**
+   * - `capability`: a workspace seat whose role holds `rule` (the role table in @ferry/workspace).
+   * - `seat`: any seat in the workspace; for reads (a mutating route may not use it).
+   * - `self`: any seat, acting on their own things; the domain function named in `rule` decides
+   *   (ranks, "yourself"), so no route can forget it.
+   * - `user`: any signed-in user (no workspace yet: creating one, accepting an invite).
+   * - `scope`: an API token with scope `rule`.
+   * - `key`: a credential that is not a person: `rule` names it (public key, webhook key, agent
+   *   token, visitor token, OAuth state).
+   * - `public`: anyone; `rule` says why that is right.
+   */
+  kind: 'capability' | 'seat' | 'self' | 'user' | 'scope' | 'key' | 'public';
+  rule: string;
+  enforce: readonly RequestHandler[];
+}
+
+export interface RouteOptions {
+  access: Access;
+  /** A GET that writes on purpose (marks a room read, finishes an OAuth flow): says what. */
+  writes?: string;
+  /** Path params and query keys that carry secrets: redacted from every log line. */
+  secrets?: { params?: readonly string[]; query?: readonly string[] };
+  /** Middleware before the handler (body parsers, rate limits, validation), after `enforce`. */
+  before?: readonly RequestHandler[];
+}
+
+/** Route handlers: params are plain strings (our paths have no wildcards). */
+export type RouteHandler = RequestHandler<Record<string, string>>;
+
+export interface RouteEntry extends RouteOptions {
+  method: Method;
+  /** Relative to the table's mount point. */
+  path: string;
+  handler: RouteHandler;
+}
+
+/** The `:name` params of a path pattern (`/rooms/:roomId/x` -> 'roomId'). */
+type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+/** A handler whose `req.params` has the path's own params as strings. */
+export type HandlerFor<P extends string> = RequestHandler<{ [K in ParamNames<P>]: string }>;
+
+type Declare = <P extends string>(
+  path: P,
+  options: Access | RouteOptions,
+  handler: HandlerFor<P>,
+) => void;
+
+/** A feature's routes, in order (Express matches in declaration order). */
+export interface RouteTable {
+  readonly entries: readonly RouteEntry[];
+  get: Declare;
+  post: Declare;
+  put: Declare;
+  patch: Declare;
+  delete: Declare;
+}
+
+function isAccess(options: Access | RouteOptions): options is Access {
+  return 'kind' in options;
+}
+
+export function routeTable(): RouteTable {
+  const entries: RouteEntry[] = [];
+  const add =
+    (method: Method): Declare =>
+    (path, options, handler) => {
+      entries.push({
+        method,
+        path,
+        handler: handler as RouteHandler,
+        ...(isAccess(options) ? { access: options } : options),
+      });
+    };
+  return {
+    entries,
+    get: add('get'),
+    post: add('post'),
+    put: add('put'),
+    patch: add('patch'),
+    delete: add('delete'),
+  };
+}
+
+/** A table with the path it is mounted at (`/w/:workspaceId/:slug/members`). */
+export interface MountedTable {
+  base: string;
+  table: RouteTable;
+}
+
+export interface DeclaredRoute extends RouteEntry {
+  /** The whole path pattern: the mount point and the entry's path. */
+  pattern: string;
+}
+
+export const MUTATING: readonly Method[] = ['post', 'put', 'patch', 'delete'];
+
+/** Every route of these tables with its whole pattern: what tests and docs walk. */
+export function declaredRoutes(tables: readonly MountedTable[]): DeclaredRoute[] {
+  return tables.flatMap(({ base, table }) =>
+    table.entries.map((entry) => ({ ...entry, pattern: joinPath(base, entry.path) })),
+  );
+}
+
+/**
+ * Why a declared route breaks the rules, or nothing: a route that changes anything (a mutating
+ * method, or a GET declared as writing) needs a rule that names who may, and `seat` is for reads.
+ */
+export function authorizationProblem(route: DeclaredRoute): string | undefined {
+  const changes = MUTATING.includes(route.method) || Boolean(route.writes);
+  const access = route.access as Access | undefined;
+  if (!access?.kind) return `${route.method.toUpperCase()} ${route.pattern} has no access rule`;
+  if (!access.rule?.trim())
+    return `${route.method.toUpperCase()} ${route.pattern} names no rule for "${access.kind}"`;
+  if (changes && access.kind === 'seat') {
+    return `${route.method.toUpperCase()} ${route.pattern} changes state with only "any seat": name a capability, or "self" with the domain function that decides`;
+  }
+  return undefined;
+}
+
+function joinPath(base: string, path: string): string {
+  const joined = `${base.replace(/\/$/, '')}/${path.replace(/^\//, '')}`;
+  return joined.length > 1 ? joined.replace(/\/$/, '') : joined;
+}
+
+/**
+ * The Express router for one table mounted at `base` (the caller mounts the router there). Each
+ * route records its pattern for the metrics' route label, and its secrets for log redaction.
+ * Throws at start-up on a route that breaks `authorizationProblem`, so one cannot ship.
+ */
+export function mount({ base, table }: MountedTable): Router {
+  const router = Router({ mergeParams: true });
+  for (const entry of table.entries) {
+    const pattern = joinPath(base, entry.path);
+    const problem = authorizationProblem({ ...entry, pattern });
+    if (problem) throw new Error(problem);
+    if (entry.secrets) registerSecretRoute(pattern, entry.secrets);
+    const markPattern: RequestHandler = (_req, res, next) => {
+      res.locals.routePattern = pattern;
+      next();
+    };
+    router[entry.method](
+      entry.path,
+      markPattern,
+      ...entry.access.enforce,
+      ...(entry.before ?? []),
+      entry.handler as RequestHandler,
+    );
+  }
+  return router;
+}
+
+/** Access rules that need nothing from a service. */
+export const access = {
+  public: (reason: string): Access => ({ kind: 'public', rule: reason, enforce: [] }),
+  /** A credential checked by `enforce` (or by the handler, which says so in `rule`). */
+  key: (rule: string, ...enforce: RequestHandler[]): Access => ({ kind: 'key', rule, enforce }),
+};
