@@ -168,6 +168,8 @@ export interface ApiTokensTable {
   created_at: CreatedAt;
   last_used_at: Timestamp | null;
   revoked_at: Timestamp | null;
+  /** Set when the maker's leaving or demotion revoked it (null: revoked by hand, or live). */
+  revoked_reason: string | null;
 }
 
 export interface VisitorsTable {

@@ -1,4 +1,5 @@
 export * from './capabilities.js';
+export * from './seat-rules.js';
 export * from './errors.js';
 export * from './error-triage.js';
 export * from './feedback.js';

@@ -1,7 +1,8 @@
 import { AppError, isId } from '@ferry/core';
 import type { Db, Member, Role } from '@ferry/db';
 import { z } from 'zod';
-import { outranks } from './capabilities.js';
+import { mayHoldTokens, roleChangeRefusal } from './seat-rules.js';
+import { revokeTokensOf } from './tokens.js';
 
 /**
  * Seats in a workspace after they exist: role changes (ownership moving between people among
@@ -13,11 +14,9 @@ export const changeRoleSchema = z.object({
 });
 
 /**
- * Changes a member's role. Owners may give any role, owner included (that is how ownership moves:
- * make someone else owner, then step down or leave). Admins may move members and guests between
- * admin, member and guest, never touching an owner or another admin. The last owner cannot stop
- * being one. Changing your own role follows the same rules (an owner may step down to admin
- * while another owner remains).
+ * Changes a member's role, by the rules in seat-rules.ts (roleChangeRefusal: owners give any role;
+ * nobody gives a role above their own; others' roles need members.manage and a higher rank). The
+ * last owner cannot stop being one. A seat that can no longer mint tokens loses the ones it made.
  */
 export async function changeRole(
   db: Db,
@@ -28,41 +27,70 @@ export async function changeRole(
 ): Promise<{ before: Role; after: Role }> {
   if (!isId(memberId, 'member')) throw new AppError('not_found', 'No such member.');
   return db.transaction().execute(async (trx) => {
-    // The workspace's active seats, locked: two owners demoting each other at once cannot both win.
-    const seats = await trx
-      .selectFrom('members')
-      .select(['id', 'role'])
-      .where('workspace_id', '=', workspaceId)
-      .where('left_at', 'is', null)
-      .where('role', '=', 'owner')
-      .forUpdate()
-      .execute();
-    const target = await trx
-      .selectFrom('members')
-      .select(['id', 'role'])
-      .where('id', '=', memberId)
-      .where('workspace_id', '=', workspaceId)
-      .where('left_at', 'is', null)
-      .forUpdate()
-      .executeTakeFirst();
+    const { owners, actorSeat, target } = await lockSeats(trx, workspaceId, actor.id, memberId);
     if (!target) throw new AppError('not_found', 'No such member.');
+    if (!actorSeat)
+      throw new AppError('forbidden', 'You are no longer a member of this workspace.');
+    const refusal = roleChangeRefusal(actorSeat, target, role);
+    if (refusal) throw new AppError('forbidden', refusal);
     if (target.role === role) return { before: role, after: role };
-    if (actor.role !== 'owner') {
-      if (role === 'owner')
-        throw new AppError('forbidden', 'Only an owner can make someone owner.');
-      if (actor.id !== target.id && !outranks(actor.role, target.role)) {
-        throw new AppError('forbidden', `Only an owner can change an ${target.role}'s role.`);
-      }
-    }
-    if (target.role === 'owner' && seats.filter((seat) => seat.id !== target.id).length === 0) {
+    if (target.role === 'owner' && owners.every((seat) => seat.id === target.id)) {
       throw new AppError(
         'conflict',
         'A workspace needs an owner. Make someone else owner before changing this role.',
       );
     }
     await trx.updateTable('members').set({ role }).where('id', '=', target.id).execute();
+    if (!mayHoldTokens(role)) {
+      await revokeTokensOf(
+        trx,
+        target.id,
+        `revoked when ${await seatName(trx, target.id)} became ${role}`,
+      );
+    }
     return { before: target.role, after: role };
   });
+}
+
+type SeatRow = { id: string; role: Role };
+
+/**
+ * Locks the workspace's active owners, the actor and the target (in id order, so two of these
+ * transactions never deadlock), and reads them as they are now. Every change to who holds a seat
+ * or an owner's role goes through it: two owners removing or demoting each other at once are
+ * serialized, and the second sees the first's result (a seat that left is no longer matched).
+ */
+export async function lockSeats(
+  trx: Db,
+  workspaceId: string,
+  actorId: string,
+  targetId: string,
+): Promise<{ owners: SeatRow[]; actorSeat?: SeatRow; target?: SeatRow }> {
+  const seats = await trx
+    .selectFrom('members')
+    .select(['id', 'role'])
+    .where('workspace_id', '=', workspaceId)
+    .where('left_at', 'is', null)
+    .where((eb) => eb.or([eb('role', '=', 'owner'), eb('id', 'in', [actorId, targetId])]))
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  return {
+    owners: seats.filter((seat) => seat.role === 'owner'),
+    actorSeat: seats.find((seat) => seat.id === actorId),
+    target: seats.find((seat) => seat.id === targetId),
+  };
+}
+
+/** The seat's person's name, for a revoked token's reason. */
+export async function seatName(db: Db, memberId: string): Promise<string> {
+  const row = await db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select('users.name')
+    .where('members.id', '=', memberId)
+    .executeTakeFirst();
+  return row?.name ?? 'its maker';
 }
 
 /** The room everyone starts in: the workspace's first channel (#general, made with it). */

@@ -95,7 +95,22 @@ export interface TokenListItem {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  revoked_reason: string | null;
   created_by_name: string | null;
+}
+
+/**
+ * Revokes every live token this seat minted, saying why (the maker left or lost the role that
+ * mints tokens). Runs in the caller's transaction, with the seat change that causes it.
+ */
+export async function revokeTokensOf(db: Db, memberId: string, reason: string): Promise<number> {
+  const revoked = await db
+    .updateTable('api_tokens')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('created_by', '=', memberId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(revoked.numUpdatedRows);
 }
 
 /** Active tokens first (newest first), then revoked ones, which stay listed as a record. */
@@ -112,6 +127,7 @@ export function listTokens(db: Db, workspaceId: string): Promise<TokenListItem[]
       'api_tokens.created_at',
       'api_tokens.last_used_at',
       'api_tokens.revoked_at',
+      'api_tokens.revoked_reason',
       'users.name as created_by_name',
     ])
     .where('api_tokens.workspace_id', '=', workspaceId)

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { AppError, isId, newId } from '@ferry/core';
 import type { Db, Member, Role, User, Workspace } from '@ferry/db';
 import { z } from 'zod';
-import { outranks } from './capabilities.js';
-import { joinDefaultRoom } from './members.js';
+import { joinDefaultRoom, lockSeats, seatName } from './members.js';
+import { removalRefusal } from './seat-rules.js';
+import { revokeTokensOf } from './tokens.js';
 
 export const createWorkspaceSchema = z.object({
   name: z.string().trim().min(1, 'Give the workspace a name.').max(80, 'At most 80 characters.'),
@@ -253,7 +254,8 @@ export async function seatUser(
 
 /**
  * A member leaves (or is removed): the seat ends now, and with it every room seat's access.
- * Removing someone else needs a higher role than theirs (owners may remove owners).
+ * Removing someone else follows removalRefusal (seat-rules.ts); the last owner cannot go. The
+ * tokens the seat minted are revoked with it (a token must not outlive its maker's seat).
  */
 export async function removeMember(
   db: Db,
@@ -262,27 +264,21 @@ export async function removeMember(
   actor: Pick<Member, 'id' | 'role'>,
 ): Promise<void> {
   if (!isId(memberId, 'member')) throw new AppError('not_found', 'No such member.');
-  const owners = await db
-    .selectFrom('members')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('workspace_id', '=', workspaceId)
-    .where('role', '=', 'owner')
-    .where('left_at', 'is', null)
-    .where('id', '!=', memberId)
-    .executeTakeFirstOrThrow();
-  const target = await db
-    .selectFrom('members')
-    .select('role')
-    .where('id', '=', memberId)
-    .where('workspace_id', '=', workspaceId)
-    .where('left_at', 'is', null)
-    .executeTakeFirst();
-  if (!target) throw new AppError('not_found', 'No such member.');
-  if (actor.id !== memberId && actor.role !== 'owner' && !outranks(actor.role, target.role)) {
-    throw new AppError('forbidden', `Only an owner can remove an ${target.role}.`);
-  }
-  if (target.role === 'owner' && Number(owners.n) === 0) {
-    throw new AppError('conflict', 'A workspace needs an owner. Make someone else owner first.');
-  }
-  await db.updateTable('members').set({ left_at: new Date() }).where('id', '=', memberId).execute();
+  await db.transaction().execute(async (trx) => {
+    const { owners, actorSeat, target } = await lockSeats(trx, workspaceId, actor.id, memberId);
+    if (!target) throw new AppError('not_found', 'No such member.');
+    if (!actorSeat)
+      throw new AppError('forbidden', 'You are no longer a member of this workspace.');
+    const refusal = removalRefusal(actorSeat, target);
+    if (refusal) throw new AppError('forbidden', refusal);
+    if (target.role === 'owner' && owners.every((seat) => seat.id === target.id)) {
+      throw new AppError('conflict', 'A workspace needs an owner. Make someone else owner first.');
+    }
+    await trx
+      .updateTable('members')
+      .set({ left_at: new Date() })
+      .where('id', '=', memberId)
+      .execute();
+    await revokeTokensOf(trx, memberId, `revoked when ${await seatName(trx, memberId)} left`);
+  });
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createMember, createUser, createWorkspace } from '@ferry/testing';
+import { createApiToken, createMember, createUser, createWorkspace } from '@ferry/testing';
 import { createWorkspace as createWorkspaceWithOwner } from '@ferry/workspace';
 import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';
 
@@ -88,10 +88,10 @@ describe('members and roles', () => {
       {},
       { csrfFrom: `${base}/members` },
     );
-    // Said on the list, next to the remedy (make someone else owner), not as an error page.
-    expect(leave.status).toBe(302);
-    expect(leave.location).toBe(`${base}/members`);
-    expect((await client.get(`${base}/members`)).text).toContain('needs an owner');
+    // Said on the list, next to the remedy (make someone else owner), under the refusal's status.
+    expect(leave.status).toBe(409);
+    expect(leave.text).toContain('needs an owner');
+    expect(leave.text).toContain('Invite links');
     expect(
       await web.ctx.db
         .selectFrom('members')
@@ -223,18 +223,19 @@ describe('members and roles', () => {
       [owner.id, 'admin'],
     ] as const) {
       const refused = await change(adminClient, id, role);
-      expect(refused.status).toBe(302);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('Only an owner can');
     }
-    expect((await adminClient.get(`${base}/members`)).text).toContain('Only an owner can');
     expect([await roleOf(member.id), await roleOf(otherAdmin.id), await roleOf(owner.id)]).toEqual([
       'guest',
       'admin',
       'owner',
     ]);
     // The sole owner cannot step down; after making someone else owner, they can, and can leave.
-    await change(ownerClient, owner.id, 'admin');
+    const stepDown = await change(ownerClient, owner.id, 'admin');
+    expect(stepDown.status).toBe(409);
+    expect(stepDown.text).toContain('needs an owner');
     expect(await roleOf(owner.id)).toBe('owner');
-    expect((await ownerClient.get(`${base}/members`)).text).toContain('needs an owner');
     expect((await change(ownerClient, admin.id, 'owner')).status).toBe(302);
     expect(await roleOf(admin.id)).toBe('owner');
     const leave = await ownerClient.post(
@@ -243,12 +244,127 @@ describe('members and roles', () => {
       { csrfFrom: `${base}/members` },
     );
     expect(leave.location).toBe('/workspaces');
-    // Members cannot change roles; bad roles and unknown ids are refused.
-    const memberClient = new FormClient(web.url);
-    await memberClient.signIn(otherAdmin.user.email, otherAdmin.user.password);
-    expect((await change(adminClient, member.id, 'emperor')).status).toBe(302);
+    // Bad roles and unknown ids are refused.
+    expect((await change(adminClient, member.id, 'emperor')).status).toBe(422);
     expect(await roleOf(member.id)).toBe('guest');
     expect((await change(adminClient, 'mem_nope', 'member')).status).toBe(404);
+  });
+
+  it('nobody raises themselves: a guest or member asking for admin (or owner) is refused, roles unchanged', async () => {
+    const db = web.ctx.db;
+    const { workspace, base, seat: guest, client: guestClient } = await workspaceWith('guest');
+    const member = await createMember(db, workspace, { role: 'member' });
+    const admin = await createMember(db, workspace, { role: 'admin' });
+    const memberClient = new FormClient(web.url);
+    await memberClient.signIn(member.user.email, member.user.password);
+    const adminClient = new FormClient(web.url);
+    await adminClient.signIn(admin.user.email, admin.user.password);
+    const change = (client: FormClient, id: string, role: string) =>
+      client.post(`${base}/members/${id}/role`, { role }, { csrfFrom: `${base}/members` });
+
+    for (const [client, id, role] of [
+      [guestClient, guest.id, 'admin'],
+      [guestClient, guest.id, 'member'],
+      [guestClient, guest.id, 'owner'],
+      [memberClient, member.id, 'admin'],
+      [memberClient, member.id, 'owner'],
+      [adminClient, admin.id, 'owner'],
+      // Nor anyone else, without members.manage.
+      [memberClient, guest.id, 'member'],
+    ] as const) {
+      const refused = await change(client, id, role);
+      expect(refused.status).toBe(403);
+    }
+    expect(await roleOf(guest.id)).toBe('guest');
+    expect(await roleOf(member.id)).toBe('member');
+    expect(await roleOf(admin.id)).toBe('admin');
+    // The members page offers them no control that would be refused.
+    expect((await guestClient.get(`${base}/members`)).text).not.toContain(
+      `/members/${guest.id}/role`,
+    );
+    // Stepping down is always yours to do.
+    expect((await change(memberClient, member.id, 'guest')).status).toBe(302);
+    expect(await roleOf(member.id)).toBe('guest');
+  });
+
+  it('tokens do not outlive their maker: leaving or losing tokens.manage revokes them, and the page says so', async () => {
+    const db = web.ctx.db;
+    const { workspace, base, client: ownerClient } = await workspaceWith('owner');
+    const leaver = await createMember(db, workspace, { role: 'admin' });
+    const demoted = await createMember(db, workspace, { role: 'admin' });
+    const stays = await createMember(db, workspace, { role: 'owner' });
+    const mint = (maker: { id: string }) =>
+      createApiToken(db, workspace, { scopes: ['tenant:write'], createdBy: maker });
+    const [leaverToken, demotedToken, staysToken] = await Promise.all([
+      mint(leaver),
+      mint(demoted),
+      mint(stays),
+    ]);
+    const api = (raw: string) =>
+      fetch(`${web.url}/api/v1/feedback`, { headers: { authorization: `Bearer ${raw}` } });
+    expect((await api(leaverToken.raw)).status).toBe(200);
+
+    const removed = await ownerClient.post(
+      `${base}/members/${leaver.id}/remove`,
+      {},
+      { csrfFrom: `${base}/members` },
+    );
+    expect(removed.status).toBe(302);
+    const demote = await ownerClient.post(
+      `${base}/members/${demoted.id}/role`,
+      { role: 'member' },
+      { csrfFrom: `${base}/members` },
+    );
+    expect(demote.status).toBe(302);
+    // An owner stepping down to admin can still mint tokens: theirs keep working.
+    const stepDown = await ownerClient.post(
+      `${base}/members/${stays.id}/role`,
+      { role: 'admin' },
+      { csrfFrom: `${base}/members` },
+    );
+    expect(stepDown.status).toBe(302);
+
+    expect((await api(leaverToken.raw)).status).toBe(401);
+    expect((await api(demotedToken.raw)).status).toBe(401);
+    expect((await api(staysToken.raw)).status).toBe(200);
+    const page = await ownerClient.get(`${base}/settings/tokens`);
+    expect(page.text).toContain(`revoked when ${leaver.user.name} left`);
+    expect(page.text).toContain(`revoked when ${demoted.user.name} became member`);
+  });
+
+  it('two owners removing each other at once leave one owner, every time', async () => {
+    const db = web.ctx.db;
+    for (let round = 0; round < 8; round++) {
+      const workspace = await createWorkspace(db);
+      const [a, b] = await Promise.all([
+        createMember(db, workspace, { role: 'owner' }),
+        createMember(db, workspace, { role: 'owner' }),
+      ]);
+      const [clientA, clientB] = [new FormClient(web.url), new FormClient(web.url)];
+      await Promise.all([
+        clientA.signIn(a.user.email, a.user.password),
+        clientB.signIn(b.user.email, b.user.password),
+      ]);
+      const base = `/w/${workspace.id}/${workspace.slug}`;
+      const [tokenA, tokenB] = await Promise.all([
+        clientA.csrf(`${base}/members`),
+        clientB.csrf(`${base}/members`),
+      ]);
+      const answers = await Promise.all([
+        clientA.post(`${base}/members/${b.id}/remove`, { _csrf: tokenA }),
+        clientB.post(`${base}/members/${a.id}/remove`, { _csrf: tokenB }),
+      ]);
+      const owners = await db
+        .selectFrom('members')
+        .select('id')
+        .where('workspace_id', '=', workspace.id)
+        .where('role', '=', 'owner')
+        .where('left_at', 'is', null)
+        .execute();
+      expect({ round, owners: owners.length }).toEqual({ round, owners: 1 });
+      // One removal went through; the other was refused (the remover had just been removed).
+      expect(answers.map((a) => a.status).sort()).toEqual([302, 403]);
+    }
   });
 
   it('invite links: make, open, join by signing up, revoke; dead links are 404', async () => {
@@ -306,7 +422,7 @@ describe('members and roles', () => {
       { role: 'owner', expires_in_days: '365' },
       { csrfFrom: `${base}/members` },
     );
-    expect(bad.status).toBe(302);
+    expect(bad.status).toBe(422);
     expect(await db.selectFrom('workspace_invites').select('id').execute()).toHaveLength(1);
 
     await client.post(

@@ -19,6 +19,7 @@ function tokenRow(csrf: SafeHtml, base: string, t: TokenListItem): SafeHtml {
     <td>
       <strong>${t.name}</strong>
       ${revoked ? html` <span class="badge danger">revoked ${timeAgo(t.revoked_at)}</span>` : ''}
+      ${t.revoked_reason ? html`<span class="muted revoked-reason">${t.revoked_reason}</span>` : ''}
     </td>
     <td>${scopeBadges(t.scopes)}</td>
     <td><code class="token-prefix">${masked(t.prefix)}</code></td>

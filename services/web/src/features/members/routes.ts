@@ -11,6 +11,7 @@ import {
   createInviteSchema,
   listLiveInvites,
   listMembers,
+  removalRefusal,
   removeMember,
   revokeInvite,
 } from '@ferry/workspace';
@@ -23,10 +24,11 @@ import { anySeat, capability, self } from '../../access.js';
 
 /**
  * A refusal the list page can explain next to its remedy (the last owner leaving, a role the actor
- * may not give, a bad choice): shown as a message there. Unknown ids stay 404.
+ * may not give, a bad choice): the list is shown with the message, under the refusal's own status
+ * (403, 409, 422), so nothing reads a refusal as done. Unknown ids stay a plain 404.
  */
 function explainable(error: unknown): error is AppError {
-  return error instanceof AppError && [403, 409, 422].includes(error.status);
+  return error instanceof AppError && [403, 409, 422, 429].includes(error.status);
 }
 
 export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
@@ -71,9 +73,15 @@ export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
       flash(req, 'ok', await action());
     } catch (error) {
       if (!explainable(error)) throw error;
-      flash(req, 'error', error.message);
+      return refused(req, res, error);
     }
     res.redirect(`${workspaceBase(workspace)}/members${anchor}`);
+  }
+
+  /** The list again, saying why the action was refused, under the refusal's status. */
+  async function refused(req: Request, res: Response, error: AppError): Promise<void> {
+    flash(req, 'error', error.message);
+    await page(req, res, {}, {}, error.status);
   }
 
   routes.get('/', anySeat, async (req, res) => page(req, res));
@@ -160,11 +168,10 @@ export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
     const { workspace, member } = seat(res);
     const { memberId } = req.params;
     const self = memberId === member.id;
-    if (!self && !can(member.role, 'members.manage')) {
-      throw new AppError('forbidden', 'Only admins can remove other members.');
-    }
     const target = (await listMembers(db, workspace.id)).find((m) => m.id === memberId);
     if (!target) throw new AppError('not_found', 'No such member.');
+    const refusal = removalRefusal(member, target);
+    if (refusal) throw new AppError('forbidden', refusal);
     renderPage(req, res, (ctx) =>
       removeMemberConfirmPage(ctx, { workspace, member: target, self }),
     );
@@ -174,18 +181,13 @@ export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
     const { workspace, member } = seat(res);
     const { memberId } = req.params;
     const self = memberId === member.id;
-    if (!self && !can(member.role, 'members.manage')) {
-      throw new AppError('forbidden', 'Only admins can remove other members.');
-    }
     try {
       await removeMember(db, workspace.id, memberId, member);
     } catch (error) {
       // The sole owner leaving, an admin removing an owner: say why on the list, where the
       // remedy (make someone else owner) is.
       if (!explainable(error)) throw error;
-      flash(req, 'error', error.message);
-      res.redirect(`${workspaceBase(workspace)}/members`);
-      return;
+      return refused(req, res, error);
     }
     if (self) {
       flash(req, 'ok', `You left ${workspace.name}.`);

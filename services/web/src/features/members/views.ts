@@ -1,5 +1,12 @@
 import type { Role, Workspace } from '@ferry/db';
-import { INVITE_EXPIRIES, ROLES, type InviteListItem, type listMembers } from '@ferry/workspace';
+import {
+  assignableRoles,
+  INVITE_EXPIRIES,
+  removalRefusal,
+  ROLES,
+  type InviteListItem,
+  type listMembers,
+} from '@ferry/workspace';
 import { confirmLink, confirmPage } from '../../views/confirm.js';
 import { timeAgo } from '../../views/format.js';
 import { html, type SafeHtml } from '../../views/html.js';
@@ -34,21 +41,13 @@ export interface MembersData {
   errors?: Record<string, string>;
 }
 
-/** The roles the viewer may give this member (empty: no control). Mirrors changeRole's rules. */
-function assignableRoles(data: MembersData, target: { id: string; role: Role }): readonly Role[] {
-  if (data.selfRole === 'owner') return ROLES;
-  if (!data.canManage) return [];
-  if (target.role === 'owner' || (target.role === 'admin' && target.id !== data.selfId)) return [];
-  return ROLES.filter((role) => role !== 'owner');
-}
-
 function roleCell(
   csrf: SafeHtml,
   base: string,
   data: MembersData,
   m: MembersData['members'][number],
 ) {
-  const roles = assignableRoles(data, m);
+  const roles = assignableRoles({ id: data.selfId, role: data.selfRole }, m);
   if (!roles.length) return html`<span class="badge">${m.role}</span>`;
   return html`<form method="post" action="${base}/members/${m.id}/role" class="inline role-form">
     ${csrf}
@@ -177,7 +176,7 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
                     <td class="joined">${timeAgo(m.joined_at)}</td>
                     <td>
                       ${
-                        canManage || m.id === selfId
+                        !removalRefusal({ id: selfId, role: data.selfRole }, m)
                           ? confirmLink(
                               `${base}/members/${m.id}/remove`,
                               m.id === selfId ? 'Leave' : 'Remove',
