@@ -1,0 +1,385 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
+import { newId } from '@ferry/core';
+import type { Role, User } from '@ferry/db';
+import { declaredRoutes, MUTATING, type DeclaredRoute } from '@ferry/http';
+import {
+  createApiToken,
+  createErrorGroup,
+  createFeedback,
+  createMember,
+  createRoom,
+  createUser,
+  createWorkspace,
+  FakeGitHub,
+  joinRoom,
+} from '@ferry/testing';
+import {
+  can,
+  createIncomingKey,
+  createInvite,
+  createOutgoingHook,
+  registerAgent,
+  type Capability,
+} from '@ferry/workspace';
+import { apiTables, pageTables } from '../src/routes.js';
+import type { Realtime } from '../src/realtime.js';
+import { FormClient, startWeb, type WebHarness } from './harness.js';
+
+/**
+ * The role × action matrix (#20), generated from the route table: every mutating page route (and
+ * every GET declared as writing) is called by a signed-out visitor, an outsider (a seat in another
+ * workspace), and each role. A refusal must be 401/403/404 and leave the database exactly as it
+ * was; the lowest role the rule allows must get through (2xx/3xx). A route added to the table
+ * without an example here fails the first test, so the matrix always covers the whole table.
+ */
+
+const ROLES_LOW_TO_HIGH: readonly Role[] = ['guest', 'member', 'admin', 'owner'];
+type Actor = 'signed out' | 'outsider' | Role;
+
+/** One workspace's fixtures, made fresh for each route so an allowed call cannot spoil the next. */
+interface World {
+  workspace: { id: string; slug: string };
+  seats: Record<Role, { id: string }>;
+  /** #general: every seat is in it (the guest was added). */
+  general: { id: string };
+  /** #random: only the owner is in it (a channel the others may join; the guest may not see it). */
+  random: { id: string };
+  /** A member in no room, for "add to room". */
+  spare: { id: string };
+  keyId: string;
+  hookId: string;
+  deliveryId: string;
+  inviteId: string;
+  tokenId: string;
+  feedbackId: string;
+  groupId: string;
+  agentId: string;
+  repoId: string;
+  jobId: string;
+}
+
+interface Example {
+  params?: (w: World) => Record<string, string>;
+  body?: (w: World) => Record<string, string>;
+  /** For `self` rules, which the domain decides: the roles that may. */
+  allowed?: readonly Role[];
+  /** An allowed call's status when the business rule (not authorization) answers it. */
+  allowedStatus?: number;
+}
+
+/** How to call each mutating route, keyed `METHOD pattern`; the table's params come from World. */
+const EXAMPLES: Record<string, Example> = {
+  'POST /w/:workspaceId/:slug/members': {
+    body: () => ({ email: 'nobody@example.test', role: 'member' }),
+    allowedStatus: 422,
+  },
+  'POST /w/:workspaceId/:slug/members/invites': {
+    body: () => ({ role: 'member', expires_in_days: '7' }),
+  },
+  'POST /w/:workspaceId/:slug/members/invites/:inviteId/revoke': {},
+  // The attack from #20: a guest raising themselves; others' roles need members.manage.
+  'POST /w/:workspaceId/:slug/members/:memberId/role': {
+    params: (w) => ({ memberId: w.seats.guest.id }),
+    body: () => ({ role: 'member' }),
+    allowed: ['admin', 'owner'],
+  },
+  // The guest removing the guest is leaving: allowed; a member may not remove anyone else.
+  'POST /w/:workspaceId/:slug/members/:memberId/remove': {
+    params: (w) => ({ memberId: w.seats.guest.id }),
+    allowed: ['guest', 'admin', 'owner'],
+  },
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming': {
+    body: () => ({ name: 'CI' }),
+  },
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/reveal': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/rotate': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/enable': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/disable': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/delete': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing': {
+    body: () => ({ target_url: 'https://hooks.example.test/in' }),
+  },
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing/:hookId/reveal': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing/:hookId/rotate': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing/:hookId/enable': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing/:hookId/disable': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing/:hookId/delete': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing/:hookId/test': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing/:hookId/deliveries/:deliveryId/resend':
+    {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/people': { body: (w) => ({ member_id: w.spare.id }) },
+  'POST /w/:workspaceId/:slug/rooms': { body: () => ({ name: 'matrix-room' }) },
+  // A channel the seat is not in: members and up may join; a guest cannot even see it.
+  'POST /w/:workspaceId/:slug/rooms/:roomId/join': {
+    params: (w) => ({ roomId: w.random.id }),
+    allowed: ['member', 'admin', 'owner'],
+  },
+  'POST /w/:workspaceId/:slug/rooms/:roomId/leave': { allowed: ROLES_LOW_TO_HIGH },
+  'POST /w/:workspaceId/:slug/rooms/:roomId/messages': {
+    body: () => ({ body: 'hello' }),
+    allowed: ROLES_LOW_TO_HIGH,
+  },
+  'POST /w/:workspaceId/:slug/settings/tokens': {
+    body: () => ({ name: 'matrix', scopes: 'tenant:read' }),
+  },
+  'POST /w/:workspaceId/:slug/settings/tokens/:tokenId/revoke': {},
+  // Authorized, then refused by the flow: the clicker has not authorized GitHub (422).
+  'POST /w/:workspaceId/:slug/feedback/:feedbackId/dispatch': {
+    body: (w) => ({ repo: w.repoId }),
+    allowedStatus: 422,
+  },
+  'POST /w/:workspaceId/:slug/feedback/:feedbackId/triage': { body: () => ({ status: 'triaged' }) },
+  'POST /w/:workspaceId/:slug/agents/settings/ship-policy': {
+    body: () => ({ max_files: '3', max_lines: '60', always_reviewed: 'db/**' }),
+  },
+  'POST /w/:workspaceId/:slug/agents/:agentId': { body: () => ({ name: 'matrix-agent' }) },
+  'POST /w/:workspaceId/:slug/agents/:agentId/wake': {
+    body: () => ({ wake_url: 'https://wake.example.test/', wake_token: 't' }),
+  },
+  'POST /w/:workspaceId/:slug/errors/:groupId/status': { body: () => ({ status: 'resolved' }) },
+  'POST /w/:workspaceId/:slug/settings/github/connect': {},
+  'POST /w/:workspaceId/:slug/settings/github/refresh': {},
+  'POST /w/:workspaceId/:slug/settings/github/repos/:repoId': { body: () => ({ linked: 'true' }) },
+  'POST /w/:workspaceId/:slug/settings/github/authorize': {},
+  'POST /w/:workspaceId/:slug/settings/github/disconnect': {},
+  'POST /w/:workspaceId/:slug/settings/github/identity': { body: () => ({ member_id: '' }) },
+  'POST /w/:workspaceId/:slug/ops/jobs/:queue/:jobId/retry': {
+    params: (w) => ({ queue: 'agent-wake', jobId: w.jobId }),
+  },
+};
+
+/** Routes outside the matrix: no seat to rank (sign-in, a link's own credential, OAuth returns). */
+const NOT_ROLE_BASED = new Set(['public', 'user', 'key']);
+
+describe('authorization matrix', () => {
+  let web: WebHarness;
+  let fake: FakeGitHub;
+  let routes: DeclaredRoute[];
+  const users = {} as Record<Role | 'outsider', User & { password: string }>;
+  const clients = {} as Record<Actor, FormClient>;
+
+  beforeAll(async () => {
+    fake = await new FakeGitHub().start();
+    web = await startWeb({ ...fake.env(), ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
+    const tables = pageTables(web.deps, { leaveRoom: () => undefined } as unknown as Realtime);
+    routes = declaredRoutes([...tables.open, ...tables.workspace]);
+    for (const who of [...ROLES_LOW_TO_HIGH, 'outsider'] as const) {
+      users[who] = await createUser(web.ctx.db, { name: `Matrix ${who}` });
+    }
+    // The outsider holds an owner's seat elsewhere: rights there mean nothing here.
+    await createMember(web.ctx.db, await createWorkspace(web.ctx.db), {
+      user: users.outsider,
+      role: 'owner',
+    });
+    clients['signed out'] = new FormClient(web.url);
+    for (const who of [...ROLES_LOW_TO_HIGH, 'outsider'] as const) {
+      clients[who] = new FormClient(web.url);
+      await clients[who].signIn(users[who].email, users[who].password);
+    }
+  });
+  afterAll(async () => {
+    await web?.close();
+    await fake?.close();
+  });
+
+  const changing = () =>
+    routes
+      .filter((r) => MUTATING.includes(r.method) || r.writes)
+      .filter((r) => !NOT_ROLE_BASED.has(r.access.kind));
+
+  it('has an example for every route that changes anything, and nothing else', () => {
+    const keys = changing().map((r) => `${r.method.toUpperCase()} ${r.pattern}`);
+    expect(keys.filter((key) => !(key in EXAMPLES))).toEqual([]);
+    expect(Object.keys(EXAMPLES).filter((key) => !keys.includes(key))).toEqual([]);
+  });
+
+  async function world(): Promise<World> {
+    const db = web.ctx.db;
+    const workspace = await createWorkspace(db);
+    const seats = {} as Record<Role, { id: string }>;
+    for (const role of ROLES_LOW_TO_HIGH) {
+      seats[role] = await createMember(db, workspace, { user: users[role], role });
+    }
+    const spare = await createMember(db, workspace, { role: 'member' });
+    const general = await createRoom(db, workspace, {
+      name: 'general',
+      members: ROLES_LOW_TO_HIGH.map((role) => seats[role]),
+    });
+    const random = await createRoom(db, workspace, { name: 'random', members: [seats.owner] });
+    const { webhook } = await createIncomingKey(db, web.deps.box, {
+      workspaceId: workspace.id,
+      roomId: general.id,
+      name: 'deploys',
+      createdBy: seats.owner.id,
+    });
+    const { hook } = await createOutgoingHook(db, web.deps.box, {
+      workspaceId: workspace.id,
+      roomId: general.id,
+      targetUrl: 'https://hooks.example.test/out',
+      createdBy: seats.owner.id,
+    });
+    const delivery = await db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: newId('webhookDelivery'),
+        hook_id: hook.id,
+        message_id: null,
+        event: 'message_created',
+        body: '{}',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const { invite } = await createInvite(db, web.deps.box, {
+      workspaceId: workspace.id,
+      role: 'member',
+      expiresInDays: 7,
+      createdBy: seats.owner.id,
+    });
+    const token = await createApiToken(db, workspace, { createdBy: seats.owner });
+    const feedback = await createFeedback(db, workspace);
+    const group = await createErrorGroup(db, workspace);
+    const agent = await registerAgent(db, {
+      workspaceId: workspace.id,
+      installId: `matrix-${Math.random().toString(36).slice(2, 10)}`,
+      tokenId: token.id,
+    });
+    const repo = await db
+      .insertInto('github_repos')
+      .values({
+        id: newId('githubRepo'),
+        workspace_id: workspace.id,
+        github_id: String(Math.floor(Math.random() * 1e9)),
+        node_id: 'R_matrix',
+        full_name: 'acme/shop',
+        default_branch: 'main',
+        linked: true,
+        enabled: true,
+        reachable: true,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // A waiting job of this workspace: retrying it is allowed and answers "no longer failed".
+    const job = await web.deps.producer.queue('agent-wake').add('agent-wake', {
+      workspaceId: workspace.id,
+      agentId: agent.id,
+      reason: 'queued_work',
+    } as never);
+    return {
+      workspace,
+      seats,
+      general,
+      random,
+      spare,
+      keyId: webhook.id,
+      hookId: hook.id,
+      deliveryId: delivery.id,
+      inviteId: invite.id,
+      tokenId: token.id,
+      feedbackId: feedback.id,
+      groupId: group.id,
+      agentId: agent.id,
+      repoId: repo.id,
+      jobId: String(job.id),
+    };
+  }
+
+  function pathOf(route: DeclaredRoute, w: World, example: Example): string {
+    const params: Record<string, string> = {
+      workspaceId: w.workspace.id,
+      slug: w.workspace.slug,
+      roomId: w.general.id,
+      keyId: w.keyId,
+      hookId: w.hookId,
+      deliveryId: w.deliveryId,
+      inviteId: w.inviteId,
+      tokenId: w.tokenId,
+      feedbackId: w.feedbackId,
+      groupId: w.groupId,
+      agentId: w.agentId,
+      repoId: w.repoId,
+      ...example.params?.(w),
+    };
+    return route.pattern.replace(/:(\w+)/g, (_m, name: string) => {
+      const value = params[name];
+      if (!value) throw new Error(`no value for :${name} in ${route.pattern}`);
+      return value;
+    });
+  }
+
+  /** Every table's rows, hashed: what a refused call must leave exactly as it was. */
+  async function digest(): Promise<Record<string, string>> {
+    const tables = await sql<{ table_name: string }>`
+      select table_name from information_schema.tables
+      where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%'
+      order by table_name`.execute(web.ctx.db);
+    const out: Record<string, string> = {};
+    for (const { table_name } of tables.rows) {
+      // The relay marks outbox rows sent on its own schedule: their ids are what a call adds.
+      const rows = table_name === 'outbox' ? sql`t.id` : sql`t::text`;
+      const result = await sql<{ h: string | null }>`
+        select md5(string_agg(${rows}, ',' order by ${rows})) as h from ${sql.table(table_name)} t`.execute(
+        web.ctx.db,
+      );
+      out[table_name] = result.rows[0]?.h ?? 'empty';
+    }
+    return out;
+  }
+
+  function allowedRoles(route: DeclaredRoute, example: Example): readonly Role[] {
+    if (route.access.kind === 'capability') {
+      return ROLES_LOW_TO_HIGH.filter((role) => can(role, route.access.rule as Capability));
+    }
+    if (!example.allowed)
+      throw new Error(
+        `${route.pattern}: a "${route.access.kind}" rule needs allowed roles in its example`,
+      );
+    return example.allowed;
+  }
+
+  async function call(actor: Actor, route: DeclaredRoute, w: World, example: Example) {
+    const client = clients[actor];
+    const path = pathOf(route, w, example);
+    const base = `/w/${w.workspace.id}/${w.workspace.slug}`;
+    // A signed-out visitor and an outsider take their token from a page they may open.
+    const csrfFrom =
+      actor === 'signed out' ? '/login' : actor === 'outsider' ? '/workspaces' : base;
+    const body = example.body?.(w) ?? {};
+    if (route.method === 'get') return client.get(path);
+    return client.post(path, { _csrf: await client.csrf(csrfFrom), ...body });
+  }
+
+  it('refuses every actor the rule does not name, changing nothing, and lets the lowest one it names through', async () => {
+    const failures: string[] = [];
+    for (const route of changing()) {
+      const key = `${route.method.toUpperCase()} ${route.pattern}`;
+      const example = EXAMPLES[key]!;
+      const allowed = allowedRoles(route, example);
+      const w = await world();
+      const refusedActors: Actor[] = [
+        'signed out',
+        'outsider',
+        ...ROLES_LOW_TO_HIGH.filter((role) => !allowed.includes(role)),
+      ];
+      for (const actor of refusedActors) {
+        const before = await digest();
+        const answer = await call(actor, route, w, example);
+        const after = await digest();
+        if (![401, 403, 404].includes(answer.status)) {
+          failures.push(`${key} as ${actor}: ${answer.status}, expected a refusal`);
+        }
+        const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+        if (changed.length) failures.push(`${key} as ${actor} changed ${changed.join(', ')}`);
+      }
+      const lowest = ROLES_LOW_TO_HIGH.find((role) => allowed.includes(role));
+      if (lowest) {
+        const answer = await call(lowest, route, w, example);
+        const ok = example.allowedStatus
+          ? answer.status === example.allowedStatus
+          : answer.status >= 200 && answer.status < 400;
+        if (!ok) failures.push(`${key} as ${lowest}: ${answer.status}, expected it allowed`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
