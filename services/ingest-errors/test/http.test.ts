@@ -271,6 +271,29 @@ describe('POST /ingest/errors', () => {
     expect(Number(row.n)).toBe(0);
   });
 
+  it('keeps a report whose context nests far past the cap, cut there with a marker', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const levels = 100_000; // 200 KB of brackets: within the body limit, far past any depth cap
+    const body = `{"error_class":"DeepError","context":{"deep":${'['.repeat(levels)}${']'.repeat(levels)},"user":7}}`;
+    const res = await post(app.url, body, { 'X-Service-Tenant': ws.public_key });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ accepted: 1 });
+    await waitForOccurrences(ws.id, 1);
+    const row = await ctx.db
+      .selectFrom('error_occurrences')
+      .select(['error_class', 'context'])
+      .where('workspace_id', '=', ws.id)
+      .executeTakeFirstOrThrow();
+    expect(row.error_class).toBe('DeepError');
+    const context = row.context as { deep: unknown; user: number };
+    expect(context.user).toBe(7);
+    let level = context.deep;
+    let arrays = 0;
+    for (; Array.isArray(level); arrays++) level = level[0] as unknown;
+    expect(arrays).toBe(32);
+    expect(level).toBe('[truncated: nested deeper than 32]');
+  });
+
   it('answers 503 when ingestion is turned off', async () => {
     const ws = await createWorkspace(ctx.db);
     const off = await startVariant({ ERROR_INGESTION_ENABLED: false });
