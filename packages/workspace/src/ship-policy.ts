@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { z } from 'zod';
 import type { Db, ShipRoute } from '@ferry/db';
 
@@ -9,7 +10,10 @@ import type { Db, ShipRoute } from '@ferry/db';
 export interface ShipPolicyRules {
   maxFiles: number;
   maxLines: number;
-  /** Globs: `*` within a path segment, `**` across segments, `?` one character. */
+  /**
+   * Globs: `*` within a path segment, `**` across segments, `?` one character; case-sensitive, and
+   * read from the repository root like the proposal's paths (see normalizeRepoPath).
+   */
   alwaysReviewed: string[];
 }
 
@@ -93,9 +97,24 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${out}$`);
 }
 
+/**
+ * A path as git names it, relative to the repository root: the agent may spell one file many ways
+ * (`db//schema.rb`, `x/../db/schema.rb`, `/db/schema.rb`, `db\schema.rb`, a stray trailing
+ * space), and each spelling must meet the same always-reviewed patterns. Backslashes are read as
+ * separators (Windows agents), leading `/` as the root. Case is kept: git paths are case-sensitive.
+ */
+export function normalizeRepoPath(path: string): string {
+  const slashed = path.trim().replace(/\\/g, '/').replace(/^\/+/, '');
+  return posix.normalize(slashed).replace(/\/$/, '');
+}
+
+/** After normalizeRepoPath: `..` is left only where the path climbs above the repository root. */
+export function escapesRepository(normalized: string): boolean {
+  return normalized === '..' || normalized.startsWith('../');
+}
+
 export function matchesGlob(path: string, glob: string): boolean {
-  const clean = path.replace(/^\.\//, '');
-  return globToRegExp(glob.replace(/^\.\//, '')).test(clean);
+  return globToRegExp(normalizeRepoPath(glob)).test(normalizeRepoPath(path));
 }
 
 export interface RouteDecision {
@@ -108,7 +127,11 @@ export function decideRoute(
   policy: ShipPolicyRules,
   proposal: { files: readonly string[]; lines: number },
 ): RouteDecision {
-  for (const file of proposal.files) {
+  for (const file of proposal.files.map(normalizeRepoPath)) {
+    // No pattern can be trusted to cover a path outside the repository: a person looks at it.
+    if (escapesRepository(file)) {
+      return { route: 'pr', reason: `${file} is outside the repository, so it is always reviewed` };
+    }
     if (policy.alwaysReviewed.some((glob) => matchesGlob(file, glob))) {
       return { route: 'pr', reason: `${file} is always reviewed` };
     }

@@ -28,6 +28,54 @@ describe('ship policy', () => {
     });
   });
 
+  it('matches the path a proposal names, however it is spelled', () => {
+    const spellings = [
+      'db//schema.rb',
+      'db/./schema.rb',
+      'x/../db/schema.rb',
+      '/db/schema.rb',
+      'db/schema.rb ',
+      ' ./db/schema.rb',
+      'db\\schema.rb',
+      'db/schema.rb/',
+    ];
+    for (const file of spellings) {
+      expect([file, decideRoute(policy, { files: ['app/x.rb', file], lines: 2 })]).toEqual([
+        file,
+        { route: 'pr', reason: 'db/schema.rb is always reviewed' },
+      ]);
+    }
+  });
+
+  it('never makes a quick fix of a path outside the repository', () => {
+    const open = { ...policy, alwaysReviewed: [] };
+    for (const [file, normalized] of [
+      ['../secrets.env', '../secrets.env'],
+      ['app/../../etc/passwd', '../etc/passwd'],
+      ['/../x', '../x'],
+      ['..\\x', '../x'],
+      ['..', '..'],
+    ]) {
+      expect([file, decideRoute(open, { files: [file!], lines: 1 })]).toEqual([
+        file,
+        {
+          route: 'pr',
+          reason: `${normalized} is outside the repository, so it is always reviewed`,
+        },
+      ]);
+    }
+  });
+
+  it('matches case-sensitively, as git does', () => {
+    expect(decideRoute(policy, { files: ['DB/schema.rb'], lines: 1 }).route).toBe('quick_fix');
+    expect(matchesGlob('Db/schema.rb', 'db/**')).toBe(false);
+  });
+
+  it('reads a pattern spelled with a leading slash or ./ from the repository root', () => {
+    expect(matchesGlob('db/schema.rb', '/db/**')).toBe(true);
+    expect(matchesGlob('db/schema.rb', './db/**')).toBe(true);
+  });
+
   it('matches globs by path segment', () => {
     expect(matchesGlob('db/schema.rb', 'db/**')).toBe(true);
     expect(matchesGlob('db/migrate/1_x.rb', 'db/**')).toBe(true);

@@ -28,7 +28,7 @@ export const LIMITS = {
   contextKeys: 30,
   contextKey: 60,
   contextValue: 500,
-  /** Nesting below a context key; deeper fails the report (see `nested`). */
+  /** Nesting below a context key; a deeper object or array is cut to a marker (see `nested`). */
   contextDepth: 32,
   futureSkewMs: 60 * 60 * 1000,
 } as const;
@@ -119,18 +119,24 @@ function backtrace(value: unknown): Checked<string[]> {
   return lines;
 }
 
+/** What stands in for an object or array nested past LIMITS.contextDepth, so the cut shows. */
+export const NESTING_MARKER = `[truncated: nested deeper than ${LIMITS.contextDepth}]`;
+
 /**
  * Nested context data, kept as given except for what Postgres cannot store: strings (and keys)
  * made storable, non-finite numbers (JSON.parse yields Infinity for 1e400) as null, which is what
- * JSON would write anyway. Nesting deeper than LIMITS.contextDepth fails the report: Postgres's
- * jsonb parser has a stack limit, and a report past it would fail its whole write batch.
+ * JSON would write anyway. An object or array deeper than LIMITS.contextDepth becomes
+ * NESTING_MARKER: Postgres's jsonb parser has a stack limit (a report past it would fail its
+ * whole write batch) and this walk recurses, but the rest of the report is still worth keeping.
  * Object.fromEntries (not assignment) so a `__proto__` key stays a plain key.
  */
 function nested(value: unknown, depth: number): Checked<unknown> {
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'string') return storable(value);
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (depth > LIMITS.contextDepth) return INVALID;
+  if (depth > LIMITS.contextDepth && (Array.isArray(value) || isPlainObject(value))) {
+    return NESTING_MARKER;
+  }
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const item of value) {

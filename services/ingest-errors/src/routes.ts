@@ -22,12 +22,38 @@ const cors: RequestHandler = (_req, res, next) => {
   next();
 };
 
+/**
+ * An empty or blank body is no report at all. express.json would read an empty one as `{}` (one
+ * report with every field left out, stored as an UnknownError) and leave a missing one undefined,
+ * so it is refused here, whatever the Content-Type, before anything is parsed or counted.
+ */
+const emptyBody = (): AppError =>
+  new AppError(
+    'invalid_json',
+    'The request body is empty: send one error report, or {"errors": [...]}, as JSON.',
+  );
+
+/** JSON's own whitespace (RFC 8259): space, tab, line feed, carriage return. */
+const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+function isBlank(body: Buffer): boolean {
+  return body.every((byte) => JSON_WHITESPACE.has(byte));
+}
+
 /** POST /ingest/errors (+ its preflight). Body-parser errors go to the shared error middleware. */
 export function ingestRoutes(deps: IngestDeps): Router {
   const router = Router();
   // Any content type is read as JSON: the body must be JSON, and a browser sending text/plain
   // (to skip the preflight) or a client forgetting the header should still be understood.
-  const json = express.json({ limit: BODY_LIMIT, type: () => true, strict: false });
+  // `verify` sees the raw bytes of a body that was sent; an AppError thrown there keeps its 400.
+  const json = express.json({
+    limit: BODY_LIMIT,
+    type: () => true,
+    strict: false,
+    verify: (_req, _res, body) => {
+      if (isBlank(body)) throw emptyBody();
+    },
+  });
 
   router.options(INGEST_PATH, cors, (_req, res) => {
     res.status(204).end();
@@ -54,8 +80,9 @@ export function ingestRoutes(deps: IngestDeps): Router {
           'No workspace has this public key; send it in the X-Service-Tenant header.',
         );
       }
+      // express.json leaves req.body undefined when no body was sent at all.
+      if (req.body === undefined) throw emptyBody();
       const visitorId = await findVisitorId(deps.db, workspaceId, req.get('X-Service-Visitor'));
-      // express.json leaves req.body undefined for an empty body: that is no report at all.
       const result = await acceptReports(deps, {
         workspaceId,
         visitorId,

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Workspace } from '@ferry/db';
-import { createProducer, createRedisConnection, redisReady, type Producer } from '@ferry/queues';
+import {
+  createProducer,
+  createRedisConnection,
+  queueHealth,
+  redisReady,
+  type Producer,
+} from '@ferry/queues';
 import {
   createTestContext,
   createVisitor,
@@ -60,6 +66,18 @@ describe('POST /ingest/errors', () => {
         .executeTakeFirstOrThrow();
       if (Number(row.n) >= count) return;
       if (Date.now() > deadline) throw new Error(`only ${row.n} of ${count} occurrences written`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Until the writer has finished every job queued so far (their rows are committed by then). */
+  async function waitForQueueIdle(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const health = await queueHealth(deps.producer, 'error-ingest');
+      const pending = health.waiting + health.active + health.delayed;
+      if (pending === 0) return;
+      if (Date.now() > deadline) throw new Error(`${pending} error-ingest jobs still pending`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -217,6 +235,63 @@ describe('POST /ingest/errors', () => {
     expect(big.status).toBe(413);
     expect(big.headers.get('access-control-allow-origin')).toBe('*');
     expect(await big.json()).toMatchObject({ error: { code: 'payload_too_large' } });
+  });
+
+  it('answers 400 for an empty or blank body, whatever its Content-Type, and stores nothing', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const tenant = { 'X-Service-Tenant': ws.public_key };
+    const send = (body: string | undefined, contentType?: string) =>
+      fetch(`${app.url}/ingest/errors`, {
+        method: 'POST',
+        headers: contentType ? { ...tenant, 'Content-Type': contentType } : tenant,
+        body,
+      });
+    const answers = [
+      await send('', 'application/json'),
+      await send('', 'text/plain'),
+      await send(' \r\n\t ', 'application/json'),
+      await send('\n'),
+      await send(undefined),
+      await send(undefined, 'application/json'),
+    ];
+    for (const res of answers) {
+      expect(res.status).toBe(400);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(await res.json()).toEqual({
+        error: { code: 'invalid_json', message: expect.stringContaining('empty') as unknown },
+      });
+    }
+    // Nothing is stored: once no job is waiting or running, everything accepted has been written.
+    await waitForQueueIdle();
+    const row = await ctx.db
+      .selectFrom('error_occurrences')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('workspace_id', '=', ws.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.n)).toBe(0);
+  });
+
+  it('keeps a report whose context nests far past the cap, cut there with a marker', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const levels = 100_000; // 200 KB of brackets: within the body limit, far past any depth cap
+    const body = `{"error_class":"DeepError","context":{"deep":${'['.repeat(levels)}${']'.repeat(levels)},"user":7}}`;
+    const res = await post(app.url, body, { 'X-Service-Tenant': ws.public_key });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toMatchObject({ accepted: 1 });
+    await waitForOccurrences(ws.id, 1);
+    const row = await ctx.db
+      .selectFrom('error_occurrences')
+      .select(['error_class', 'context'])
+      .where('workspace_id', '=', ws.id)
+      .executeTakeFirstOrThrow();
+    expect(row.error_class).toBe('DeepError');
+    const context = row.context as { deep: unknown; user: number };
+    expect(context.user).toBe(7);
+    let level = context.deep;
+    let arrays = 0;
+    for (; Array.isArray(level); arrays++) level = level[0] as unknown;
+    expect(arrays).toBe(32);
+    expect(level).toBe('[truncated: nested deeper than 32]');
   });
 
   it('answers 503 when ingestion is turned off', async () => {

@@ -227,13 +227,26 @@ describe('context', () => {
     }
   });
 
-  it('fails the report when nested deeper than Postgres can parse safely', () => {
-    let deep: unknown = 'bottom';
-    for (let i = 0; i < LIMITS.contextDepth + 1; i++) deep = [deep];
-    expect(coerce({ context: { deep } })).toBeUndefined();
-    let ok: unknown = 'bottom';
-    for (let i = 0; i < LIMITS.contextDepth; i++) ok = [ok];
+  it('keeps a report nested deeper than the cap, its deepest level replaced with a marker', () => {
+    const marker = `[truncated: nested deeper than ${LIMITS.contextDepth}]`;
+    const wrap = (inner: unknown, levels: number, as: 'array' | 'object'): unknown => {
+      let value = inner;
+      for (let i = 0; i < levels; i++) value = as === 'array' ? [value] : { k: value, n: i };
+      return value;
+    };
+    // Exactly at the cap: kept as given, scalars on the deepest level included.
+    const ok = wrap('bottom', LIMITS.contextDepth, 'array');
     expect(valid({ context: { ok } }).context).toEqual({ ok });
+    // One level deeper: the level past the cap becomes the marker, everything above it is kept.
+    const tooDeep = wrap('bottom', LIMITS.contextDepth + 1, 'array');
+    expect(valid({ context: { deep: tooDeep } }).context).toEqual({
+      deep: wrap(marker, LIMITS.contextDepth, 'array'),
+    });
+    const objects = valid({ context: { deep: wrap({ x: 1 }, 1_000, 'object'), top: 'kept' } });
+    let level: unknown = objects.context.deep;
+    for (let i = 0; i < LIMITS.contextDepth - 1; i++) level = (level as { k: unknown }).k;
+    expect(level).toEqual({ k: marker, n: 1_000 - LIMITS.contextDepth });
+    expect(objects.context.top).toBe('kept');
   });
 
   it('makes nested strings and keys storable', () => {

@@ -143,6 +143,9 @@ describe('agents pages', () => {
   it('saves the ship policy with inline errors for bad values', async () => {
     const { client, agents, workspace } = await withAgents();
     const page = `${agents}/settings/ship-policy`;
+    // Patterns match git's case-sensitive paths; the field's help says so.
+    const help = (await client.get(page)).text.replace(/\s+/g, ' ');
+    expect(help).toContain('Matching is case-sensitive, as in git.');
     const bad = await client.post(
       page,
       { max_files: '-1', max_lines: 'many', always_reviewed: 'x' },

@@ -287,7 +287,8 @@ ${data.values.always_reviewed}</textarea>
               errors.always_reviewed
                 ? html`<p class="error" id="always_reviewed-error">${errors.always_reviewed}</p>`
                 : html`<p class="hint">
-                    For example <code>db/**</code> or <code>config/*.yml</code>.
+                    For example <code>db/**</code> or <code>config/*.yml</code>. Matching is
+                    case-sensitive, as in git.
                   </p>`
             }
           </div>
