@@ -25,6 +25,11 @@ export const baseConfigShape = {
   PUBLIC_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: booleanFromEnv.default(false),
+  /**
+   * The bearer token Prometheus scrapes `/metrics` with. Unset, `/metrics` answers loopback
+   * callers only (packages/http's metricsRouter).
+   */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** A service's own entry applies pending migrations before it serves (`pnpm start` always does). */
   MIGRATE_ON_START: booleanFromEnv.default(false),
 };

@@ -1,4 +1,5 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { isId } from '@ferry/core';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
@@ -22,17 +23,59 @@ export function createMetrics(service: string): Metrics {
   const middleware: RequestHandler = (req, res, next) => {
     const end = httpDuration.startTimer();
     res.on('finish', () => {
-      // The matched route pattern, never the raw path: raw paths hold ids and webhook keys.
-      const route = (req.route as { path?: string } | undefined)?.path;
-      end({
-        method: req.method,
-        route: route ? `${req.baseUrl}${route}` : 'unmatched',
-        status: String(res.statusCode),
-      });
+      end({ method: req.method, route: routeLabel(req, res), status: String(res.statusCode) });
     });
     next();
   };
   return { registry, httpDuration, middleware };
+}
+
+/**
+ * The `route` label: the route's pattern, never its path. Paths hold workspace ids, slugs and
+ * credentials, and a label per id would also grow the series without bound. A route the route
+ * table declared says its pattern in `res.locals.routePattern`; otherwise the pattern is rebuilt
+ * from the matched route (`req.baseUrl` holds the real values of the routers it went through).
+ */
+export function routeLabel(req: Request, res: Response): string {
+  const declared: unknown = res.locals.routePattern;
+  if (typeof declared === 'string' && declared) return declared;
+  const routePath: unknown = (req.route as { path?: unknown } | undefined)?.path;
+  if (typeof routePath !== 'string') return 'unmatched';
+  const pattern = patternOf(`${req.baseUrl}${routePath}`, req.params);
+  // A sub-router's own `/` route under its mount path reads as the mount path.
+  return pattern.length > 1 && pattern.endsWith('/') ? pattern.slice(0, -1) : pattern;
+}
+
+/**
+ * Puts `:name` back for every segment that is a param's value. A segment that still reads as one
+ * of our ids (a router mounted without mergeParams does not see its parents' params) becomes
+ * `:id`, so an id never reaches a label.
+ */
+function patternOf(path: string, params: Record<string, unknown>): string {
+  const paramByValue = new Map<string, string>();
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'string' && value && !paramByValue.has(value)) {
+      paramByValue.set(value, name);
+    }
+  }
+  return path
+    .split('/')
+    .map((segment) => {
+      if (!segment || segment.startsWith(':')) return segment;
+      // baseUrl keeps the path as sent (percent-encoded); params are decoded.
+      const name = paramByValue.get(safeDecode(segment)) ?? paramByValue.get(segment);
+      if (name !== undefined) return `:${name}`;
+      return isId(safeDecode(segment)) ? ':id' : segment;
+    })
+    .join('/');
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** The deployment-wide figures the Ops page shows, as /metrics reads them (no tenant data). */

@@ -28,7 +28,14 @@ export function agentGatewayRouter(deps: AgentGatewayHttpDeps): { path: string; 
 export function createAgentGatewayApp(deps: AgentGatewayHttpDeps, healthRedis: Redis): Express {
   const metrics = createMetrics('agent-gateway');
   const app = createHttpApp({ logger: deps.logger, metrics, trustProxy: deps.config.TRUST_PROXY });
-  app.use(healthRouter({ db: deps.db, redis: healthRedis, metrics }));
+  app.use(
+    healthRouter({
+      db: deps.db,
+      redis: healthRedis,
+      metrics,
+      metricsToken: deps.config.METRICS_TOKEN,
+    }),
+  );
   const { path, router } = agentGatewayRouter(deps);
   app.use(path, router);
   finishApp(app, { logger: deps.logger });

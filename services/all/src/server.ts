@@ -104,7 +104,14 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
     trustProxy: config.TRUST_PROXY,
     hotRoutes: [ingestRouter(ingest), webhooksIn],
   });
-  app.use(healthRouter({ db: runtime.db, redis: runtime.redis, metrics }));
+  app.use(
+    healthRouter({
+      db: runtime.db,
+      redis: runtime.redis,
+      metrics,
+      metricsToken: config.METRICS_TOKEN,
+    }),
+  );
   const agents = agentGatewayDeps(agentOptions);
   const hub = agentStreamHub(agents, runtime.redis.duplicate());
   const gateway = agentGatewayRouter({ ...agents, hub });

@@ -15,7 +15,14 @@ export function dispatchRouter(deps: DispatchDeps): { path: string; router: Rout
 export function createDispatchApp(deps: DispatchDeps, healthRedis: Redis): Express {
   const metrics = createMetrics('dispatch');
   const app = createHttpApp({ logger: deps.logger, metrics, trustProxy: deps.config.TRUST_PROXY });
-  app.use(healthRouter({ db: deps.db, redis: healthRedis, metrics }));
+  app.use(
+    healthRouter({
+      db: deps.db,
+      redis: healthRedis,
+      metrics,
+      metricsToken: deps.config.METRICS_TOKEN,
+    }),
+  );
   const { path, router } = dispatchRouter(deps);
   app.use(path, router);
   finishApp(app, { logger: deps.logger });

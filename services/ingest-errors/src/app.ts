@@ -50,7 +50,14 @@ export function createIngestApp(deps: IngestDeps, healthRedis: Redis): Express {
     trustProxy: deps.config.TRUST_PROXY,
     hotRoutes: [ingestRouter(deps)],
   });
-  app.use(healthRouter({ db: deps.db, redis: healthRedis, metrics }));
+  app.use(
+    healthRouter({
+      db: deps.db,
+      redis: healthRedis,
+      metrics,
+      metricsToken: deps.config.METRICS_TOKEN,
+    }),
+  );
   finishApp(app, { logger: deps.logger });
   return app;
 }

@@ -64,7 +64,14 @@ export function createWebApp(
   const metrics = createMetrics('web');
   opsGauges(deps, metrics);
   const app = createHttpApp({ logger: deps.logger, metrics, trustProxy: deps.config.TRUST_PROXY });
-  app.use(healthRouter({ db: deps.db, redis: deps.redis, metrics }));
+  app.use(
+    healthRouter({
+      db: deps.db,
+      redis: deps.redis,
+      metrics,
+      metricsToken: deps.config.METRICS_TOKEN,
+    }),
+  );
   for (const { path: mountPath, router } of extraRouters) app.use(mountPath, router);
   const parts = webParts(deps);
   app.use(parts.widget);

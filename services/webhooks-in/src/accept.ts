@@ -31,6 +31,8 @@ export function unknownKey(): AppError {
 /** A key that may post right now, with what the post needs. */
 export interface LiveKey {
   id: string;
+  /** The digest the key was found by: after a rotation the key's row holds another. */
+  keyHash: string;
   workspaceId: string;
   roomId: string;
   name: string;
@@ -43,13 +45,12 @@ export interface LiveKey {
 const KEY_SHAPE = /^[A-Za-z0-9_-]{1,200}$/;
 
 /**
- * Looks the key up by its SHA-256 hash (an index lookup on a digest: the raw key's bytes are never
- * compared, so timing says nothing about them) and checks the creator's seats in one query: an
- * active workspace seat and an active seat in the key's room, which is not a DM.
+ * Keys that may post right now, with their creator's name: the key neither disabled nor deleted,
+ * its creator holding an active workspace seat and an active seat in the key's room, which is not
+ * a DM. One definition for the lookup (findLiveKey) and the re-check at commit (liveKeyHashes).
  */
-export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | undefined> {
-  if (!KEY_SHAPE.test(rawKey)) return undefined;
-  const row = await db
+function liveKeys(db: Db) {
+  return db
     .selectFrom('incoming_webhooks as w')
     .innerJoin('rooms as r', 'r.id', 'w.room_id')
     .innerJoin('members as m', (join) =>
@@ -65,6 +66,19 @@ export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | und
         .on('rm.left_at', 'is', null),
     )
     .innerJoin('users as u', 'u.id', 'm.user_id')
+    .where('w.disabled_at', 'is', null)
+    .where('w.deleted_at', 'is', null)
+    .where('r.kind', '!=', 'dm');
+}
+
+/**
+ * Looks the key up by its SHA-256 hash (an index lookup on a digest: the raw key's bytes are never
+ * compared, so timing says nothing about them), its creator's seats checked in the same query.
+ */
+export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | undefined> {
+  if (!KEY_SHAPE.test(rawKey)) return undefined;
+  const keyHash = hashSecret(rawKey);
+  const row = await liveKeys(db)
     .select([
       'w.id',
       'w.workspace_id',
@@ -73,20 +87,43 @@ export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | und
       'w.created_by',
       'u.name as creator_name',
     ])
-    .where('w.key_hash', '=', hashSecret(rawKey))
-    .where('w.disabled_at', 'is', null)
-    .where('w.deleted_at', 'is', null)
-    .where('r.kind', '!=', 'dm')
+    .where('w.key_hash', '=', keyHash)
     .executeTakeFirst();
   if (!row) return undefined;
   return {
     id: row.id,
+    keyHash,
     workspaceId: row.workspace_id,
     roomId: row.room_id,
     name: row.name,
     createdBy: row.created_by,
     creatorName: row.creator_name,
   };
+}
+
+/**
+ * Which of `keys` are still live, as their digests (`keyHash`), checked inside the transaction that stores their posts:
+ * the live-key cache may not have heard yet that a key was disabled, deleted or rotated (its
+ * `keyHash` is no longer the key's) or that its creator left. One indexed query for any number of
+ * keys. `FOR SHARE` on the key rows makes a rotate, disable or delete that is committing right now
+ * wait for this transaction's commit or be seen by it, so no post commits under a key after the
+ * change that ended it (SPEC.md: the old key stops working immediately). A creator's seat that
+ * ends is seen once committed; its rows are not locked, so leaving never waits on posts.
+ */
+export async function liveKeyHashes(trx: Db, keys: readonly LiveKey[]): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const rows = await liveKeys(trx)
+    .select('w.key_hash')
+    .where((eb) =>
+      eb(
+        eb.refTuple('w.id', 'w.key_hash'),
+        'in',
+        keys.map((key) => eb.tuple(key.id, key.keyHash)),
+      ),
+    )
+    .forShare('w')
+    .execute();
+  return new Set(rows.map((row) => row.key_hash));
 }
 
 /**
@@ -285,11 +322,13 @@ export function webhookMessage({ key, roomId, post }: ResolvedPost, id?: string)
 /**
  * Stores one post: the idempotency record, the message and its `message_created` outbox event in
  * one transaction, so exactly one message exists per idempotency key however many duplicates race.
+ * The key is checked again first (liveKeyHashes): a key that died since the lookup answers 404.
  * The single-post path: the group-commit writer (post-writer.ts) falls back to it.
  */
 export async function storePost(db: Db, resolved: ResolvedPost): Promise<Accepted> {
   const { key, roomId, post } = resolved;
   return db.transaction().execute(async (trx) => {
+    if (!(await liveKeyHashes(trx, [key])).has(key.keyHash)) throw unknownKey();
     if (post.idempotencyKey) {
       const original = await claimIdempotencyKey(trx, key.id, post.idempotencyKey);
       if (original) return { status: 200, ...original };

@@ -19,7 +19,14 @@ export function createWebhooksInApp(deps: WebhooksInDeps, healthRedis: Redis): E
     // A post costs no request log line: at thousands per second it was a visible share of CPU.
     hotRoutes: [webhooksInRouter(deps)],
   });
-  app.use(healthRouter({ db: deps.db, redis: healthRedis, metrics }));
+  app.use(
+    healthRouter({
+      db: deps.db,
+      redis: healthRedis,
+      metrics,
+      metricsToken: deps.config.METRICS_TOKEN,
+    }),
+  );
   finishApp(app, { logger: deps.logger });
   return app;
 }

@@ -8,6 +8,9 @@ import { findLiveKey, type LiveKey } from './accept.js';
  * changes (migration 0008: the key, its creator's seats, the room, the creator's name), and the
  * whole cache is dropped, so a disabled, deleted or orphaned key answers 404 on the very next
  * post in every process once the notification arrives (at commit; milliseconds on one network).
+ * In the moment before it arrives the cache may still hand out a dead key: the group commit checks
+ * every batch's keys again in its own transaction (accept.ts liveKeyHashes), so such a post gets
+ * the same 404 and nothing is stored.
  * While that notification channel is down the cache is bypassed (a missed
  * notification must never keep a dead key alive); entries also expire after a minute.
  */

@@ -1,7 +1,7 @@
 import { AppError, createGroupCommit, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { storePost, type Accepted, type ResolvedPost } from './accept.js';
-import { STORE_ALONE, storePostBatch, type BatchOutcome } from './store-batch.js';
+import { storePost, unknownKey, type Accepted, type ResolvedPost } from './accept.js';
+import { KEY_GONE, STORE_ALONE, storePostBatch, type BatchOutcome } from './store-batch.js';
 
 /**
  * Group commit for accepted posts (#12): a post's cost was its own transaction's commit, so posts
@@ -88,14 +88,13 @@ export function createPostWriter(db: Db, options: PostWriterOptions): PostWriter
     stats.batches++;
     stats.batchedPosts += posts.length;
     stats.largestBatch = Math.max(stats.largestBatch, posts.length);
-    return Promise.all(
-      posts.map((post, index) => {
-        const outcome = outcomes[index];
-        return outcome === undefined || outcome === STORE_ALONE
-          ? writeAlone(post)
-          : Promise.resolve({ ok: true as const, accepted: outcome });
-      }),
-    );
+    return Promise.all(posts.map((post, index) => answerOf(post, outcomes[index])));
+  }
+
+  function answerOf(post: ResolvedPost, outcome: BatchOutcome | undefined): Promise<PostOutcome> {
+    if (outcome === KEY_GONE) return Promise.resolve({ ok: false, error: unknownKey() });
+    if (outcome === undefined || outcome === STORE_ALONE) return writeAlone(post);
+    return Promise.resolve({ ok: true, accepted: outcome });
   }
 
   const group = createGroupCommit<ResolvedPost, PostOutcome>({

@@ -2,19 +2,29 @@ import { newId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { postMessages } from '@ferry/workspace';
 import { sql } from 'kysely';
-import { IDEMPOTENCY_TTL, webhookMessage, type Accepted, type ResolvedPost } from './accept.js';
+import {
+  IDEMPOTENCY_TTL,
+  liveKeyHashes,
+  webhookMessage,
+  type Accepted,
+  type LiveKey,
+  type ResolvedPost,
+} from './accept.js';
 
 /**
  * The statements of one group commit (post-writer.ts): many posts in the caller's transaction,
  * each with storePost's guarantees, in a fixed handful of statements whatever the batch's size:
- * claim the idempotency keys (one INSERT), replace the stale records among those taken (one
+ * check that the batch's keys are still live (one SELECT ... FOR SHARE), claim the idempotency
+ * keys (one INSERT), replace the stale records among those taken (one
  * UPDATE), read the live ones (one SELECT), then the messages and their outbox events (one INSERT
  * each). The UPDATE and SELECT run only for keys that were already taken.
  */
 
 /** This post goes to the single-post path after the commit: its record vanished mid-batch. */
 export const STORE_ALONE = Symbol('store alone');
-export type BatchOutcome = Accepted | typeof STORE_ALONE;
+/** This post's key died after the post looked it up (the cache had not heard yet): 404. */
+export const KEY_GONE = Symbol('key gone');
+export type BatchOutcome = Accepted | typeof STORE_ALONE | typeof KEY_GONE;
 
 interface Claim {
   webhookId: string;
@@ -28,6 +38,8 @@ interface Original {
 }
 
 interface Entry {
+  /** The post's place in the batch. */
+  index: number;
   resolved: ResolvedPost;
   /** Generated before the claim, so the idempotency record names its message from the start. */
   messageId: string;
@@ -44,13 +56,36 @@ export async function storePostBatch(
   trx: Db,
   posts: readonly ResolvedPost[],
 ): Promise<BatchOutcome[]> {
-  const entries: Entry[] = posts.map((resolved) => {
+  const live = await liveKeyHashes(trx, distinctKeys(posts));
+  const outcomes: BatchOutcome[] = posts.map(() => KEY_GONE);
+  const entries: Entry[] = [];
+  posts.forEach((resolved, index) => {
+    if (!live.has(resolved.key.keyHash)) return; // no message, no idempotency record
     const messageId = newId('message');
     const idempotencyKey = resolved.post.idempotencyKey;
-    return idempotencyKey
-      ? { resolved, messageId, claim: { webhookId: resolved.key.id, idempotencyKey, messageId } }
-      : { resolved, messageId };
+    entries.push(
+      idempotencyKey
+        ? {
+            index,
+            resolved,
+            messageId,
+            claim: { webhookId: resolved.key.id, idempotencyKey, messageId },
+          }
+        : { index, resolved, messageId },
+    );
   });
+  const stored = await storeEntries(trx, entries);
+  entries.forEach((entry, i) => (outcomes[entry.index] = stored[i]!));
+  return outcomes;
+}
+
+/** One of each key, for liveKeyHashes. */
+function distinctKeys(posts: readonly ResolvedPost[]): LiveKey[] {
+  return [...new Map(posts.map(({ key }) => [key.keyHash, key])).values()];
+}
+
+/** Stores the posts of live keys; one outcome per entry, in their order. */
+async function storeEntries(trx: Db, entries: Entry[]): Promise<BatchOutcome[]> {
   // The first post of each idempotency key claims it; the batch's later duplicates replay it.
   const claimants = new Map<string, Entry>();
   for (const entry of entries) {
@@ -74,7 +109,9 @@ export async function storePostBatch(
   );
 
   const written = new Set(writers);
-  return entries.map((entry): BatchOutcome => {
+  return entries.map(outcomeOf);
+
+  function outcomeOf(entry: Entry): BatchOutcome {
     if (written.has(entry) || !entry.claim) {
       return { status: 201, messageId: entry.messageId, roomId: entry.resolved.roomId };
     }
@@ -85,7 +122,7 @@ export async function storePostBatch(
     }
     const original = originals.get(record);
     return original ? { status: 200, ...original } : STORE_ALONE;
-  });
+  }
 }
 
 /**

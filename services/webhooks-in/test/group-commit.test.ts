@@ -327,6 +327,7 @@ describe('group commit of incoming webhook posts', () => {
     const down = createPostWriter(unreachable, { logger: ctx.logger });
     const key: LiveKey = {
       id: 'whk_x',
+      keyHash: 'x',
       workspaceId: workspace.id,
       roomId: room.id,
       name: 'x',

@@ -173,11 +173,14 @@ describe('POST /wh/in/:key', () => {
     };
     expect((await message(first.message_id)).display_name).toBe('Alerts');
     // A name cannot be blank through the UI; set one straight in the table to reach the fallback.
+    const before = keys.invalidations();
     await ctx.db
       .updateTable('incoming_webhooks')
       .set({ name: ' ' })
       .where('id', '=', key.id)
       .execute();
+    // The cached key still has the old name until the change's notification drops it.
+    await waitUntil(() => keys.invalidations() > before, 'the key cache to hear of the rename');
     const second = (await (await post(key.rawKey, { body: 'b' })).json()) as { message_id: string };
     expect((await message(second.message_id)).display_name).toBe(admin.user.name);
   });

@@ -22,7 +22,14 @@ if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_URL);
 const runtime = openRuntime(config, 'webhooks-out');
 const metrics = createMetrics('webhooks-out');
 const app = createHttpApp({ logger: runtime.logger, metrics, trustProxy: config.TRUST_PROXY });
-app.use(healthRouter({ db: runtime.db, redis: runtime.redis, metrics }));
+app.use(
+  healthRouter({
+    db: runtime.db,
+    redis: runtime.redis,
+    metrics,
+    metricsToken: config.METRICS_TOKEN,
+  }),
+);
 finishApp(app, { logger: runtime.logger });
 const server = http.createServer(app);
 await listen(server, config.PORT, runtime.logger);
