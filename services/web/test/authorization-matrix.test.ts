@@ -12,7 +12,6 @@ import {
   createUser,
   createWorkspace,
   FakeGitHub,
-  joinRoom,
 } from '@ferry/testing';
 import {
   can,
@@ -263,8 +262,7 @@ describe('authorization matrix', () => {
     const job = await web.deps.producer.queue('agent-wake').add('agent-wake', {
       workspaceId: workspace.id,
       agentId: agent.id,
-      reason: 'queued_work',
-    } as never);
+    });
     return {
       workspace,
       seats,
@@ -378,6 +376,76 @@ describe('authorization matrix', () => {
           ? answer.status === example.allowedStatus
           : answer.status >= 200 && answer.status < 400;
         if (!ok) failures.push(`${key} as ${lowest}: ${answer.status}, expected it allowed`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  /** How to call each mutating API route with a token (the workspace's own ticket and group). */
+  const API_EXAMPLES: Record<
+    string,
+    { path: (w: World) => string; body: Record<string, unknown> }
+  > = {
+    'POST /api/v1/feedback': { path: () => '/api/v1/feedback', body: { note: 'from the matrix' } },
+    'PATCH /api/v1/feedback/:id': {
+      path: (w) => `/api/v1/feedback/${w.feedbackId}`,
+      body: { status: 'triaged' },
+    },
+    'PATCH /api/v1/errors/:groupId': {
+      path: (w) => `/api/v1/errors/${w.groupId}`,
+      body: { status: 'resolved' },
+    },
+  };
+
+  it('API: refuses a missing token and every scope but the one named, changing nothing', async () => {
+    const api = declaredRoutes(apiTables(web.deps)).filter((r) => MUTATING.includes(r.method));
+    const keys = api.map((r) => `${r.method.toUpperCase()} ${r.pattern}`);
+    expect(keys.filter((key) => !(key in API_EXAMPLES))).toEqual([]);
+    const failures: string[] = [];
+    for (const route of api) {
+      const key = `${route.method.toUpperCase()} ${route.pattern}`;
+      const example = API_EXAMPLES[key]!;
+      const w = await world();
+      const tokenWith = async (scope: 'tenant:read' | 'tenant:write' | 'platform:dispatch') =>
+        (await createApiToken(web.ctx.db, w.workspace, { scopes: [scope] })).raw;
+      // Another workspace's write token: its own workspace's rights only.
+      const foreign = (
+        await createApiToken(web.ctx.db, await createWorkspace(web.ctx.db), {
+          scopes: ['tenant:write'],
+        })
+      ).raw;
+      const send = (token: string | undefined) =>
+        fetch(`${web.url}${example.path(w)}`, {
+          method: route.method.toUpperCase(),
+          headers: {
+            'content-type': 'application/json',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body: JSON.stringify(example.body),
+        });
+      const refused: Record<string, string | undefined> = {
+        'no token': undefined,
+        'a revoked token': (await createApiToken(web.ctx.db, w.workspace, { revoked: true })).raw,
+        'tenant:read': await tokenWith('tenant:read'),
+        'platform:dispatch': await tokenWith('platform:dispatch'),
+        ...(route.pattern.includes(':') ? { 'another workspace': foreign } : {}),
+      };
+      expect(route.access).toMatchObject({ kind: 'scope', rule: 'tenant:write' });
+      for (const [who, token] of Object.entries(refused)) {
+        const before = await digest();
+        const answer = await send(token);
+        const after = await digest();
+        if (![401, 403, 404].includes(answer.status)) {
+          failures.push(`${key} with ${who}: ${answer.status}, expected a refusal`);
+        }
+        const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+        // A refused call may record that the token was used (last_used_at), nothing else.
+        const unexpected = changed.filter((table) => table !== 'api_tokens');
+        if (unexpected.length) failures.push(`${key} with ${who} changed ${unexpected.join(', ')}`);
+      }
+      const allowed = await send(await tokenWith('tenant:write'));
+      if (allowed.status < 200 || allowed.status >= 300) {
+        failures.push(`${key} with tenant:write: ${allowed.status}, expected it allowed`);
       }
     }
     expect(failures).toEqual([]);
