@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createApiToken, createRoom } from '@ferry/testing';
 import { fileFeedback, postMessage, revokeToken, saveShipPolicy } from '@ferry/workspace';
 import type { SseClient } from './support/sse.js';
+import { eventually, settlesWithin } from './support/wait.js';
 import {
   agentHeaders,
   agentWorkspace,
@@ -302,13 +303,36 @@ describe('agent-gateway /agents/v1', () => {
     expect(workOf(client)).toHaveLength(1);
   });
 
-  it('refuses a revoked token at the next connect without cutting an open stream', async () => {
+  it('closes the streams of a revoked token at once; work filed after is not delivered; reconnect is refused', async () => {
     const { workspace, token } = await agentWorkspace(gateway);
+    const other = await createApiToken(gateway.ctx.db, workspace, {
+      scopes: ['platform:dispatch'],
+    });
     const client = await stream(token.raw, 'install-rev-01');
-    await client.waitFor((e) => e.length > 0, 'hello');
+    const bystander = await stream(other.raw, 'install-rev-02');
+    for (const c of [client, bystander]) await c.waitFor((e) => e.length > 0, 'hello');
+    const agentId = (client.events[0]!.data as { agent: { id: string } }).agent.id;
+
     await revokeToken(gateway.ctx.db, workspace.id, token.id);
-    await ticket(workspace.id, 'Still delivered on the open stream');
-    await client.waitFor(() => workOf(client).length === 1, 'work on the open stream');
+    await settlesWithin(client.closed, 'the revoked token’s stream to end');
+
+    // Filed after the cut: the agent's work is logged and waits, delivered to no one.
+    await ticket(workspace.id, 'Filed after the token was revoked');
+    const work = await eventually(
+      () =>
+        gateway.ctx.db
+          .selectFrom('agent_work')
+          .select(['delivered_at'])
+          .where('agent_id', '=', agentId)
+          .executeTakeFirst(),
+      'the work item logged for the agent',
+    );
+    expect(work.delivered_at).toBeNull();
+    expect(workOf(client)).toHaveLength(0);
+
+    // Another token's stream of the same workspace stays open.
+    const seen = bystander.comments;
+    await bystander.waitFor(() => bystander.comments > seen, 'a keepalive on the other stream');
     const again = await connect(gateway, token.raw, 'install-rev-01');
     expect(again.status).toBe(401);
     const beat = await postJson(gateway, '/heartbeat', token.raw, 'install-rev-01', {});

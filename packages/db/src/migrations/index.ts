@@ -14,6 +14,7 @@ import * as feedbackTriage from './2026_11_24_0050_feedback_triage.js';
 import * as errorTriage from './2026_11_24_0030_error_triage.js';
 import * as notifications from './2026_11_24_0070_notifications.js';
 import * as visitorTokenHash from './2026_11_25_0010_visitor_token_hash.js';
+import * as tokenRevokeNotify from './2026_11_25_0020_token_revoke_notify.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0030_error_triage': errorTriage,
   '2026_11_24_0070_notifications': notifications,
   '2026_11_25_0010_visitor_token_hash': visitorTokenHash,
+  '2026_11_25_0020_token_revoke_notify': tokenRevokeNotify,
 };
