@@ -24,7 +24,7 @@ import { membersPage, removeMemberConfirmPage } from '../views/members.js';
  * may not give, a bad choice): shown as a message there. Unknown ids stay 404.
  */
 function explainable(error: unknown): error is AppError {
-  return error instanceof AppError && [403, 409, 422].includes(error.status);
+  return error instanceof AppError && [403, 409, 422, 429].includes(error.status);
 }
 
 export function memberRoutes({ db, box, config }: WebDeps): Router {
