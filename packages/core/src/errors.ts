@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   no_dispatch_identity: 422,
   repo_not_ready: 422,
   rate_limited: 429,
+  limit_reached: 429,
   internal: 500,
   unavailable: 503,
 } as const;

@@ -2,9 +2,9 @@ import pg from 'pg';
 
 /**
  * LISTEN on a Postgres channel with a connection of its own, reconnecting with backoff when the
- * server goes away; `onNotify` runs for every notification, and once after each (re)connect (a
- * notification sent while disconnected is lost, so the listener catches up). Used to wake the
- * outbox relay at commit instead of waiting for its next poll.
+ * server goes away; `onNotify` runs for every notification with its payload, and once after each
+ * (re)connect without one (a notification sent while disconnected is lost, so the listener
+ * catches up). Used to wake the outbox relay at commit instead of waiting for its next poll.
  */
 export interface Listener {
   close(): Promise<void>;
@@ -13,7 +13,8 @@ export interface Listener {
 export function listen(
   databaseUrl: string,
   channel: string,
-  onNotify: () => void,
+  /** `payload` is the notification's; undefined for the catch-up call after a (re)connect. */
+  onNotify: (payload?: string) => void,
   onError: (err: unknown) => void = () => undefined,
   /** The connection is gone: notifications are lost until the next (re)connect's onNotify. */
   onDisconnect: () => void = () => undefined,
@@ -27,7 +28,7 @@ export function listen(
   const connect = async (): Promise<void> => {
     if (closed) return;
     const next = new pg.Client({ connectionString: databaseUrl });
-    next.on('notification', () => onNotify());
+    next.on('notification', (message) => onNotify(message.payload));
     next.on('error', (err) => {
       onError(err);
       retry(next);

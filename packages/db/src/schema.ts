@@ -175,7 +175,10 @@ export interface ApiTokensTable {
 export interface VisitorsTable {
   id: string;
   workspace_id: string;
-  token: string;
+  /** SHA-256 of the visitor token (X-Service-Visitor): how a visitor is found; never the token. */
+  token_hash: string;
+  /** The token's first characters, to tell visitors apart on the Errors page. */
+  token_prefix: string;
   name: string | null;
   email: string | null;
   created_at: CreatedAt;

@@ -222,22 +222,26 @@ export async function createApiToken(
   return { ...token, raw };
 }
 
+/** A visitor, stored as the app stores one (hash and prefix); `token` is the raw value to send. */
 export async function createVisitor(
   db: Db,
   workspace: Pick<Workspace, 'id'>,
-  overrides: Partial<Visitor> = {},
-): Promise<Visitor> {
-  return db
+  overrides: Partial<Omit<Visitor, 'token_hash' | 'token_prefix'>> & { token?: string } = {},
+): Promise<Visitor & { token: string }> {
+  const token = overrides.token ?? `vt_${unique()}`;
+  const visitor = await db
     .insertInto('visitors')
     .values({
       id: overrides.id ?? newId('visitor'),
       workspace_id: workspace.id,
-      token: overrides.token ?? `vt_${unique()}`,
+      token_hash: hashSecret(token),
+      token_prefix: visiblePrefix(token),
       name: overrides.name ?? 'Visitor',
       email: overrides.email ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return { ...visitor, token };
 }
 
 export async function createOutboxEvent(

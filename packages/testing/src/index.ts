@@ -9,3 +9,4 @@ export * from './drain.js';
 export * from './form-client.js';
 export * from './fake-github.js';
 export * from './axe.js';
+export * from './migrations.js';

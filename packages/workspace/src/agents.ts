@@ -1,7 +1,12 @@
-import { sql } from 'kysely';
 import { z } from 'zod';
 import { AppError, isId, newId, type SecretBox } from '@ferry/core';
 import type { Agent, AgentWork, Db } from '@ferry/db';
+import {
+  AGENT_LIMITS,
+  createdInLastHour,
+  hourlyLimitReached,
+  lockCreations,
+} from './creation-limits.js';
 
 /**
  * Local agents as every service sees them (DESIGN.md "Local agents"): who they are, whether they
@@ -84,7 +89,8 @@ export interface RegisterInput {
 /**
  * The agent for (workspace, install id), registering it on first contact: its own room (kind
  * `agent`) and a unique name; the workspace's first agent receives new feedback. Two processes
- * with one install id get the same agent: registrations of a workspace are serialised.
+ * with one install id get the same agent: registrations of a workspace are serialised. A new
+ * agent must fit the workspace's limits (AGENT_LIMITS), else a 429 AppError says which one.
  */
 export async function registerAgent(db: Db, input: RegisterInput): Promise<Agent> {
   const existing = await db
@@ -104,9 +110,7 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Agent
     return { ...existing, token_id: input.tokenId };
   }
   return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${`agents:${input.workspaceId}`}))`.execute(
-      trx,
-    );
+    await lockCreations(trx, 'agents', input.workspaceId);
     const again = await trx
       .selectFrom('agents')
       .selectAll()
@@ -114,6 +118,7 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Agent
       .where('install_id', '=', input.installId)
       .executeTakeFirst();
     if (again) return again;
+    await refuseBeyondAgentLimits(trx, input.workspaceId);
     const name = await freeName(trx, input.workspaceId, input.name || input.project || 'agent');
     const first = !(await trx
       .selectFrom('agents')
@@ -145,6 +150,29 @@ export async function registerAgent(db: Db, input: RegisterInput): Promise<Agent
       .returningAll()
       .executeTakeFirstOrThrow();
   });
+}
+
+async function refuseBeyondAgentLimits(trx: Db, workspaceId: string): Promise<void> {
+  const registered = await trx
+    .selectFrom('agents')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  if (Number(registered.count) >= AGENT_LIMITS.registered) {
+    throw new AppError(
+      'limit_reached',
+      `This workspace has ${AGENT_LIMITS.registered} agents, the most it may have. Run new instances with the install id (SERVICE_INSTALL_ID) of an agent you no longer use.`,
+    );
+  }
+  const recent = await createdInLastHour(trx, 'agents', workspaceId);
+  if (recent.count >= AGENT_LIMITS.perHour) {
+    throw hourlyLimitReached(
+      AGENT_LIMITS.perHour,
+      'new agents',
+      recent.retryAfterSeconds,
+      'Agents already registered keep working.',
+    );
+  }
 }
 
 export interface AgentStatus {

@@ -25,3 +25,4 @@ export * from './ops-figures.js';
 export * from './ops-history.js';
 export * from './ops-jobs.js';
 export * from './like.js';
+export * from './creation-limits.js';

@@ -1,6 +1,12 @@
 import { AppError, generateSecret, hashSecret, newId, type SecretBox } from '@ferry/core';
 import type { Db, InviteRole, Member, Workspace, WorkspaceInvite } from '@ferry/db';
 import { z } from 'zod';
+import {
+  createdInLastHour,
+  hourlyLimitReached,
+  INVITE_LIMITS,
+  lockCreations,
+} from './creation-limits.js';
 import { seatUser } from './workspaces.js';
 
 /**
@@ -32,26 +38,59 @@ export function invitePath(token: string): string {
   return `/invite/${encodeURIComponent(token)}`;
 }
 
+/**
+ * Makes a link, within the workspace's limits (INVITE_LIMITS): a 429 AppError says which one
+ * and what to do. Links of one workspace are made one at a time, so the counts hold.
+ */
 export async function createInvite(
   db: Db,
   box: SecretBox,
   input: { workspaceId: string; role: InviteRole; expiresInDays: number; createdBy: string },
 ): Promise<{ invite: WorkspaceInvite; token: string }> {
   const token = generateSecret(INVITE_TOKEN_PREFIX);
-  const invite = await db
-    .insertInto('workspace_invites')
-    .values({
-      id: newId('invite'),
-      workspace_id: input.workspaceId,
-      role: input.role,
-      token_hash: hashSecret(token),
-      token_sealed: box.encrypt(token),
-      created_by: input.createdBy,
-      expires_at: new Date(Date.now() + input.expiresInDays * 86_400_000),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const invite = await db.transaction().execute(async (trx) => {
+    await lockCreations(trx, 'invites', input.workspaceId);
+    await refuseBeyondInviteLimits(trx, input.workspaceId);
+    return trx
+      .insertInto('workspace_invites')
+      .values({
+        id: newId('invite'),
+        workspace_id: input.workspaceId,
+        role: input.role,
+        token_hash: hashSecret(token),
+        token_sealed: box.encrypt(token),
+        created_by: input.createdBy,
+        expires_at: new Date(Date.now() + input.expiresInDays * 86_400_000),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
   return { invite, token };
+}
+
+async function refuseBeyondInviteLimits(trx: Db, workspaceId: string): Promise<void> {
+  const live = await trx
+    .selectFrom('workspace_invites')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .executeTakeFirstOrThrow();
+  if (Number(live.count) >= INVITE_LIMITS.live) {
+    throw new AppError(
+      'limit_reached',
+      `This workspace has ${INVITE_LIMITS.live} live invite links, the most it may have. Revoke one you no longer need (each link can be used by many people), then make another.`,
+    );
+  }
+  const recent = await createdInLastHour(trx, 'workspace_invites', workspaceId);
+  if (recent.count >= INVITE_LIMITS.perHour) {
+    throw hourlyLimitReached(
+      INVITE_LIMITS.perHour,
+      'invite links',
+      recent.retryAfterSeconds,
+      'Meanwhile, copy a link you already made: each can be used by many people.',
+    );
+  }
 }
 
 export interface InviteListItem {

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { newId } from '@ferry/core';
+import { generateSecret, hashSecret, newId, visiblePrefix } from '@ferry/core';
 import type { Db } from '@ferry/db';
 
 /**
  * The public side of a workspace, as the browser widget and error reporters see it: its public
  * key (X-Service-Tenant: not a secret, it only says where reports go) and the visitors of the
- * sites that embed the widget (X-Service-Visitor: an identifier a browser keeps, not a credential).
+ * sites that embed the widget (X-Service-Visitor: a token a browser keeps; only its SHA-256 hash is
+ * stored, like API tokens', since it is only ever checked).
  *
  * X-Service-Tenant -> workspace id. Every report request asks this, so answers (unknown keys
  * included, so a client spraying a wrong key cannot turn into a query per request) are kept in
@@ -41,7 +41,10 @@ export function createTenantCache(db: Db, now: () => number = Date.now): TenantC
   };
 }
 
-/** X-Service-Visitor -> a visitor of this workspace; anything unknown is ignored (undefined). */
+/**
+ * X-Service-Visitor -> a visitor of this workspace; anything unknown is ignored (undefined). The
+ * lookup is by hash through the unique index, so timing says nothing about stored tokens.
+ */
 export async function findVisitorId(
   db: Db,
   workspaceId: string,
@@ -52,24 +55,32 @@ export async function findVisitorId(
     .selectFrom('visitors')
     .select('id')
     .where('workspace_id', '=', workspaceId)
-    .where('token', '=', token)
+    .where('token_hash', '=', hashSecret(token))
     .executeTakeFirst();
   return row?.id;
 }
 
-/** A new visitor of this workspace's sites: the widget keeps the token in localStorage. */
+/** The visitor token's kind prefix: `vt_…`. */
+export const VISITOR_TOKEN_KIND = 'vt';
+
+/**
+ * A new visitor of this workspace's sites: the widget keeps the token in localStorage. The raw
+ * token is returned this once and stored nowhere.
+ */
 export async function registerVisitor(
   db: Db,
   workspaceId: string,
 ): Promise<{ id: string; token: string }> {
+  const token = generateSecret(VISITOR_TOKEN_KIND);
   const row = await db
     .insertInto('visitors')
     .values({
       id: newId('visitor'),
       workspace_id: workspaceId,
-      token: `vt_${randomBytes(24).toString('base64url')}`,
+      token_hash: hashSecret(token),
+      token_prefix: visiblePrefix(token),
     })
-    .returning(['id', 'token'])
+    .returning('id')
     .executeTakeFirstOrThrow();
-  return row;
+  return { id: row.id, token };
 }

@@ -28,9 +28,9 @@ const ackSchema = z.object({
 
 /**
  * /agents/v1 (packages/agent/PROTOCOL.md): the local agents' live connection. Every call carries
- * a `platform:dispatch` token (checked on every call, so a revoked token is refused at the next
- * connect; an open stream is not cut) and the instance's install id, which registers the agent on
- * first contact.
+ * a `platform:dispatch` token (checked on every call; revoking it also ends the streams opened
+ * with it at once, see streams.ts, so the agent's reconnect is refused) and the instance's install
+ * id, which registers the agent on first contact.
  */
 export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
   const router = Router();
@@ -71,7 +71,7 @@ export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
 
   router.get('/stream', async (_req, res) => {
     const agent = agentOf(res);
-    const { workspace } = apiAuth(res);
+    const { workspace, token } = apiAuth(res);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -92,7 +92,7 @@ export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
       .set({ stream_seen_at: sql<Date>`now()`, woken_at: null })
       .where('id', '=', agent.id)
       .execute();
-    const { closed } = hub.open(agent.id, res);
+    const { closed } = hub.open({ agentId: agent.id, tokenId: token.id }, res);
     logger.info({ agentId: agent.id }, 'agent stream opened');
     await closed;
     // The last stream of this agent here: shown as not connected at once, not after the window.

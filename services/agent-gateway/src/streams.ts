@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Logger } from '@ferry/core';
-import type { AgentWork, Db } from '@ferry/db';
+import { listen, type AgentWork, type Db } from '@ferry/db';
 import { markDelivered, unackedWork } from './work-log.js';
 
 /**
@@ -13,7 +13,14 @@ import { markDelivered, unackedWork } from './work-log.js';
  * that agent read its unacked items from Postgres (the truth) and write them out. Each stream has
  * a cursor (the last seq it was sent) so a nudge sends only what is new; a heartbeat or a
  * reconnect sends every unacked item again (at-least-once; the agent dedupes by work id).
+ *
+ * A stream lives only as long as the token it was opened with: Postgres notifies every process
+ * when a token is revoked or deleted (migration 2026_11_25_0020, whatever path changed it), and
+ * each process ends that token's streams at once; the agent's reconnect is then refused (401).
  */
+
+/** Postgres channel: the id of each API token revoked or deleted, at commit. */
+export const TOKEN_REVOKED_CHANNEL = 'ferry_token_revoked';
 
 export function nudgeChannel(prefix: string): string {
   return `${prefix}:agents:nudge`;
@@ -65,6 +72,8 @@ export function sseFrame(event: string, data: unknown, id?: string): string {
 
 interface OpenStream {
   agentId: string;
+  /** The API token the stream was opened with: revoking it ends the stream. */
+  tokenId: string;
   res: Response;
   /** The last seq written to this stream. */
   cursor: string;
@@ -74,7 +83,7 @@ interface OpenStream {
 
 export interface StreamHub {
   /** Registers an open stream; resolves when it closes. */
-  open(agentId: string, res: Response): { closed: Promise<void> };
+  open(opened: { agentId: string; tokenId: string }, res: Response): { closed: Promise<void> };
   /** Agents with a stream open in this process. */
   agents(): string[];
   close(): Promise<void>;
@@ -82,6 +91,8 @@ export interface StreamHub {
 
 export interface StreamHubOptions {
   db: Db;
+  /** Where revoked tokens are announced (TOKEN_REVOKED_CHANNEL). */
+  databaseUrl: string;
   /** A connection for this hub's subscription (subscribe mode: it serves nothing else). */
   subscriber: Redis;
   prefix: string;
@@ -141,6 +152,45 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
     .subscribe(nudgeChannel(options.prefix))
     .catch((err: unknown) => logger.error({ err }, 'agent nudge subscription failed'));
 
+  /** Ends every stream opened with one of these tokens. */
+  const cut = (tokenIds: ReadonlySet<string>): void => {
+    // Revocations are rare and streams per process few: a scan beats keeping another index.
+    for (const stream of streams) {
+      if (!tokenIds.has(stream.tokenId)) continue;
+      logger.info(
+        { agentId: stream.agentId, tokenId: stream.tokenId },
+        'token revoked: stream cut',
+      );
+      stream.res.end();
+    }
+  };
+
+  /** Ends the streams of whichever of these tokens are no longer live (a missed notification). */
+  async function cutRevoked(tokenIds: string[]): Promise<void> {
+    if (!tokenIds.length) return;
+    try {
+      const live = await db
+        .selectFrom('api_tokens')
+        .select('id')
+        .where('id', 'in', tokenIds)
+        .where('revoked_at', 'is', null)
+        .execute();
+      const liveIds = new Set(live.map((row) => row.id));
+      cut(new Set(tokenIds.filter((id) => !liveIds.has(id))));
+    } catch (err) {
+      logger.warn({ err }, 'checking open streams’ tokens failed');
+    }
+  }
+
+  const openTokenIds = (): string[] => [...new Set([...streams].map((s) => s.tokenId))];
+  const revocations = listen(
+    options.databaseUrl,
+    TOKEN_REVOKED_CHANNEL,
+    // A notification names its token; the call after a (re)connect names none and re-checks all.
+    (tokenId) => (tokenId ? cut(new Set([tokenId])) : void cutRevoked(openTokenIds())),
+    (err) => logger.warn({ err }, 'token revocation notifications unavailable'),
+  );
+
   // Keepalive comments, and one UPDATE for every agent this process holds a stream of, so the
   // Dispatch card knows the stream is open whichever process holds it.
   const keepalive = setInterval(() => {
@@ -156,8 +206,15 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
   keepalive.unref();
 
   return {
-    open(agentId, res) {
-      const stream: OpenStream = { agentId, res, cursor: '0', pumping: false, again: false };
+    open({ agentId, tokenId }, res) {
+      const stream: OpenStream = {
+        agentId,
+        tokenId,
+        res,
+        cursor: '0',
+        pumping: false,
+        again: false,
+      };
       streams.add(stream);
       const mine = byAgent.get(agentId) ?? new Set<OpenStream>();
       mine.add(stream);
@@ -170,6 +227,9 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
           resolve();
         });
       });
+      // A revocation that committed after the route checked the token but before this stream was
+      // registered sent its notification to nobody: check once now that the stream is listed.
+      void cutRevoked([tokenId]);
       void subscribed.then(() => pump(stream));
       return { closed };
     },
@@ -179,6 +239,7 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
     async close() {
       clearInterval(keepalive);
       options.subscriber.off('message', onNudge);
+      await revocations.close();
       for (const stream of streams) stream.res.end();
       streams.clear();
       byAgent.clear();

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { sql } from 'kysely';
 import { createApiToken, createRoom } from '@ferry/testing';
 import { fileFeedback, postMessage, revokeToken, saveShipPolicy } from '@ferry/workspace';
 import type { SseClient } from './support/sse.js';
+import { eventually, settlesWithin } from './support/wait.js';
 import {
   agentHeaders,
   agentWorkspace,
@@ -302,13 +304,79 @@ describe('agent-gateway /agents/v1', () => {
     expect(workOf(client)).toHaveLength(1);
   });
 
-  it('refuses a revoked token at the next connect without cutting an open stream', async () => {
+  it('limits new agents per workspace: a rate per hour, then a cap, each a 429 a person can act on', async () => {
     const { workspace, token } = await agentWorkspace(gateway);
+    const heartbeat = (installId: string) =>
+      fetch(`${gateway.url}/agents/v1/heartbeat`, {
+        method: 'POST',
+        headers: { ...agentHeaders(token.raw, installId), 'content-type': 'application/json' },
+        body: '{}',
+      });
+    for (let i = 0; i < 20; i++) expect((await heartbeat(`install-lim-${i}`)).status).toBe(200);
+    const rated = await heartbeat('install-lim-20');
+    expect(rated.status).toBe(429);
+    const wait = Number(rated.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(3500);
+    expect(wait).toBeLessThanOrEqual(3600);
+    const body = (await rated.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('rate_limited');
+    expect(body.error.message).toMatch(/at most 20 new agents an hour/);
+    // Agents already registered keep working.
+    expect((await heartbeat('install-lim-3')).status).toBe(200);
+
+    // Registered over the past day: now the cap, not the rate, stops the 51st.
+    const backdate = () =>
+      sql`update agents set created_at = now() - interval '1 day'
+        where workspace_id = ${workspace.id}`.execute(gateway.ctx.db);
+    await backdate();
+    for (let i = 20; i < 50; i++) {
+      expect((await heartbeat(`install-lim-${i}`)).status).toBe(200);
+      await backdate();
+    }
+    const capped = await heartbeat('install-lim-50');
+    expect(capped.status).toBe(429);
+    expect(capped.headers.get('retry-after')).toBeNull();
+    const cap = (await capped.json()) as { error: { code: string; message: string } };
+    expect(cap.error.code).toBe('limit_reached');
+    expect(cap.error.message).toMatch(/50 agents/);
+    const count = await gateway.ctx.db
+      .selectFrom('agents')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(50);
+  });
+
+  it('closes the streams of a revoked token at once; work filed after is not delivered; reconnect is refused', async () => {
+    const { workspace, token } = await agentWorkspace(gateway);
+    const other = await createApiToken(gateway.ctx.db, workspace, {
+      scopes: ['platform:dispatch'],
+    });
     const client = await stream(token.raw, 'install-rev-01');
-    await client.waitFor((e) => e.length > 0, 'hello');
+    const bystander = await stream(other.raw, 'install-rev-02');
+    for (const c of [client, bystander]) await c.waitFor((e) => e.length > 0, 'hello');
+    const agentId = (client.events[0]!.data as { agent: { id: string } }).agent.id;
+
     await revokeToken(gateway.ctx.db, workspace.id, token.id);
-    await ticket(workspace.id, 'Still delivered on the open stream');
-    await client.waitFor(() => workOf(client).length === 1, 'work on the open stream');
+    await settlesWithin(client.closed, 'the revoked token’s stream to end');
+
+    // Filed after the cut: the agent's work is logged and waits, delivered to no one.
+    await ticket(workspace.id, 'Filed after the token was revoked');
+    const work = await eventually(
+      () =>
+        gateway.ctx.db
+          .selectFrom('agent_work')
+          .select(['delivered_at'])
+          .where('agent_id', '=', agentId)
+          .executeTakeFirst(),
+      'the work item logged for the agent',
+    );
+    expect(work.delivered_at).toBeNull();
+    expect(workOf(client)).toHaveLength(0);
+
+    // Another token's stream of the same workspace stays open.
+    const seen = bystander.comments;
+    await bystander.waitFor(() => bystander.comments > seen, 'a keepalive on the other stream');
     const again = await connect(gateway, token.raw, 'install-rev-01');
     expect(again.status).toBe(401);
     const beat = await postJson(gateway, '/heartbeat', token.raw, 'install-rev-01', {});

@@ -137,7 +137,7 @@ describe('Errors pages', () => {
     const visitor = await createVisitor(web.ctx.db, workspace, {
       name: 'Ada Lovelace',
       email: 'ada@example.test',
-      token: 'vt_ada_123',
+      token: 'vt_ada_123_secret_rest',
     });
     const start = Date.parse('2026-11-02T10:00:00Z');
     for (let i = 0; i < 105; i++) {
@@ -205,7 +205,9 @@ describe('Errors pages', () => {
     );
     expect(text).toContain('Ada Lovelace');
     expect(text).toContain('mailto:ada@example.test');
-    expect(text).toContain('vt_ada_123');
+    // The visitor token's prefix only: the token itself is not stored.
+    expect(text).toContain('vt_ada_123_s…');
+    expect(text).not.toContain('secret_rest');
     expect(text).toContain('2026-11-02T10:08:21.000Z');
   });
 

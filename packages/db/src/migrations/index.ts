@@ -13,6 +13,8 @@ import * as errorStoredAt from './2026_11_24_0010_error_stored_at.js';
 import * as feedbackTriage from './2026_11_24_0050_feedback_triage.js';
 import * as errorTriage from './2026_11_24_0030_error_triage.js';
 import * as notifications from './2026_11_24_0070_notifications.js';
+import * as visitorTokenHash from './2026_11_25_0010_visitor_token_hash.js';
+import * as tokenRevokeNotify from './2026_11_25_0020_token_revoke_notify.js';
 import * as tokenRevokedReason from './2026_11_25_0050_token_revoked_reason.js';
 
 /**
@@ -34,5 +36,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0050_feedback_triage': feedbackTriage,
   '2026_11_24_0030_error_triage': errorTriage,
   '2026_11_24_0070_notifications': notifications,
+  '2026_11_25_0010_visitor_token_hash': visitorTokenHash,
+  '2026_11_25_0020_token_revoke_notify': tokenRevokeNotify,
   '2026_11_25_0050_token_revoked_reason': tokenRevokedReason,
 };

@@ -66,9 +66,10 @@ function messageText(message: string, className: string): SafeHtml {
 
 function visitor(o: OccurrenceWithVisitor): SafeHtml {
   if (!o.visitor) return muted('unknown');
-  const { name, email, token } = o.visitor;
+  // Only the token's prefix is stored (the token itself is a secret the browser keeps).
+  const { name, email, token_prefix } = o.visitor;
   return html`${optional(name, undefined, 'unnamed')} ${email ? html` · ${mailto(email)}` : ''} ·
-  ${code(token)}`;
+  ${code(`${token_prefix}…`)}`;
 }
 
 const STATUS_LABEL: Record<ErrorStatus, string> = {

@@ -1,0 +1,31 @@
+/** Resolves with the promise, or fails naming what it waited for. */
+export async function settlesWithin<T>(
+  promise: Promise<T>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls until `read` gives a value, or fails naming what it waited for. */
+export async function eventually<T>(
+  read: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
