@@ -8,7 +8,8 @@ import { registerSecretRoute } from './redact.js';
  * redaction and the metrics' route labels read, so a route added here is covered by all of them.
  */
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** `options` is for CORS preflights: it never changes anything. */
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
 /** Who may call a route. `enforce` runs before the handler; the rest is for readers and tests. */
 export interface Access {
@@ -72,6 +73,7 @@ export interface RouteTable {
   put: Declare;
   patch: Declare;
   delete: Declare;
+  options: Declare;
 }
 
 function isAccess(options: Access | RouteOptions): options is Access {
@@ -97,6 +99,7 @@ export function routeTable(): RouteTable {
     put: add('put'),
     patch: add('patch'),
     delete: add('delete'),
+    options: add('options'),
   };
 }
 
@@ -146,8 +149,11 @@ function joinPath(base: string, path: string): string {
  * route records its pattern for the metrics' route label, and its secrets for log redaction.
  * Throws at start-up on a route that breaks `authorizationProblem`, so one cannot ship.
  */
-export function mount({ base, table }: MountedTable): Router {
-  const router = Router({ mergeParams: true });
+export function mount(
+  { base, table }: MountedTable,
+  options: { caseSensitive?: boolean } = {},
+): Router {
+  const router = Router({ mergeParams: true, ...options });
   for (const entry of table.entries) {
     const pattern = joinPath(base, entry.path);
     const problem = authorizationProblem({ ...entry, pattern });
@@ -170,6 +176,12 @@ export function mount({ base, table }: MountedTable): Router {
 
 /** Access rules that need nothing from a service. */
 export const access = {
+  /** An API token with this scope, checked by `enforce` (requireToken in @ferry/workspace). */
+  scope: (scope: string, ...enforce: RequestHandler[]): Access => ({
+    kind: 'scope',
+    rule: scope,
+    enforce,
+  }),
   public: (reason: string): Access => ({ kind: 'public', rule: reason, enforce: [] }),
   /** A credential checked by `enforce` (or by the handler, which says so in `rule`). */
   key: (rule: string, ...enforce: RequestHandler[]): Access => ({ kind: 'key', rule, enforce }),

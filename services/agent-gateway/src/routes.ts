@@ -1,9 +1,18 @@
-import express, { Router, type RequestHandler, type Response } from 'express';
+import type { Router} from 'express';
+import express, { type RequestHandler, type Response } from 'express';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { AppError } from '@ferry/core';
 import type { Agent } from '@ferry/db';
-import { notFoundHandler, parseInput, storableBody } from '@ferry/http';
+import {
+  access,
+  mount,
+  notFoundHandler,
+  parseInput,
+  routeTable,
+  storableBody,
+  type MountedTable,
+} from '@ferry/http';
 import {
   agentOnline,
   apiAuth,
@@ -32,15 +41,14 @@ const ackSchema = z.object({
  * with it at once, see streams.ts, so the agent's reconnect is refused) and the instance's install
  * id, which registers the agent on first contact.
  */
-export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
-  const router = Router();
+export function agentGatewayTable(deps: AgentGatewayHttpDeps): MountedTable {
+  const routes = routeTable();
   const { db, hub, logger } = deps;
   const prefix = deps.config.REDIS_PREFIX;
-  router.use(requireToken(deps, 'platform:dispatch'));
-  router.use(express.json({ limit: '256kb' }));
-  router.use(storableBody);
+  const token = access.scope('platform:dispatch', requireToken(deps, 'platform:dispatch'));
+  const body = [express.json({ limit: '256kb' }), storableBody];
 
-  router.get('/whoami', async (_req, res) => {
+  routes.get('/whoami', token, async (_req, res) => {
     const { workspace } = apiAuth(res);
     const agents = await listAgents(db, workspace.id);
     res.json({
@@ -67,48 +75,53 @@ export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
     });
     next();
   };
-  router.use(identify);
+  // The agent's own calls: its token, then its install id (which registers it on first contact).
+  const agentCall = { access: token, before: [...body, identify] };
 
-  router.get('/stream', async (_req, res) => {
-    const agent = agentOf(res);
-    const { workspace, token } = apiAuth(res);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      // nginx-style proxies: do not buffer the stream.
-      'x-accel-buffering': 'no',
-    });
-    res.write('retry: 3000\n\n');
-    res.write(
-      sseFrame('hello', {
-        agent: { id: agent.id, name: agent.name, room_id: agent.room_id },
-        workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
-      }),
-    );
-    // Connected: the offline episode (and its wake request) is over.
-    await db
-      .updateTable('agents')
-      .set({ stream_seen_at: sql<Date>`now()`, woken_at: null })
-      .where('id', '=', agent.id)
-      .execute();
-    const { closed } = hub.open({ agentId: agent.id, tokenId: token.id }, res);
-    logger.info({ agentId: agent.id }, 'agent stream opened');
-    await closed;
-    // The last stream of this agent here: shown as not connected at once, not after the window.
-    // Another process holding a stream of it sets it again at its next keepalive.
-    if (!hub.agents().includes(agent.id)) {
+  routes.get(
+    '/stream',
+    { ...agentCall, writes: 'registers the agent on first contact and marks its stream seen' },
+    async (_req, res) => {
+      const agent = agentOf(res);
+      const { workspace, token } = apiAuth(res);
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        // nginx-style proxies: do not buffer the stream.
+        'x-accel-buffering': 'no',
+      });
+      res.write('retry: 3000\n\n');
+      res.write(
+        sseFrame('hello', {
+          agent: { id: agent.id, name: agent.name, room_id: agent.room_id },
+          workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
+        }),
+      );
+      // Connected: the offline episode (and its wake request) is over.
       await db
         .updateTable('agents')
-        .set({ stream_seen_at: null })
+        .set({ stream_seen_at: sql<Date>`now()`, woken_at: null })
         .where('id', '=', agent.id)
-        .execute()
-        .catch((err: unknown) => logger.warn({ err }, 'marking a closed stream failed'));
-    }
-    logger.info({ agentId: agent.id }, 'agent stream closed');
-  });
+        .execute();
+      const { closed } = hub.open({ agentId: agent.id, tokenId: token.id }, res);
+      logger.info({ agentId: agent.id }, 'agent stream opened');
+      await closed;
+      // The last stream of this agent here: shown as not connected at once, not after the window.
+      // Another process holding a stream of it sets it again at its next keepalive.
+      if (!hub.agents().includes(agent.id)) {
+        await db
+          .updateTable('agents')
+          .set({ stream_seen_at: null })
+          .where('id', '=', agent.id)
+          .execute()
+          .catch((err: unknown) => logger.warn({ err }, 'marking a closed stream failed'));
+      }
+      logger.info({ agentId: agent.id }, 'agent stream closed');
+    },
+  );
 
-  router.post('/heartbeat', async (req, res) => {
+  routes.post('/heartbeat', agentCall, async (req, res) => {
     const agent = agentOf(res);
     const { activity } = parseInput(heartbeatSchema, req.body ?? {}, 'heartbeat');
     await db
@@ -122,7 +135,7 @@ export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
     res.json({ ok: true, unacked });
   });
 
-  router.post('/ack', async (req, res) => {
+  routes.post('/ack', agentCall, async (req, res) => {
     const { work_id } = parseInput(ackSchema, req.body ?? {}, 'ack');
     if (!(await ackWork(db, agentOf(res).id, work_id))) {
       throw new AppError('not_found', 'This agent has no work item with that id.');
@@ -130,7 +143,7 @@ export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
     res.json({ ok: true });
   });
 
-  router.post('/events', async (req, res) => {
+  routes.post('/events', agentCall, async (req, res) => {
     const agent = agentOf(res);
     const event = parseInput(agentEventSchema, req.body ?? {}, 'event');
     const work = await findWork(db, agent.id, event.work_id);
@@ -138,6 +151,11 @@ export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
     res.json({ ok: true, ...(await recordAgentEvent(db, agent, work, event)) });
   });
 
+  return { base: '/agents/v1', table: routes };
+}
+
+export function agentGatewayRoutes(deps: AgentGatewayHttpDeps): Router {
+  const router = mount(agentGatewayTable(deps));
   // Unknown paths under /agents/v1 answer JSON here, never fall through to the web app.
   router.use(notFoundHandler);
   return router;

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
-import { createApiToken, createRoom } from '@ferry/testing';
-import { fileFeedback, postMessage, revokeToken, saveShipPolicy } from '@ferry/workspace';
+import { createApiToken, createMember, createRoom } from '@ferry/testing';
+import {
+  fileFeedback,
+  postMessage,
+  removeMember,
+  revokeToken,
+  saveShipPolicy,
+} from '@ferry/workspace';
 import type { SseClient } from './support/sse.js';
 import { eventually, settlesWithin } from './support/wait.js';
 import {
@@ -345,6 +351,22 @@ describe('agent-gateway /agents/v1', () => {
       .where('workspace_id', '=', workspace.id)
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(50);
+  });
+
+  it('closes the streams of a token whose maker left the workspace (#20: their tokens go with them)', async () => {
+    const { workspace } = await agentWorkspace(gateway);
+    const db = gateway.ctx.db;
+    const owner = await createMember(db, workspace, { role: 'owner' });
+    const maker = await createMember(db, workspace, { role: 'admin' });
+    const token = await createApiToken(db, workspace, {
+      scopes: ['platform:dispatch'],
+      createdBy: maker,
+    });
+    const client = await stream(token.raw, 'install-left-01');
+    await client.waitFor((e) => e.length > 0, 'hello');
+    await removeMember(db, workspace.id, maker.id, owner);
+    await settlesWithin(client.closed, 'the stream of the token its maker took with them');
+    expect((await connect(gateway, token.raw, 'install-left-01')).status).toBe(401);
   });
 
   it('closes the streams of a revoked token at once; work filed after is not delivered; reconnect is refused', async () => {

@@ -1,5 +1,6 @@
 import express, { Router, type RequestHandler } from 'express';
 import { AppError } from '@ferry/core';
+import { access, mount, routeTable, type MountedTable } from '@ferry/http';
 import { acceptReports } from './accept.js';
 import type { IngestDeps } from './deps.js';
 import { findVisitorId } from '@ferry/workspace';
@@ -40,9 +41,11 @@ function isBlank(body: Buffer): boolean {
   return body.every((byte) => JSON_WHITESPACE.has(byte));
 }
 
-/** POST /ingest/errors (+ its preflight). Body-parser errors go to the shared error middleware. */
-export function ingestRoutes(deps: IngestDeps): Router {
-  const router = Router();
+export function ingestTable(deps: IngestDeps): MountedTable {
+  const routes = routeTable();
+  const publicKey = access.key(
+    'the workspace public key in X-Service-Tenant (tenants.workspaceId)',
+  );
   // Any content type is read as JSON: the body must be JSON, and a browser sending text/plain
   // (to skip the preflight) or a client forgetting the header should still be understood.
   // `verify` sees the raw bytes of a body that was sent; an AppError thrown there keeps its 400.
@@ -55,42 +58,49 @@ export function ingestRoutes(deps: IngestDeps): Router {
     },
   });
 
-  router.options(INGEST_PATH, cors, (_req, res) => {
+  routes.options(INGEST_PATH, access.public('the CORS preflight'), (_req, res) => {
     res.status(204).end();
   });
 
-  router.post(
-    INGEST_PATH,
-    cors,
-    (_req, _res, next) => {
-      if (!deps.settings.ERROR_INGESTION_ENABLED) {
-        next(new AppError('unavailable', 'Error ingestion is turned off on this deployment.'));
-        return;
-      }
-      next();
-    },
-    json,
-    async (req, res) => {
-      const receivedAt = new Date();
-      const publicKey = req.get('X-Service-Tenant');
-      const workspaceId = publicKey ? await deps.tenants.workspaceId(publicKey) : undefined;
-      if (!workspaceId) {
-        throw new AppError(
-          'not_found',
-          'No workspace has this public key; send it in the X-Service-Tenant header.',
-        );
-      }
-      // express.json leaves req.body undefined when no body was sent at all.
-      if (req.body === undefined) throw emptyBody();
-      const visitorId = await findVisitorId(deps.db, workspaceId, req.get('X-Service-Visitor'));
-      const result = await acceptReports(deps, {
-        workspaceId,
-        visitorId,
-        body: req.body as unknown,
-        receivedAt,
-      });
-      res.status(202).json(result);
-    },
-  );
+  const enabled: RequestHandler = (_req, _res, next) => {
+    if (!deps.settings.ERROR_INGESTION_ENABLED) {
+      next(new AppError('unavailable', 'Error ingestion is turned off on this deployment.'));
+      return;
+    }
+    next();
+  };
+
+  routes.post(INGEST_PATH, { access: publicKey, before: [enabled, json] }, async (req, res) => {
+    const receivedAt = new Date();
+    const publicKey = req.get('X-Service-Tenant');
+    const workspaceId = publicKey ? await deps.tenants.workspaceId(publicKey) : undefined;
+    if (!workspaceId) {
+      throw new AppError(
+        'not_found',
+        'No workspace has this public key; send it in the X-Service-Tenant header.',
+      );
+    }
+    // express.json leaves req.body undefined when no body was sent at all.
+    if (req.body === undefined) throw emptyBody();
+    const visitorId = await findVisitorId(deps.db, workspaceId, req.get('X-Service-Visitor'));
+    const result = await acceptReports(deps, {
+      workspaceId,
+      visitorId,
+      body: req.body as unknown,
+      receivedAt,
+    });
+    res.status(202).json(result);
+  });
+  return { base: '/', table: routes };
+}
+
+/**
+ * POST /ingest/errors (+ its preflight). CORS first, before anything can fail (a page must be
+ * able to read a 429); body-parser errors go to the shared error middleware.
+ */
+export function ingestRoutes(deps: IngestDeps): Router {
+  const router = Router();
+  router.use(INGEST_PATH, cors);
+  router.use(mount(ingestTable(deps)));
   return router;
 }

@@ -20,6 +20,7 @@ import {
   type StoredMessages,
 } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
+import { SOCKET_EVENTS, type SocketEventName } from './socket-events.js';
 import {
   readQueue,
   readRoom,
@@ -293,30 +294,34 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       // Every tab of the user, on every process, shows the room read.
       if (state) io.to(userChannel(userId)).emit('unread:state', state);
     }, failed('room:read'));
-    socket.on('room:read', (payload) => {
-      const parsed = readSchema.safeParse(payload);
-      if (parsed.success) reads.push(parsed.data);
-    });
-    socket.on('unread:sync', (payload) => {
-      const parsed = syncSchema.safeParse(payload);
-      if (!parsed.success) return;
-      syncState(db, userId, parsed.data)
-        .then((state) => {
-          if (state) socket.emit('unread:state', state);
-        })
-        .catch(failed('unread:sync'));
-    });
-    socket.on('room:join', (payload, ack) => {
-      onRoomJoin(db, socket, payload, ack).catch((err: unknown) => {
-        logger.error({ err }, 'room:join failed');
-        if (typeof ack === 'function') {
-          (ack as (value: JoinReply) => void)({
-            ok: false,
-            error: { code: 'internal', message: 'Something went wrong. Reload the page.' },
-          });
-        }
-      });
-    });
+    const handlers: Record<SocketEventName, (payload: unknown, ack: unknown) => void> = {
+      'room:read': (payload) => {
+        const parsed = readSchema.safeParse(payload);
+        if (parsed.success) reads.push(parsed.data);
+      },
+      'unread:sync': (payload) => {
+        const parsed = syncSchema.safeParse(payload);
+        if (!parsed.success) return;
+        syncState(db, userId, parsed.data)
+          .then((state) => {
+            if (state) socket.emit('unread:state', state);
+          })
+          .catch(failed('unread:sync'));
+      },
+      'room:join': (payload, ack) => {
+        onRoomJoin(db, socket, payload, ack).catch((err: unknown) => {
+          logger.error({ err }, 'room:join failed');
+          if (typeof ack === 'function') {
+            (ack as (value: JoinReply) => void)({
+              ok: false,
+              error: { code: 'internal', message: 'Something went wrong. Reload the page.' },
+            });
+          }
+        });
+      },
+    };
+    // Exactly the declared events (socket-events.ts): an undeclared one has no handler.
+    for (const { event } of SOCKET_EVENTS) socket.on(event, handlers[event]);
   });
 
   io.on(MESSAGES_STORED_EVENT, (event) => {

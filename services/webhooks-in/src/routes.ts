@@ -1,6 +1,14 @@
-import express, { Router, type RequestHandler, type Response } from 'express';
+import type { Router} from 'express';
+import express, { type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
-import { hitRateLimit, storableBody } from '@ferry/http';
+import {
+  access,
+  hitRateLimit,
+  mount,
+  routeTable,
+  storableBody,
+  type MountedTable,
+} from '@ferry/http';
 import {
   parseIncomingPost,
   pruneIdempotencyRecords,
@@ -26,9 +34,7 @@ function liveKey(res: Response): LiveKey {
  * (so an unknown key answers the same 404 whatever the body), then the rate limit (so a flood costs
  * one Redis call each, before any parsing), then the body.
  */
-export function webhooksInRoutes(deps: WebhooksInDeps): Router {
-  // Case-sensitive: /WH/IN/<key> is not this route (and the key never reaches a handler).
-  const router = Router({ caseSensitive: true });
+export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
   const posts = deps.posts ?? createPostWriter(deps.db, { logger: deps.logger });
   // Any content type is read as JSON: Slack-style senders do not always set the header.
   const json = express.json({ limit: BODY_LIMIT, type: () => true });
@@ -57,18 +63,32 @@ export function webhooksInRoutes(deps: WebhooksInDeps): Router {
     next();
   };
 
-  router.post(WEBHOOKS_IN_PATH, findKey, rateLimit, json, storableBody, async (req, res) => {
-    const key = liveKey(res);
-    const post = parseIncomingPost(req.body as unknown, req.get('Idempotency-Key'));
-    const accepted = await posts.write(await resolvePost(deps.db, key, post));
-    // Everyone who can open the room sees it live (SPEC.md: notify everyone), the key's creator
-    // included: the outbox relay announces the committed message (packages/workspace live.ts).
-    res.status(accepted.status).json({ message_id: accepted.messageId });
-    if (Math.random() * PRUNE_ONE_IN < 1) {
-      pruneIdempotencyRecords(deps.db).catch((err: unknown) =>
-        deps.logger.warn({ err }, 'pruning idempotency records failed'),
-      );
-    }
-  });
-  return router;
+  const routes = routeTable();
+  routes.post(
+    WEBHOOKS_IN_PATH,
+    {
+      access: access.key('the incoming webhook key in the path (keys.find)', findKey),
+      secrets: { params: ['key'] },
+      before: [rateLimit, json, storableBody],
+    },
+    async (req, res) => {
+      const key = liveKey(res);
+      const post = parseIncomingPost(req.body as unknown, req.get('Idempotency-Key'));
+      const accepted = await posts.write(await resolvePost(deps.db, key, post));
+      // Everyone who can open the room sees it live (SPEC.md: notify everyone), the key's creator
+      // included: the outbox relay announces the committed message (packages/workspace live.ts).
+      res.status(accepted.status).json({ message_id: accepted.messageId });
+      if (Math.random() * PRUNE_ONE_IN < 1) {
+        pruneIdempotencyRecords(deps.db).catch((err: unknown) =>
+          deps.logger.warn({ err }, 'pruning idempotency records failed'),
+        );
+      }
+    },
+  );
+  return { base: '/', table: routes };
+}
+
+export function webhooksInRoutes(deps: WebhooksInDeps): Router {
+  // Case-sensitive: /WH/IN/<key> is not this route (and the key never reaches a handler).
+  return mount(webhooksInTable(deps), { caseSensitive: true });
 }
