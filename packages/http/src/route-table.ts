@@ -144,6 +144,13 @@ function joinPath(base: string, path: string): string {
   return joined.length > 1 ? joined.replace(/\/$/, '') : joined;
 }
 
+/** Every route mounted in this process (all services, in `pnpm start`): what tests walk. */
+const mounted: DeclaredRoute[] = [];
+
+export function mountedRoutes(): readonly DeclaredRoute[] {
+  return mounted;
+}
+
 /**
  * The Express router for one table mounted at `base` (the caller mounts the router there). Each
  * route records its pattern for the metrics' route label, and its secrets for log redaction.
@@ -159,6 +166,7 @@ export function mount(
     const problem = authorizationProblem({ ...entry, pattern });
     if (problem) throw new Error(problem);
     if (entry.secrets) registerSecretRoute(pattern, entry.secrets);
+    mounted.push({ ...entry, pattern });
     const markPattern: RequestHandler = (_req, res, next) => {
       res.locals.routePattern = pattern;
       next();

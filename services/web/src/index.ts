@@ -2,3 +2,4 @@ export * from './app.js';
 export * from './config.js';
 export { webDeps, type PageCard, type PageCards, type WebDeps, type WebResources } from './deps.js';
 export { renderErrorPage } from './error-page.js';
+export { SOCKET_EVENTS, type SocketEvent } from './socket-events.js';
