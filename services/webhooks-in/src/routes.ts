@@ -1,4 +1,4 @@
-import type { Router} from 'express';
+import type { Router } from 'express';
 import express, { type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
 import {
