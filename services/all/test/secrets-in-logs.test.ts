@@ -193,6 +193,39 @@ describe('no secret in any log line', () => {
     const wake = receiver.requests.find((r) => r.path === '/wake')!;
     expect(wake.headers['x-service-wake-token']).toBe(secrets.wakeToken);
 
+    // An invite link (#20 item 7): made, opened signed out (its redirect to sign-in carries it
+    // in `next`), opened and accepted signed in.
+    const members = `${base}/members`;
+    await client.post(
+      `${members}/invites`,
+      { role: 'member', expires_in_days: '7' },
+      { csrfFrom: members },
+    );
+    secrets.inviteToken = /inv_[A-Za-z0-9_-]{43}/.exec((await client.get(members)).text)![0];
+    const visitor = new FormClient(url);
+    const offered = await visitor.get(`/invite/${secrets.inviteToken}`);
+    expect(offered.status).toBe(200);
+    const toSignIn = await visitor.post(`/invite/${secrets.inviteToken}`, {});
+    expect(toSignIn.location).toContain(encodeURIComponent(`/invite/${secrets.inviteToken}`));
+    await visitor.post(
+      '/signup',
+      { name: 'Grace Hopper', email: 'grace@example.test', password: secrets.password },
+      { csrfFrom: '/signup' },
+    );
+    const joined = await visitor.post(
+      `/invite/${secrets.inviteToken}`,
+      {},
+      { csrfFrom: `/invite/${secrets.inviteToken}` },
+    );
+    expect(joined.status).toBe(302);
+    // Where GitHub sends the browser back: its state and code are credentials.
+    secrets.githubState = 'state-never-logged-91c2e7';
+    secrets.githubCode = 'code-never-logged-4d1b08';
+    await client.get(`/github/callback?code=${secrets.githubCode}&state=${secrets.githubState}`);
+    await client.get(
+      `/github/setup?installation_id=4242&setup_action=install&state=${secrets.githubState}`,
+    );
+
     // Let the last request lines flush, then stop the process.
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill('SIGTERM');

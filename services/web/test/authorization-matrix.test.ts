@@ -193,6 +193,20 @@ describe('authorization matrix', () => {
     expect(Object.keys(EXAMPLES).filter((key) => !keys.includes(key))).toEqual([]);
   });
 
+  it('gives adding people to a room and the GitHub page capabilities of their own (not borrowed)', () => {
+    const ruleOf = (method: string, pattern: string) =>
+      routes.find((r) => r.method === method && r.pattern === pattern)?.access.rule;
+    const w = '/w/:workspaceId/:slug';
+    expect(ruleOf('post', `${w}/rooms/:roomId/people`)).toBe('rooms.manage_people');
+    expect(ruleOf('get', `${w}/settings/github`)).toBe('github.authorize');
+    expect(ruleOf('post', `${w}/settings/github/authorize`)).toBe('github.authorize');
+    for (const action of ['connect', 'refresh', 'identity', 'repos/:repoId']) {
+      expect(ruleOf('post', `${w}/settings/github/${action}`)).toBe('github.manage');
+    }
+    // Dispatching a ticket keeps its own capability; it no longer opens the GitHub settings.
+    expect(ruleOf('post', `${w}/feedback/:feedbackId/dispatch`)).toBe('feedback.dispatch');
+  });
+
   async function world(): Promise<World> {
     const db = web.ctx.db;
     const workspace = await createWorkspace(db);
