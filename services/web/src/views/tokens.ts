@@ -3,7 +3,7 @@ import { TOKEN_SCOPES, type TokenListItem } from '@ferry/workspace';
 import { masked, optional, timeAgo } from './format.js';
 import { COPY_SCRIPT, copyButton } from './copy.js';
 import { html, type SafeHtml } from './html.js';
-import { csrfField, emptyState, field, layout, type PageContext } from './layout.js';
+import { csrfField, emptyState, field, layout, scrollBox, type PageContext } from './layout.js';
 
 /** API tokens: the list (with plug-in cards), the create form and the show-once page. */
 
@@ -75,22 +75,25 @@ export function tokensPage(ctx: PageContext, data: TokensData): SafeHtml {
       ${cards.length ? html`<div class="cards">${cards}</div>` : ''}
       ${
         tokens.length
-          ? html`<table class="tokens">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Scopes</th>
-                  <th>Token</th>
-                  <th>Created by</th>
-                  <th>Created</th>
-                  <th>Last used</th>
-                  <th><span class="visually-hidden">Actions</span></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${tokens.map((t) => tokenRow(csrf, base, t))}
-              </tbody>
-            </table>`
+          ? scrollBox(
+              'API tokens',
+              html`<table class="tokens">
+                <thead>
+                  <tr>
+                    <th>Name</th>
+                    <th>Scopes</th>
+                    <th>Token</th>
+                    <th>Created by</th>
+                    <th>Created</th>
+                    <th>Last used</th>
+                    <th><span class="visually-hidden">Actions</span></th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${tokens.map((t) => tokenRow(csrf, base, t))}
+                </tbody>
+              </table>`,
+            )
           : emptyState(
               'No API tokens yet',
               html`Create one to file feedback from your app, call the dispatch API or connect a
