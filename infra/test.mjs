@@ -22,15 +22,30 @@ function run(command, commandArgs, options = {}) {
     for (const stream of [child.stdout, child.stderr]) {
       stream?.on('data', (chunk) => {
         captured += chunk.toString();
-        (stream === child.stdout ? process.stdout : process.stderr).write(chunk);
+        if (!options.quiet)
+          (stream === child.stdout ? process.stdout : process.stderr).write(chunk);
       });
     }
     child.on('error', (error) => resolve({ code: 127, captured: String(error) }));
-    child.on('exit', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), captured }));
+    // 'close', not 'exit': a captured stream may still hold output when the process exits.
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), captured }));
   });
 }
 
 const counts = { passed: 0, failed: 0, skipped: 0 };
+
+// The local agent's Python tests run beside jest (they are mostly waiting on git and pipes);
+// their output is printed after jest's, so the two never interleave.
+const started = Date.now();
+const agentDir = path.join(root, 'packages', 'agent');
+const runPython = (!narrowed || forcePython) && fs.existsSync(path.join(agentDir, 'tests'));
+const python = runPython
+  ? run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], {
+      cwd: agentDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      quiet: true,
+    }).then((result) => ({ ...result, seconds: (Date.now() - started) / 1000 }))
+  : undefined;
 
 // jest: its own JSON report gives exact counts.
 fs.mkdirSync(path.join(root, '.data'), { recursive: true });
@@ -48,24 +63,23 @@ const jest = await run(
   ],
   { stdio: ['ignore', 'inherit', 'inherit'] },
 );
+const jestSeconds = (Date.now() - started) / 1000;
 try {
   const results = JSON.parse(fs.readFileSync(path.resolve(root, report ?? ''), 'utf8'));
   counts.passed += results.numPassedTests;
   counts.failed += results.numFailedTests;
   counts.skipped += results.numPendingTests + results.numTodoTests;
   if (results.numRuntimeErrorTestSuites) counts.failed += results.numRuntimeErrorTestSuites;
+  printSlowest(results.testResults ?? []);
 } catch {
   counts.failed += 1; // jest wrote no report: it did not run
 }
 
 // Python: `python3 -m unittest` prints "Ran N tests" and "OK" / "FAILED (failures=1, ...)".
 let pythonCode = 0;
-const agentDir = path.join(root, 'packages', 'agent');
-if ((!narrowed || forcePython) && fs.existsSync(path.join(agentDir, 'tests'))) {
-  const py = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.'], {
-    cwd: agentDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+if (python) {
+  const py = await python;
+  process.stdout.write(py.captured);
   pythonCode = py.code;
   const ran = Number(/Ran (\d+) tests?/.exec(py.captured)?.[1] ?? 0);
   const number = (name) => Number(new RegExp(`${name}=(\\d+)`).exec(py.captured)?.[1] ?? 0);
@@ -74,6 +88,27 @@ if ((!narrowed || forcePython) && fs.existsSync(path.join(agentDir, 'tests'))) {
   counts.passed += ran - failed - skipped;
   counts.failed += failed + (py.code !== 0 && failed === 0 ? 1 : 0);
   counts.skipped += skipped;
+  console.log(`python: ${py.seconds.toFixed(0)} s (beside jest)`);
+}
+console.log(
+  `jest: ${jestSeconds.toFixed(0)} s; whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
+);
+
+/** The 15 slowest test files, so the next engineer sees creep (`pnpm test` prints it last). */
+function printSlowest(files) {
+  const timed = files
+    .map((file) => ({
+      name: path.relative(root, file.name),
+      seconds: ((file.endTime ?? 0) - (file.startTime ?? 0)) / 1000,
+    }))
+    .sort((a, b) => b.seconds - a.seconds);
+  if (!timed.length) return;
+  console.log('\nslowest test files:');
+  for (const { name, seconds } of timed.slice(0, 15)) {
+    console.log(`  ${seconds.toFixed(1).padStart(6)} s  ${name}`);
+  }
+  const sum = timed.reduce((total, file) => total + file.seconds, 0);
+  console.log(`  ${sum.toFixed(0).padStart(6)} s  all ${timed.length} files, added up\n`);
 }
 
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
