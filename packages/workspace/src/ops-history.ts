@@ -83,7 +83,8 @@ export async function sampleOpsMinute(deps: OpsSamplerDeps, now = Date.now()): P
 }
 
 export interface OpsSampler {
-  stop(): void;
+  /** No more samples; resolves once the one in flight (if any) is done with Redis. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -91,15 +92,29 @@ export interface OpsSampler {
  * the first try of a minute cost one SET). Failures are logged and the next tick tries again.
  */
 export function startOpsSampler(deps: OpsSamplerDeps, everyMs = 15_000): OpsSampler {
+  // The sample in flight: a stop waits for it, so the connections it uses are not closed under
+  // it (a process stopped right after starting would otherwise reject its commands).
+  let inFlight: Promise<void> | undefined;
   const tick = (): void => {
-    sampleOpsMinute(deps).catch((err: unknown) => {
-      deps.logger.warn({ err }, 'ops sample failed');
-    });
+    if (inFlight) return;
+    inFlight = sampleOpsMinute(deps)
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        deps.logger.warn({ err }, 'ops sample failed');
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
   };
   tick();
   const timer = setInterval(tick, everyMs);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await inFlight;
+    },
+  };
 }
 
 /** Per queue, the last hour of each count (null for a minute nobody sampled). */

@@ -139,7 +139,7 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
   return {
     server,
     stop: async () => {
-      opsSampler.stop();
+      await opsSampler.stop();
       // Stop accepting; end the agents' SSE streams and the pages' sockets (they reconnect to
       // another process); requests in flight get their real answers before anything they need
       // closes.

@@ -18,6 +18,8 @@ describe('the route table of pnpm start', () => {
   let ferry: FerryHarness;
   beforeAll(async () => {
     ferry = await startFerry();
+    // Serving, as a user would find it, before anything is read or stopped.
+    expect((await fetch(`${ferry.url}/readyz`)).status).toBe(200);
   });
   afterAll(async () => {
     await ferry?.close();

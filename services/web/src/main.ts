@@ -21,7 +21,7 @@ await listen(server, config.PORT, runtime.logger);
 const relay = config.web.runRelay ? startRelay(runtime) : undefined;
 const opsSampler = startOpsSampling(deps);
 onShutdown(runtime.logger, async () => {
-  opsSampler.stop();
+  await opsSampler.stop();
   // Stop accepting, disconnect the live sockets (pages reconnect to another web), let requests in
   // flight finish; the relay stops last so what they stored is relayed (or left for another).
   const closed = closeServer(server);
