@@ -185,10 +185,10 @@ export function mount(
 /** Access rules that need nothing from a service. */
 export const access = {
   /** An API token with this scope, checked by `enforce` (requireToken in @ferry/workspace). */
-  scope: (scope: string, ...enforce: RequestHandler[]): Access => ({
+  scope: (scope: string, check: RequestHandler): Access => ({
     kind: 'scope',
     rule: scope,
-    enforce,
+    enforce: [check],
   }),
   public: (reason: string): Access => ({ kind: 'public', rule: reason, enforce: [] }),
   /** A credential checked by `enforce` (or by the handler, which says so in `rule`). */

@@ -1,4 +1,4 @@
-import type { Access } from '@ferry/http';
+import { access, type Access } from '@ferry/http';
 import type { TokenScope } from '@ferry/db';
 import { requireToken, type Capability } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
@@ -30,5 +30,5 @@ export const signedIn: Access = { kind: 'user', rule: 'signed in', enforce: [req
 
 /** An API token with this scope (`tenant:write` also grants `tenant:read`). */
 export function tokenScope(deps: Pick<WebDeps, 'db' | 'logger'>, scope: TokenScope): Access {
-  return { kind: 'scope', rule: scope, enforce: [requireToken(deps, scope)] };
+  return access.scope(scope, requireToken(deps, scope));
 }

@@ -362,8 +362,11 @@ describe('members and roles', () => {
         .where('left_at', 'is', null)
         .execute();
       expect({ round, owners: owners.length }).toEqual({ round, owners: 1 });
-      // One removal went through; the other was refused (the remover had just been removed).
-      expect(answers.map((a) => a.status).sort()).toEqual([302, 403]);
+      // One removal went through; the other was refused: 403 when it reached removeMember's lock
+      // after the first committed, 404 when the remover's seat was already gone at the door.
+      const [done, refused] = answers.map((a) => a.status).sort();
+      expect({ round, done }).toEqual({ round, done: 302 });
+      expect([403, 404]).toContain(refused);
     }
   });
 
