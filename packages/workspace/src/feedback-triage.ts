@@ -3,6 +3,7 @@ import type { Db, Feedback, FeedbackStatus } from '@ferry/db';
 import { z } from 'zod';
 import { can } from './capabilities.js';
 import { postMessage } from './messages.js';
+import { memberName } from './members.js';
 
 /**
  * Triage of a feedback ticket: its status (new, triaged, closed) and who looks after it. Every
@@ -77,17 +78,6 @@ async function findAssignable(
     .where('members.left_at', 'is', null)
     .executeTakeFirst();
   return row && can(row.role, 'feedback.read') ? { id: row.id, name: row.name } : undefined;
-}
-
-async function memberName(db: Db, memberId: string | null): Promise<string | null> {
-  if (!memberId) return null;
-  const row = await db
-    .selectFrom('members')
-    .innerJoin('users', 'users.id', 'members.user_id')
-    .select('users.name')
-    .where('members.id', '=', memberId)
-    .executeTakeFirst();
-  return row?.name ?? null;
 }
 
 /** Who made the change: a member (by name), or an API client, which is no person. */

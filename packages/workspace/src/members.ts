@@ -45,7 +45,7 @@ export async function changeRole(
       await revokeTokensOf(
         trx,
         target.id,
-        `revoked when ${await seatName(trx, target.id)} became ${role}`,
+        `revoked when ${(await memberName(trx, target.id)) ?? 'its maker'} became ${role}`,
       );
     }
     return { before: target.role, after: role };
@@ -82,15 +82,16 @@ export async function lockSeats(
   };
 }
 
-/** The seat's person's name, for a revoked token's reason. */
-export async function seatName(db: Db, memberId: string): Promise<string> {
+/** The seat's person's name (a ticket's assignee in notices, a revoked token's reason). */
+export async function memberName(db: Db, memberId: string | null): Promise<string | null> {
+  if (!memberId) return null;
   const row = await db
     .selectFrom('members')
     .innerJoin('users', 'users.id', 'members.user_id')
     .select('users.name')
     .where('members.id', '=', memberId)
     .executeTakeFirst();
-  return row?.name ?? 'its maker';
+  return row?.name ?? null;
 }
 
 /** The room everyone starts in: the workspace's first channel (#general, made with it). */

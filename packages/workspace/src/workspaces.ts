@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, isId, newId } from '@ferry/core';
 import type { Db, Member, Role, User, Workspace } from '@ferry/db';
 import { z } from 'zod';
-import { joinDefaultRoom, lockSeats, seatName } from './members.js';
+import { joinDefaultRoom, lockSeats, memberName } from './members.js';
 import { removalRefusal } from './seat-rules.js';
 import { revokeTokensOf } from './tokens.js';
 
@@ -279,6 +279,10 @@ export async function removeMember(
       .set({ left_at: new Date() })
       .where('id', '=', memberId)
       .execute();
-    await revokeTokensOf(trx, memberId, `revoked when ${await seatName(trx, memberId)} left`);
+    await revokeTokensOf(
+      trx,
+      memberId,
+      `revoked when ${(await memberName(trx, memberId)) ?? 'its maker'} left`,
+    );
   });
 }

@@ -14,6 +14,7 @@ import {
   createVisitor,
   createWorkspace,
   startApp,
+  waitUntil,
   type RunningApp,
   type TestContext,
 } from '@ferry/testing';
@@ -72,14 +73,10 @@ describe('POST /ingest/errors', () => {
 
   /** Until the writer has finished every job queued so far (their rows are committed by then). */
   async function waitForQueueIdle(): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
+    await waitUntil(async () => {
       const health = await queueHealth(deps.producer, 'error-ingest');
-      const pending = health.waiting + health.active + health.delayed;
-      if (pending === 0) return;
-      if (Date.now() > deadline) throw new Error(`${pending} error-ingest jobs still pending`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+      return health.waiting + health.active + health.delayed === 0;
+    }, 'every error-ingest job queued so far to finish');
   }
 
   /** Another app on the same stores with other settings or another producer. */
