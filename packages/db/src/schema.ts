@@ -151,6 +151,8 @@ export interface FeedbackTable {
   visitor_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The member who triages it (members.id); null while nobody is assigned. */
   assignee_member_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The error group it was filed from with "Fix with agent" (migration 0080); one ticket a group. */
+  error_group_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: DefaultTimestamp;
 }

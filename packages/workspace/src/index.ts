@@ -27,3 +27,4 @@ export * from './ops-jobs.js';
 export * from './like.js';
 export * from './creation-limits.js';
 export * from './room-history.js';
+export * from './error-fix.js';

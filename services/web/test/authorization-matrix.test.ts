@@ -137,6 +137,7 @@ const EXAMPLES: Record<string, Example> = {
     body: () => ({ wake_url: 'https://wake.example.test/', wake_token: 't' }),
   },
   'POST /w/:workspaceId/:slug/errors/:groupId/status': { body: () => ({ status: 'resolved' }) },
+  'POST /w/:workspaceId/:slug/errors/:groupId/feedback': {},
   'POST /w/:workspaceId/:slug/settings/github/connect': {},
   'POST /w/:workspaceId/:slug/settings/github/refresh': {},
   'POST /w/:workspaceId/:slug/settings/github/repos/:repoId': { body: () => ({ linked: 'true' }) },
@@ -150,6 +151,10 @@ const EXAMPLES: Record<string, Example> = {
 
 /** Routes outside the matrix: no seat to rank (sign-in, a link's own credential, OAuth returns). */
 const NOT_ROLE_BASED = new Set(['public', 'user', 'key']);
+
+// Every changing route, every refused actor, a digest of every table before and after each call:
+// minutes on a loaded 2-core host. The bound is for a hang, not a speed.
+const MATRIX_TIMEOUT_MS = 300_000;
 
 describe('authorization matrix', () => {
   let web: WebHarness;
@@ -393,7 +398,7 @@ describe('authorization matrix', () => {
       }
     }
     expect(failures).toEqual([]);
-  });
+  }, MATRIX_TIMEOUT_MS);
 
   /** How to call each mutating API route with a token (the workspace's own ticket and group). */
   const API_EXAMPLES: Record<
@@ -408,6 +413,10 @@ describe('authorization matrix', () => {
     'PATCH /api/v1/errors/:groupId': {
       path: (w) => `/api/v1/errors/${w.groupId}`,
       body: { status: 'resolved' },
+    },
+    'POST /api/v1/errors/:groupId/feedback': {
+      path: (w) => `/api/v1/errors/${w.groupId}/feedback`,
+      body: {},
     },
   };
 
@@ -463,5 +472,5 @@ describe('authorization matrix', () => {
       }
     }
     expect(failures).toEqual([]);
-  });
+  }, MATRIX_TIMEOUT_MS);
 });
