@@ -85,18 +85,7 @@ async function acceptGroup(
   pending: PendingAccept[],
 ): Promise<AcceptOutcome[]> {
   let takes: RateLimitTakes;
-  // The first report of a request that names its event: its id is the event's claimed one.
-  const claimed = new Map<PendingAccept, string>();
   try {
-    const named = pending.filter((request) => request.eventId !== undefined);
-    const ids = await claimEventIds(
-      deps.redis,
-      named.map((request) => ({
-        key: eventClaimKey(deps.config.REDIS_PREFIX, request.workspaceId, request.eventId!),
-        candidate: newId('errorOccurrence'),
-      })),
-    );
-    named.forEach((request, index) => claimed.set(request, ids[index]!));
     takes = await takeReportsMany(
       deps.redis,
       pending.map((request) => ({
@@ -107,6 +96,27 @@ async function acceptGroup(
     );
   } catch (error) {
     deps.logger.warn({ err: error }, 'rate limit check failed: redis unreachable');
+    throw queueUnavailable();
+  }
+
+  // The first report of a request that names its event gets the event's claimed id. Claimed only
+  // past the rate limit, so the claims a workspace can leave in Redis are bounded by its limit.
+  const claimed = new Map<PendingAccept, string>();
+  const named = pending.filter(
+    (request, index) => request.eventId !== undefined && (takes.taken[index] ?? 0) > 0,
+  );
+  try {
+    const ids = await claimEventIds(
+      deps.redis,
+      named.map((request) => ({
+        key: eventClaimKey(deps.config.REDIS_PREFIX, request.workspaceId, request.eventId!),
+        candidate: newId('errorOccurrence'),
+      })),
+    );
+    named.forEach((request, index) => claimed.set(request, ids[index]!));
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'event id claim failed: redis unreachable');
+    await takes.refund().catch(() => undefined);
     throw queueUnavailable();
   }
 

@@ -4,8 +4,9 @@ import type { Redis } from 'ioredis';
  * Sentry SDKs send an event again when they did not hear our answer (a timeout, a dropped
  * connection); the event keeps its `event_id`. The first request to name an event id claims an
  * occurrence id for it, and every later one gets the same id back, so however many copies are
- * enqueued, the writer's insert (idempotent on the occurrence id) stores the event once. A claim
- * is never given back: an attempt that was refused (429, 503) leaves its id for the retry to use.
+ * enqueued, the writer's insert (idempotent on the occurrence id) stores the event once. Claims
+ * are made only for events the rate limit let through (so they are bounded by it) and never given
+ * back: an attempt whose enqueue failed (503) leaves its id for the retry to use.
  * One script for the whole group: one round trip.
  * KEYS: one claim key per event. ARGV: the key TTL, then the candidate occurrence id per event.
  */
