@@ -148,6 +148,22 @@ describe('Sentry endpoints and hostile bodies', () => {
     expect(answer.headers.get('access-control-expose-headers')).toContain('X-Sentry-Rate-Limits');
   });
 
+  it('reads the key from Authorization: Sentry and from the envelope header dsn', async () => {
+    const envelope = `{}\n{"type":"event"}\n${event}`;
+    const viaHeader = await fetch(`${service.url}/api/9/envelope/`, {
+      method: 'POST',
+      headers: { Authorization: `Sentry sentry_version=7, sentry_key=${key}` },
+      body: envelope,
+    });
+    expect(viaHeader.status).toBe(200);
+    const viaDsn = await fetch(`${service.url}/api/9/envelope/`, {
+      method: 'POST',
+      body: `{"dsn":"http://${key}@ferry.test/9"}\n{"type":"event"}\n${event}`,
+    });
+    expect(viaDsn.status).toBe(200);
+    expect(await viaDsn.json()).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+  });
+
   it('a request with no key at all answers 401', async () => {
     const answer = await fetch(`${service.url}/api/1/envelope/`, {
       method: 'POST',
