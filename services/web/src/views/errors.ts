@@ -4,6 +4,8 @@ import {
   ERROR_STATUSES,
   excerpt,
   ingestCurlExample,
+  sentryDsn,
+  sentrySnippets,
   OCCURRENCES_PAGE_SIZE,
   OCCURRENCES_SHOWN,
   SPARKLINE_DAYS,
@@ -566,6 +568,33 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
   });
 }
 
+/**
+ * Apps that already use a Sentry SDK change only their DSN: the envelope and store endpoints take
+ * what those SDKs send.
+ */
+function sentrySection(publicUrl: string, workspace: Pick<Workspace, 'public_key'>): SafeHtml {
+  const dsn = sentryDsn(publicUrl, workspace.public_key);
+  const snippets = Object.entries(sentrySnippets(dsn));
+  return html`<section class="card" aria-labelledby="sentry-sdks">
+    <h2 id="sentry-sdks">Sentry SDKs</h2>
+    <p>
+      Already using a Sentry SDK (JavaScript, Node, Python, Ruby, PHP, mobile)? Give it this DSN;
+      nothing else changes. Errors and messages are kept; performance data and sessions are dropped.
+    </p>
+    ${copyableSnippet({ id: 'sentry-dsn', what: 'the DSN', text: dsn, testId: 'sentry-dsn' })}
+    ${snippets.map(
+      ([name, snippet]) =>
+        html`<h3>${snippet.label}</h3>
+          ${copyableSnippet({
+            id: `sentry-snippet-${name}`,
+            what: `the ${snippet.label} set-up`,
+            text: snippet.code,
+            testId: `sentry-snippet-${name}`,
+          })}`,
+    )}
+  </section>`;
+}
+
 /** /settings/errors: the public key and a ready report. */
 export function errorSettingsPage(
   ctx: PageContext,
@@ -598,6 +627,7 @@ export function errorSettingsPage(
           top backtrace frame.
         </p>
       </section>
+      ${sentrySection(data.publicUrl, data.workspace)}
     </div>`,
   });
 }
