@@ -49,6 +49,23 @@ def build_command(cli: str, command: List[str], extra: List[str],
     return argv
 
 
+VERSION = re.compile(r"\d+\.\d+[0-9A-Za-z.+-]*")
+
+
+def cli_version(cli: str, command: List[str], timeout: float = 10.0) -> str:
+    """"claude 2.1.332" from `claude --version` ("2.1.332 (Claude Code)") or `codex --version`
+    ("codex-cli 0.63.0"), for heartbeats and the Dispatch card; says so when it is missing."""
+    try:
+        out = subprocess.run(list(command) + ["--version"], stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=timeout).stdout
+    except FileNotFoundError:
+        return "%s (not found)" % cli
+    except (OSError, subprocess.SubprocessError):
+        return "%s (version unknown)" % cli
+    found = VERSION.search(out or "")
+    return "%s %s" % (cli, found.group(0)) if found else "%s (version unknown)" % cli
+
+
 def error_lines(stderr: str, prompt: str, limit: int = 3) -> str:
     """The CLI's own error line(s) from its stderr, never the prompt it may have echoed."""
     prompt_lines = {ln.strip() for ln in prompt.splitlines() if len(ln.strip()) >= 4}

@@ -336,8 +336,9 @@ def main():
             if prompt in (None, "-"):
                 prompt = sys.stdin.read()
         elif "--version" in argv or "-v" in argv:
-            sys.stdout.write((CODEX_VERSION if "codex" in os.path.basename(
-                sys.argv[0]) else CLAUDE_VERSION) + "\n")
+            # one script fakes both: it answers as the CLI the agent runs (SERVICE_CLI)
+            codex = os.environ.get("SERVICE_CLI") == "codex"
+            sys.stdout.write((CODEX_VERSION if codex else CLAUDE_VERSION) + "\n")
             return 0
         else:
             cli = "claude"

@@ -66,9 +66,10 @@ class AgentFlowTest(AgentTestCase):
             self.assertEqual(r["headers"].get("Authorization"), "Bearer " + TOKEN)
             self.assertEqual(r["headers"].get("X-Service-Install-Id"), "test0123456789ab")
             self.assertEqual(r["headers"].get("X-Service-Project"), "shop")
-        wait_for(lambda: any(h == {"activity": "Idle"} for h in self.gw.heartbeats[-3:]),
+        wait_for(lambda: any(h.get("activity") == "Idle" for h in self.gw.heartbeats[-3:]),
                  message="an Idle heartbeat after the work")
-        self.assertIn({"activity": "Working on: Pay button does nothing"}, self.gw.heartbeats)
+        self.assertIn({"activity": "Working on: Pay button does nothing",
+                       "cli": "claude 2.1.332"}, self.gw.heartbeats)
         self.assertNotIn(TOKEN, agent.log())
         self.assertEqual(agent.stop(), 0)
         self.assertIn("stopped", agent.log())
@@ -221,6 +222,11 @@ class AgentFlowTest(AgentTestCase):
 
 class CodexFlowTest(AgentTestCase):
     cli = "codex"
+
+    def test_heartbeats_name_the_cli_and_its_version(self):
+        self.start_agent()
+        wait_for(lambda: self.gw.heartbeats, message="a heartbeat")
+        self.assertEqual(self.gw.heartbeats[0], {"activity": "Idle", "cli": "codex 0.63.0"})
 
     def test_a_declined_command(self):
         """#1: status declined."""

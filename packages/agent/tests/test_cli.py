@@ -69,6 +69,14 @@ class FakeCliFormatsTest(unittest.TestCase):
         self.assertEqual(r.error, "`definitely-not-a-cli-xyz` was not found on PATH. Install it "
                                   "or set SERVICE_CLI_COMMAND.")
 
+    def test_cli_version(self):
+        env_cmd = ["env", "SERVICE_CLI=codex", sys.executable, FAKE_CLI]
+        self.assertEqual(cli.cli_version("codex", env_cmd), "codex 0.63.0")
+        self.assertEqual(cli.cli_version("claude", ["env", "SERVICE_CLI=claude", sys.executable,
+                                                    FAKE_CLI]), "claude 2.1.332")
+        self.assertEqual(cli.cli_version("claude", ["no-such-cli-xyz"]), "claude (not found)")
+        self.assertEqual(cli.cli_version("claude", ["sh", "-c", "exit 0"]), "claude (version unknown)")
+
     def test_no_result_is_a_failure_with_stderr(self):
         script = os.path.join(self.tmp, "dies.sh")
         with open(script, "w") as f:

@@ -119,7 +119,9 @@ describe('the local agent with each CLI, end to end', () => {
   }
 
   it('Claude Code: a refused `npm test` is a Blocked chip, and the reply says the tests did not run', async () => {
-    const { agent, room, runs } = await setUp('claude', { FAKE_CLI_FIXTURE: 'denied-bash' });
+    const { workspace, agent, room, runs } = await setUp('claude', {
+      FAKE_CLI_FIXTURE: 'denied-bash',
+    });
     const { messages, chips, replies } = await conversation(room, agent, 1);
     expect(chips).toBe(
       'Reading src/app.ts · Searching for Pay · Editing src/app.ts · Blocked: npm test',
@@ -140,6 +142,16 @@ describe('the local agent with each CLI, end to end', () => {
       'Bash(npm test:*)',
     ]);
     expect(run!.prompt).toContain('The pay button does nothing');
+    // Its heartbeats name the CLI and its version, for the Dispatch card.
+    const cli = async () =>
+      (
+        await gateway.ctx.db
+          .selectFrom('agents')
+          .select('cli')
+          .where('workspace_id', '=', workspace.id)
+          .executeTakeFirstOrThrow()
+      ).cli;
+    await waitUntil(async () => (await cli()) === 'claude 2.1.332', 'a heartbeat naming the CLI');
   }, 60_000);
 
   it('Codex: chips, proposal and reply; a follow-up from "-x" resumes the thread with the prompt on stdin', async () => {
