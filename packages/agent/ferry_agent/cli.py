@@ -23,13 +23,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
+# Re-exported: the worker and the tests take the stream types from here.
 from .streams import (CHIP_MAX, Blocked, ClaudeMapper, CliResult, CodexMapper,  # noqa: F401
-                      Paths, claude_tool_chip, clip, command_chip, mapper_for)
+                      Paths, clip, command_chip, mapper_for)
 
 log = logging.getLogger("ferry_agent.cli")
 
-_Paths = Paths  # the name tests and older callers use
-_clip = clip
 PROMPT_LIMIT = 100000  # bytes: a feedback context never needs more
 # A CLI's own error lines on stderr (commander's "error: unknown option", clap's "error:
 # unexpected argument", Claude Code's "No conversation found with session ID").
@@ -342,5 +341,5 @@ def work_title(work: Dict[str, Any]) -> str:
     if not title.strip() and fb is not None:
         title = str(fb.get("title") or fb.get("note") or "")
     first = next((ln.strip() for ln in title.splitlines() if ln.strip()), "") or "a request"
-    return _clip(first, 80)
+    return clip(first, 80)
 

@@ -171,7 +171,7 @@ class MappingTest(unittest.TestCase):
         self.assertEqual(m.outcome().error, "unauthorized")
 
     def test_command_chip(self):
-        p = cli._Paths("/repo")
+        p = cli.Paths("/repo")
         self.assertEqual(cli.command_chip("bash -lc \"sed -n '1,80p' /repo/app/x.rb\"", p),
                          "Reading app/x.rb")
         self.assertEqual(cli.command_chip("git grep -n checkout", p), "Searching for checkout")
