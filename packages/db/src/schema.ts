@@ -331,6 +331,8 @@ export interface AgentsTable {
   token_id: string | null;
   last_heartbeat_at: Timestamp | null;
   activity: string | null;
+  /** The coding CLI and its version as the agent reported it ("claude 2.1.332"). */
+  cli: string | null;
   stream_seen_at: Timestamp | null;
   woken_at: Timestamp | null;
   created_at: CreatedAt;
