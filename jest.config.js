@@ -8,6 +8,11 @@ const ESM_ONLY = '(htmlparser2|domhandler|domutils|domelementtype|dom-serializer
 
 export default {
   testEnvironment: 'node',
+  // Jest 30's default 'soft' cleanup wraps globals a file left behind in accessors whose setter
+  // recurses forever on the next write (jestjs/jest#16044, #16443; the fix #16210 is unmerged at
+  // 30.5.2). The Sentry SDK keeps its carrier on the real global object, so a later file in the
+  // same worker died with "Maximum call stack size exceeded". Jest 29 had no such cleanup.
+  testEnvironmentOptions: { globalsCleanup: 'off' },
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [
