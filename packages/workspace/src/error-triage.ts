@@ -1,3 +1,4 @@
+import { firstIdAt } from '@ferry/core';
 import { sql } from 'kysely';
 import type { Db, ErrorGroup, ErrorStatus } from '@ferry/db';
 import {
@@ -126,5 +127,112 @@ export async function occurrencePage(
     page,
     pages: Math.max(1, Math.ceil(shown / OCCURRENCES_PAGE_SIZE)),
     shown,
+  };
+}
+
+/** What tells two groups of one class apart in the list: where it broke, and in which release. */
+export interface GroupLatestFacts {
+  /** The latest occurrence's top backtrace frame. */
+  culprit: string | null;
+  /** The latest occurrence's app_version. */
+  release: string | null;
+}
+
+/**
+ * Each group's latest retained occurrence's culprit and release, for the list's 25 rows: one
+ * lateral read per group along error_occurrences_group_idx (group_id, occurred_at), newest first,
+ * so a busy group costs one index step like a quiet one.
+ */
+export async function groupLatestFacts(
+  db: Db,
+  workspaceId: string,
+  groupIds: readonly string[],
+): Promise<Map<string, GroupLatestFacts>> {
+  const facts = new Map<string, GroupLatestFacts>();
+  if (groupIds.length === 0) return facts;
+  const rows = await sql<{
+    group_id: string;
+    top_frame: string | null;
+    app_version: string | null;
+  }>`
+    select g.id as group_id, latest.top_frame, latest.app_version
+    from unnest(${[...groupIds]}::text[]) as g(id)
+    cross join lateral (
+      select o.backtrace[1] as top_frame, o.app_version
+      from error_occurrences o
+      where o.group_id = g.id and o.workspace_id = ${workspaceId}
+      order by o.occurred_at desc
+      limit 1
+    ) latest`.execute(db);
+  for (const row of rows.rows) {
+    facts.set(row.group_id, {
+      culprit: row.top_frame?.trim() || null,
+      release: row.app_version || null,
+    });
+  }
+  return facts;
+}
+
+export interface ErrorsAtAGlance {
+  /** Groups first seen since midnight UTC. */
+  newToday: number;
+  /** Unresolved groups that came back after being resolved. */
+  regressions: number;
+  /** The three groups with the most occurrences in the last 24 hours. */
+  busiest: { id: string; error_class: string; latest_message: string; count: number }[];
+}
+
+/**
+ * The Dashboard's Errors card. Three small reads; the busiest walks the last day's occurrences along
+ * error_occurrences_workspace_idx (workspace_id, id), ids being ordered by arrival.
+ */
+export async function errorsAtAGlance(
+  db: Db,
+  workspaceId: string,
+  now = new Date(),
+): Promise<ErrorsAtAGlance> {
+  const midnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const dayAgo = new Date(now.getTime() - 24 * 3_600_000);
+  const [fresh, regressed, busiest] = await Promise.all([
+    db
+      .selectFrom('error_groups')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('first_seen_at', '>=', midnight)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('error_groups')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'unresolved')
+      .where('regressed_at', 'is not', null)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('error_occurrences as o')
+      .innerJoin('error_groups as g', 'g.id', 'o.group_id')
+      .select([
+        'g.id',
+        'g.error_class',
+        'g.latest_message',
+        (eb) => eb.fn.countAll<string>().as('n'),
+      ])
+      .where('o.workspace_id', '=', workspaceId)
+      .where('o.id', '>=', firstIdAt('errorOccurrence', dayAgo))
+      .where('g.status', '!=', 'ignored')
+      .groupBy(['g.id', 'g.error_class', 'g.latest_message'])
+      .orderBy('n', 'desc')
+      .orderBy('g.id')
+      .limit(3)
+      .execute(),
+  ]);
+  return {
+    newToday: Number(fresh.n),
+    regressions: Number(regressed.n),
+    busiest: busiest.map((row) => ({
+      id: row.id,
+      error_class: row.error_class,
+      latest_message: row.latest_message,
+      count: Number(row.n),
+    })),
   };
 }

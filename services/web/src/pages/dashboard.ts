@@ -1,4 +1,4 @@
-import { can, countFeedbackByStatus } from '@ferry/workspace';
+import { can, countFeedbackByStatus, errorsAtAGlance } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 import { renderPage, seat } from '../request-context.js';
 import { dashboardPage } from '../views/dashboard.js';
@@ -9,7 +9,7 @@ export function dashboardRoutes({ db, cards: plugins }: WebDeps): RouteTable {
   const routes = routeTable();
   routes.get('/', anySeat, async (req, res) => {
     const { workspace, member } = seat(res);
-    const [rooms, feedback, cards] = await Promise.all([
+    const [rooms, feedback, errors, cards] = await Promise.all([
       // Channels this seat has joined. (No domain function counts them yet: listRooms would
       // build the whole rooms list for one number.)
       db
@@ -23,9 +23,12 @@ export function dashboardRoutes({ db, cards: plugins }: WebDeps): RouteTable {
       can(member.role, 'feedback.read')
         ? countFeedbackByStatus(db, workspace.id)
         : Promise.resolve(undefined),
+      can(member.role, 'errors.read')
+        ? errorsAtAGlance(db, workspace.id)
+        : Promise.resolve(undefined),
       Promise.all(plugins.dashboard.map((card) => card({ db }, res))),
     ]);
-    const data = { workspace, rooms: Number(rooms.n), newFeedback: feedback?.new, cards };
+    const data = { workspace, rooms: Number(rooms.n), newFeedback: feedback?.new, errors, cards };
     renderPage(req, res, (ctx) => dashboardPage(ctx, data));
   });
   return routes;

@@ -10,6 +10,7 @@ import {
   listErrorGroups,
   occurrencePage,
   occurrenceSparklines,
+  groupLatestFacts,
   retainedOccurrences,
   setErrorGroupStatus,
   fileTicketForErrorGroup,
@@ -76,11 +77,11 @@ export function errorRoutes({ db, config }: WebDeps): RouteTable {
       countErrorGroups(db, workspace.id),
       errorEnvironments(db, workspace.id),
     ]);
-    const sparklines = await occurrenceSparklines(
-      db,
-      workspace.id,
-      list.groups.map((g) => g.id),
-    );
+    const shownIds = list.groups.map((g) => g.id);
+    const [sparklines, facts] = await Promise.all([
+      occurrenceSparklines(db, workspace.id, shownIds),
+      groupLatestFacts(db, workspace.id, shownIds),
+    ]);
     renderPage(req, res, (ctx) =>
       errorListPage(ctx, {
         workspace,
@@ -90,6 +91,7 @@ export function errorRoutes({ db, config }: WebDeps): RouteTable {
         pages: list.pages,
         groups: list.groups,
         sparklines,
+        facts,
         counts: list.counts,
         statusCounts: list.statusCounts,
         allGroups,

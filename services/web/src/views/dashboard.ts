@@ -1,5 +1,6 @@
 import type { Workspace } from '@ferry/db';
-import { noun, number } from './format.js';
+import { excerpt, type ErrorsAtAGlance } from '@ferry/workspace';
+import { noun, number, plural } from './format.js';
 import { html, type SafeHtml } from './html.js';
 import { layout, workspaceBase, type PageContext } from './layout.js';
 
@@ -11,8 +12,38 @@ export interface DashboardData {
   rooms: number;
   /** New tickets waiting for triage; undefined when the viewer may not read feedback. */
   newFeedback: number | undefined;
+  /** The Errors card's figures; undefined when the viewer may not read errors. */
+  errors: ErrorsAtAGlance | undefined;
   /** Plug-in cards, already rendered. */
   cards: SafeHtml[];
+}
+
+function errorsCard(base: string, errors: ErrorsAtAGlance): SafeHtml {
+  return html`<section class="card errors-card" aria-labelledby="errors-card">
+    <h2 id="errors-card">Errors</h2>
+    <p>
+      <a href="${base}/errors?status=all"><strong>${number(errors.newToday)}</strong> new today</a>
+      ·
+      <a href="${base}/errors"
+        ><strong>${number(errors.regressions)}</strong> ${noun(errors.regressions, 'regression')}</a
+      >
+    </p>
+    ${
+      errors.busiest.length
+        ? html`<ol class="plain busiest">
+            ${errors.busiest.map(
+              (g) =>
+                html`<li>
+                  <a href="${base}/errors/${g.id}" class="error-class">${g.error_class}</a>
+                  <span class="muted small">${plural(g.count, 'occurrence')} in 24 h</span>
+                  <span class="excerpt muted small">${excerpt(g.latest_message, 80)}</span>
+                </li>`,
+            )}
+          </ol>`
+        : html`<p class="muted">Nothing reported in the last 24 hours.</p>`
+    }
+    <a href="${base}/errors">Open Errors →</a>
+  </section>`;
 }
 
 export function dashboardPage(ctx: PageContext, data: DashboardData): SafeHtml {
@@ -40,7 +71,7 @@ export function dashboardPage(ctx: PageContext, data: DashboardData): SafeHtml {
                 <a href="${base}/feedback">Open the inbox →</a>
               </section>`
         }
-        ${data.cards}
+        ${data.errors ? errorsCard(base, data.errors) : ''} ${data.cards}
       </div>`,
   });
 }

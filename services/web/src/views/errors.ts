@@ -11,6 +11,7 @@ import {
   SPARKLINE_DAYS,
   sumCounts,
   type DispatchJson,
+  type GroupLatestFacts,
   type OccurrenceWithVisitor,
   type Ticket,
 } from '@ferry/workspace';
@@ -159,10 +160,31 @@ function occurrenceItem(o: OccurrenceWithVisitor, groupClass: string, open: bool
   </details>`;
 }
 
+/** Under the class: where it broke, the environments it was seen in and its last release. */
+function groupFacts(g: ErrorGroup, facts: GroupLatestFacts | undefined): SafeHtml {
+  const parts = [
+    g.environments.length
+      ? html`<span class="facts-envs" title="Environments">${g.environments.join(', ')}</span>`
+      : '',
+    facts?.release
+      ? html`<span class="facts-release" title="Last release seen">release ${facts.release}</span>`
+      : '',
+  ].filter(Boolean);
+  return html`${
+    facts?.culprit
+      ? html`<p class="culprit" title="${facts.culprit}">
+          <code>${excerpt(facts.culprit, 120)}</code>
+        </p>`
+      : ''
+  }
+  ${parts.length ? html`<p class="group-facts muted small">${parts.map((part, i) => html`${i ? ' · ' : ''}${part}`)}</p>` : ''}`;
+}
+
 function groupsTable(
   base: string,
   groups: ErrorGroup[],
   sparklines: ReadonlyMap<string, readonly number[]>,
+  facts: ReadonlyMap<string, GroupLatestFacts>,
 ): SafeHtml {
   return html`<table class="errors">
     <thead>
@@ -181,7 +203,7 @@ function groupsTable(
           html`<tr>
             <td class="error-cell">
               <a href="${base}/errors/${g.id}">${g.error_class}</a>
-              ${statusBadges(g)}
+              ${statusBadges(g)} ${groupFacts(g, facts.get(g.id))}
               <p class="excerpt" title="${excerpt(g.latest_message, 1_000)}">
                 ${optional(excerpt(g.latest_message, 140), undefined, '(no message)')}
               </p>
@@ -218,6 +240,8 @@ export interface ErrorListData {
   groups: ErrorGroup[];
   /** Daily counts for the last SPARKLINE_DAYS days, per group shown. */
   sparklines: ReadonlyMap<string, readonly number[]>;
+  /** Culprit and last release per group shown (from its latest retained occurrence). */
+  facts: ReadonlyMap<string, GroupLatestFacts>;
   /** Groups per source and per status under the other filters. */
   counts: Record<ErrorSource, number>;
   statusCounts: Record<ErrorStatus, number>;
@@ -380,7 +404,7 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
               <p>Reports with the same class and top backtrace frame are grouped here.</p>
             </div>`
           : html`${statusTabs(path, data)} ${filterForm(path, data)} ${sourceTabs(path, data)}
-            ${data.groups.length ? groupsTable(base, data.groups, data.sparklines) : noMatches(path, data)}
+            ${data.groups.length ? groupsTable(base, data.groups, data.sparklines, data.facts) : noMatches(path, data)}
             ${pager({ path, query: listQuery(filter), page, pages: data.pages })}`
       }
     </div>`,
