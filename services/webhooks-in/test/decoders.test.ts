@@ -240,7 +240,7 @@ describe('payload families', () => {
     expect(decoded.family).toBe('teams');
     expect(decoded.text).toBe(
       [
-        '> 🟦 ### New task on Project Tango',
+        '> ### 🟦 New task on Project Tango',
         '>',
         '> **Larry Bryant created a new task**',
         '>',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { emojify } from './emoji.js';
 import { escapeMarkdown, listOf, num, text } from './lenient.js';
-import { colorMark, fieldList, formatTime, link, paragraphs, quote } from './markdown.js';
+import { colorMark, fieldList, formatTime, link, markedQuote, paragraphs } from './markdown.js';
 
 /**
  * Discord's Execute Webhook body (https://discord.com/developers/docs/resources/webhook#execute-webhook):
@@ -74,7 +74,7 @@ function renderEmbed(value: z.infer<typeof embed>): string {
   ]);
   if (!inside) return '';
   const mark = colorMark(value.color);
-  return quote(mark ? `${mark} ${inside}` : inside);
+  return markedQuote(mark, inside);
 }
 
 export function renderDiscordMessage(payload: { content?: unknown; embeds?: unknown }): string {

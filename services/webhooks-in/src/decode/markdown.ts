@@ -24,6 +24,18 @@ export function quote(text: string): string {
     .join('\n');
 }
 
+/**
+ * An attachment's, embed's or card's content behind a side bar, its colour's mark first (inside
+ * a leading heading, where `🟥 ### Title` would not be one).
+ */
+export function markedQuote(mark: string, inside: string): string {
+  if (!mark) return quote(inside);
+  const heading = /^#{1,6} /.exec(inside);
+  return quote(
+    heading ? `${heading[0]}${mark} ${inside.slice(heading[0].length)}` : `${mark} ${inside}`,
+  );
+}
+
 /** Non-empty parts as paragraphs. */
 export function paragraphs(parts: readonly (string | undefined | false)[]): string {
   return parts

@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { emojify } from './emoji.js';
 import { escapeMarkdown, listOf, text, textOrNumber } from './lenient.js';
-import { colorMark, fieldList, formatTime, link, paragraphs, quote } from './markdown.js';
+import {
+  colorMark,
+  fieldList,
+  formatTime,
+  link,
+  markedQuote,
+  paragraphs,
+  quote,
+} from './markdown.js';
 import { mrkdwnToMarkdown, type MrkdwnOptions } from './mrkdwn.js';
 
 /**
@@ -272,7 +280,7 @@ export function renderAttachment(value: unknown, options: MrkdwnOptions = {}): s
   if (!inside && a.fallback) inside = md(a.fallback);
   if (!inside) return md(a.pretext);
   const mark = colorMark(a.color);
-  return paragraphs([md(a.pretext), quote(mark ? `${mark} ${inside}` : inside)]);
+  return paragraphs([md(a.pretext), markedQuote(mark, inside)]);
 }
 
 export function renderAttachments(values: unknown, options: MrkdwnOptions = {}): string {

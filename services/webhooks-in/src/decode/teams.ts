@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { emojify } from './emoji.js';
 import { escapeMarkdown, isObject, listOf, text } from './lenient.js';
-import { colorMark, fieldList, link, paragraphs, quote } from './markdown.js';
+import { colorMark, fieldList, link, markedQuote, paragraphs } from './markdown.js';
 
 /**
  * Microsoft Teams: the connector MessageCard
@@ -85,7 +85,7 @@ export function renderMessageCard(payload: unknown): string {
   ]);
   const body = inside || md(card.summary);
   const mark = colorMark(card.themeColor);
-  return body && mark ? quote(`${mark} ${body}`) : body;
+  return body && mark ? markedQuote(mark, body) : body;
 }
 
 const adaptiveElement = z.object({
