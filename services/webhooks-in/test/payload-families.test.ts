@@ -175,9 +175,14 @@ describe('incoming payload families over HTTP', () => {
     expect(body.error.fields.body).toContain('"blocks"');
   });
 
-  it('takes payload= form bodies (Slack, Mattermost) and plain form fields', async () => {
+  it('takes payload= form bodies (Slack, Mattermost; thread_ts ignored) and plain form fields', async () => {
     const slackForm = new URLSearchParams({
-      payload: JSON.stringify({ text: 'From *curl* :white_check_mark:', channel: '#deploys' }),
+      // thread_ts: a reply in a Slack thread; there are no threads here, so it is ignored.
+      payload: JSON.stringify({
+        text: 'From *curl* :white_check_mark:',
+        channel: '#deploys',
+        thread_ts: '1503435956.000247',
+      }),
     });
     const id = await created(await post(slackForm.toString(), 'application/x-www-form-urlencoded'));
     const { message, original } = await stored(id);
@@ -186,6 +191,7 @@ describe('incoming payload families over HTTP', () => {
     expect(JSON.parse(original!.payload)).toEqual({
       text: 'From *curl* :white_check_mark:',
       channel: '#deploys',
+      thread_ts: '1503435956.000247',
     });
 
     const fields = await created(
