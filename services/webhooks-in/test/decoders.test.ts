@@ -121,6 +121,14 @@ describe('payload families', () => {
                 { type: 'rich_text_section', elements: [{ type: 'text', text: 'two' }] },
               ],
             },
+            {
+              type: 'rich_text_list',
+              style: 'ordered',
+              elements: [
+                { type: 'rich_text_section', elements: [{ type: 'text', text: 'first' }] },
+                { type: 'rich_text_section', elements: [{ type: 'text', text: 'second' }] },
+              ],
+            },
             { type: 'rich_text_preformatted', elements: [{ type: 'text', text: 'npm test' }] },
             { type: 'rich_text_quote', elements: [{ type: 'text', text: 'quoted' }] },
           ],
@@ -145,7 +153,7 @@ describe('payload families', () => {
         '_**ops** bot_ · _[logo](<https://ci.example/i.png>)_',
         '---',
         '[latency graph](<https://ci.example/graph.png>)',
-        '**Hello **[build](<https://ci.example/42>)🎉@here\n\n- one\n- two\n\n```\nnpm test\n```\n\n> quoted',
+        '**Hello** [build](<https://ci.example/42>)🎉@here\n\n- one\n- two\n\n1. first\n2. second\n\n```\nnpm test\n```\n\n> quoted',
         '[Open build](<https://ci.example/42>)',
       ].join('\n\n'),
     );

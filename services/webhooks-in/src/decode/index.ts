@@ -1,5 +1,6 @@
 import { renderDiscordMessage } from './discord.js';
 import { emojiChar } from './emoji.js';
+import { isObject } from './lenient.js';
 import { isMattermostPayload, renderMattermostMessage } from './mattermost.js';
 import { renderSlackMessage } from './slack.js';
 import { isTeamsPayload, renderTeamsMessage } from './teams.js';
@@ -79,12 +80,10 @@ export function decodePayload(payload: Record<string, unknown>): DecodedPayload 
   }
   const slackish = ['text', 'blocks', 'attachments'].some((name) => has(payload, name));
   if (isMattermostPayload(payload)) {
+    const hasCard = isObject(payload.props) && has(payload.props, 'card');
     return {
       family: 'mattermost',
-      text:
-        slackish || has(payload.props as object as Record<string, unknown>, 'card')
-          ? renderMattermostMessage(payload)
-          : undefined,
+      text: slackish || hasCard ? renderMattermostMessage(payload) : undefined,
       expected: '"text", "attachments" or "props.card"',
       avatar,
     };

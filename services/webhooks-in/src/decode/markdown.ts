@@ -36,6 +36,16 @@ export function markedQuote(mark: string, inside: string): string {
   );
 }
 
+/**
+ * `**text**` with the text's own leading and trailing spaces kept outside the markers: rich text
+ * runs often end in a space (`"Hello "` then a link), and `**Hello **` is no emphasis in markdown.
+ */
+export function emphasize(value: string, marker: string): string {
+  const match = /^(\s*)([\s\S]*?)(\s*)$/.exec(value);
+  if (!match?.[2]) return value;
+  return `${match[1]}${marker}${match[2]}${marker}${match[3]}`;
+}
+
 /** Non-empty parts as paragraphs. */
 export function paragraphs(parts: readonly (string | undefined | false)[]): string {
   return parts

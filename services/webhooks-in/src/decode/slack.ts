@@ -3,6 +3,7 @@ import { emojify } from './emoji.js';
 import { escapeMarkdown, listOf, text, textOrNumber } from './lenient.js';
 import {
   colorMark,
+  emphasize,
   fieldList,
   formatTime,
   link,
@@ -44,13 +45,17 @@ const element = z.object({
   range: text,
   timestamp: textOrNumber,
   fallback: text,
+  // A text leaf's style is an object (`{"bold": true}`); a rich_text_list's is `bullet`/`ordered`.
   style: z
-    .object({
-      bold: z.unknown().optional(),
-      italic: z.unknown().optional(),
-      strike: z.unknown().optional(),
-      code: z.unknown().optional(),
-    })
+    .union([
+      z.enum(['bullet', 'ordered']),
+      z.object({
+        bold: z.unknown().optional(),
+        italic: z.unknown().optional(),
+        strike: z.unknown().optional(),
+        code: z.unknown().optional(),
+      }),
+    ])
     .optional()
     .catch(undefined),
   elements: z.array(z.unknown()).optional().catch(undefined),
@@ -89,12 +94,13 @@ function richLeaf(value: Element): string {
   switch (value.type) {
     case 'text': {
       const raw = typeof value.text === 'string' ? value.text : '';
-      if (value.style?.code) return `\`${raw.replace(/`/g, 'ˋ')}\``;
+      const style = typeof value.style === 'object' ? value.style : {};
+      if (style.code) return `\`${raw.replace(/`/g, 'ˋ')}\``;
       let out = escapeMarkdown(raw);
       if (!out.trim()) return out;
-      if (value.style?.bold) out = `**${out}**`;
-      if (value.style?.italic) out = `_${out}_`;
-      if (value.style?.strike) out = `~~${out}~~`;
+      if (style.bold) out = emphasize(out, '**');
+      if (style.italic) out = emphasize(out, '_');
+      if (style.strike) out = emphasize(out, '~~');
       return out;
     }
     case 'link':
@@ -131,7 +137,7 @@ function richText(values: unknown[] | undefined): string {
         parts.push(leaves(part.elements));
         break;
       case 'rich_text_list': {
-        const ordered = (part as { style?: unknown }).style === 'ordered';
+        const ordered = part.style === 'ordered';
         const indent = '  '.repeat(Number(part.indent ?? 0) || 0);
         parts.push(
           elements(part.elements)
@@ -178,16 +184,19 @@ function renderBlock(value: z.infer<typeof block>, options: MrkdwnOptions): stri
       // Slack's markdown block carries standard markdown.
       return typeof value.text === 'string' ? emojify(value.text) : '';
     case 'context':
+      // Context elements are images and text objects (mrkdwn or plain_text), shown small: italic.
       return elements(value.elements)
         .map((item) =>
           item.type === 'image'
             ? elementLink(item, options)
-            : typeof item.text === 'string'
-              ? mrkdwnToMarkdown(item.text, options)
-              : textOf(
-                  item.text ?? { type: item.type, text: undefined, emoji: undefined },
-                  options,
-                ),
+            : textOf(
+                {
+                  type: item.type,
+                  text: typeof item.text === 'string' ? item.text : item.text?.text,
+                  emoji: undefined,
+                },
+                options,
+              ),
         )
         .filter(Boolean)
         .map((part) => `_${part}_`)

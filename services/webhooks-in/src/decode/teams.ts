@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { emojify } from './emoji.js';
 import { escapeMarkdown, isObject, listOf, text } from './lenient.js';
-import { colorMark, fieldList, link, markedQuote, paragraphs } from './markdown.js';
+import { colorMark, emphasize, fieldList, link, markedQuote, paragraphs } from './markdown.js';
 
 /**
  * Microsoft Teams: the connector MessageCard
@@ -147,9 +147,9 @@ function adaptiveElementText(item: z.infer<typeof adaptiveElement>, depth: numbe
         .map((run) => {
           let value = escapeMarkdown(run.text ?? '');
           if (!value.trim()) return value;
-          if (run.weight === 'Bolder') value = `**${value}**`;
-          if (run.italic === true) value = `_${value}_`;
-          if (run.strikethrough === true) value = `~~${value}~~`;
+          if (run.weight === 'Bolder') value = emphasize(value, '**');
+          if (run.italic === true) value = emphasize(value, '_');
+          if (run.strikethrough === true) value = emphasize(value, '~~');
           return value;
         })
         .join('');
