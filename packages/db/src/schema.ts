@@ -127,7 +127,7 @@ export interface MessagesTable {
   created_at: CreatedAt;
 }
 
-/** The original payload of an incoming webhook's message, capped at 64 KB (migration 0060). */
+/** The original payload of an incoming webhook's message, capped at 64 KB (migration 2026_11_25_0090). */
 export interface MessagePayloadsTable {
   message_id: string;
   /** How it arrived: `json`, or `form` (a `payload=` field or form fields). */

@@ -16,7 +16,7 @@ import * as notifications from './2026_11_24_0070_notifications.js';
 import * as visitorTokenHash from './2026_11_25_0010_visitor_token_hash.js';
 import * as tokenRevokeNotify from './2026_11_25_0020_token_revoke_notify.js';
 import * as tokenRevokedReason from './2026_11_25_0050_token_revoked_reason.js';
-import * as messagePayloads from './2026_11_25_0060_message_payloads.js';
+import * as messagePayloads from './2026_11_25_0090_message_payloads.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -40,5 +40,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0010_visitor_token_hash': visitorTokenHash,
   '2026_11_25_0020_token_revoke_notify': tokenRevokeNotify,
   '2026_11_25_0050_token_revoked_reason': tokenRevokedReason,
-  '2026_11_25_0060_message_payloads': messagePayloads,
+  '2026_11_25_0090_message_payloads': messagePayloads,
 };
