@@ -38,7 +38,7 @@ export default tseslint.config(
   },
   {
     // Node scripts run as they are (no build): the guard in infra/.
-    files: ['infra/**/*.mjs'],
+    files: ['infra/**/*.mjs', 'packages/*/build.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {

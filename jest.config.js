@@ -29,6 +29,7 @@ export default {
   testMatch: ['<rootDir>/{packages,services,bench}/*/test/**/*.test.ts'],
   globalSetup: '<rootDir>/jest.global-setup.mjs',
   globalTeardown: '<rootDir>/jest.global-teardown.mjs',
+  testSequencer: '<rootDir>/infra/test-sequencer.mjs',
   testTimeout: 30_000,
   maxWorkers: 3,
 };

@@ -12,7 +12,11 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const forcePython = args.includes('--python');
-const jestArgs = args.filter((arg) => arg !== '--python');
+// --record-durations: after the run, keep each file's duration in infra/test-durations.json, which
+// infra/test-sequencer.mjs reads to start the longest files first (commit it after a quiet run).
+const recordDurations = args.includes('--record-durations');
+const ownFlags = new Set(['--python', '--record-durations']);
+const jestArgs = args.filter((arg) => !ownFlags.has(arg));
 const narrowed = jestArgs.some((arg) => !arg.startsWith('--') || arg === '-t');
 
 function run(command, commandArgs, options = {}) {
@@ -71,6 +75,7 @@ try {
   counts.skipped += results.numPendingTests + results.numTodoTests;
   if (results.numRuntimeErrorTestSuites) counts.failed += results.numRuntimeErrorTestSuites;
   printSlowest(results.testResults ?? []);
+  if (recordDurations) writeDurations(results.testResults ?? []);
 } catch {
   counts.failed += 1; // jest wrote no report: it did not run
 }
@@ -93,6 +98,26 @@ if (python) {
 console.log(
   `jest: ${jestSeconds.toFixed(0)} s; whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
 );
+
+/** Merges this run's file durations into infra/test-durations.json; files since deleted drop out. */
+function writeDurations(files) {
+  const file = path.join(root, 'infra', 'test-durations.json');
+  let durations = {};
+  try {
+    durations = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    // first recording
+  }
+  for (const result of files) {
+    const seconds = ((result.endTime ?? 0) - (result.startTime ?? 0)) / 1000;
+    durations[path.relative(root, result.name)] = Math.round(seconds * 10) / 10;
+  }
+  const kept = Object.entries(durations)
+    .filter(([name]) => fs.existsSync(path.join(root, name)))
+    .sort(([a], [b]) => a.localeCompare(b));
+  fs.writeFileSync(file, `${JSON.stringify(Object.fromEntries(kept), null, 2)}\n`);
+  console.log(`durations of ${files.length} files recorded in infra/test-durations.json`);
+}
 
 /** The 15 slowest test files, so the next engineer sees creep (`pnpm test` prints it last). */
 function printSlowest(files) {

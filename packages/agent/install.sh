@@ -17,6 +17,7 @@
 #   SERVICE_STATE_ROOT      /var/lib/service-dispatch   per-instance state folders
 #   SERVICE_PYTHON          python3                     the Python 3.9+ used for checks
 #   SERVICE_RUN_AS          (owner of the checkout)     User= of the unit; empty: no User= drop-in
+#   SERVICE_RUNUSER         runuser -u                  runs a command as that user (USER -- CMD...)
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -26,6 +27,7 @@ PREFIX=${SERVICE_INSTALL_PREFIX:-/opt/service-dispatch}
 STATE_ROOT=${SERVICE_STATE_ROOT:-/var/lib/service-dispatch}
 PYTHON=${SERVICE_PYTHON:-python3}
 read -r -a SYSTEMCTL_CMD <<<"${SYSTEMCTL:-systemctl}"
+read -r -a RUNUSER_CMD <<<"${SERVICE_RUNUSER:-runuser -u}"
 UNIT_TEMPLATE=service-dispatch@.service
 
 say() { printf '%s\n' "$*"; }
@@ -108,6 +110,32 @@ env_get() {
     v=${v//\\\\/\\}
   fi
   printf '%s' "$v"
+}
+
+# cli_for_user USER CLI -> the CLI's full path as USER finds it (empty when not found). The
+# installer runs as root, whose PATH rarely has a CLI the user installed (~/.local/bin/claude,
+# an npm prefix, nvm), so ask USER's own login shell, then look in the usual user folders.
+cli_for_user() {
+  local user=$1 cli=$2 found= home= dir
+  if [[ -z $user || $user == "$(id -un)" ]]; then
+    found=$(command -v "$cli" 2>/dev/null || true)
+    home=$HOME
+  else
+    found=$("${RUNUSER_CMD[@]}" "$user" -- bash -lic 'command -v -- "$1"' bash "$cli" 2>/dev/null </dev/null | tail -n1 || true)
+    home=$(getent passwd "$user" 2>/dev/null | cut -d: -f6 || true)
+  fi
+  if [[ $found != /* ]]; then
+    found=
+    for dir in "$home/.local/bin" "$home/.claude/local" "$home/.npm-global/bin" "$home/bin" \
+      "$home"/.nvm/versions/node/*/bin /usr/local/bin; do
+      [[ -n $home || $dir == /usr/local/bin ]] || continue
+      if [[ -x $dir/$cli ]]; then
+        found=$dir/$cli
+        break
+      fi
+    done
+  fi
+  printf '%s' "$found"
 }
 
 instances() { # ids of installed instances, one per line
@@ -222,28 +250,37 @@ cmd_dispatch() {
     fi
   fi
 
-  local default_cli=claude cli name
-  if ! command -v claude >/dev/null 2>&1 && command -v codex >/dev/null 2>&1; then default_cli=codex; fi
-  ask cli "Coding CLI, claude or codex [$default_cli]: " "$default_cli"
-  cli=$(printf '%s' "$cli" | tr '[:upper:]' '[:lower:]')
-  [[ $cli == claude || $cli == codex ]] || die "the coding CLI must be claude or codex"
-  # systemd's PATH is short (/usr/local/bin:/usr/bin:/bin...): pin the CLI's full path when known
-  local cli_path
-  cli_path=$(command -v "$cli" 2>/dev/null || true)
-  [[ -n $cli_path ]] || warn "$cli is not on this shell's PATH; install it for the user the agent runs as (or set SERVICE_CLI_COMMAND in the env file)"
-  ask name "Agent name, @-mentionable [$project]: " ""
-  name=$(printf '%s' "$name" | tr -d '\t\r\n')
-
-  local id env_file state_dir run_as
-  id=$(new_install_id)
-  env_file=$ETC_DIR/$id.env
-  state_dir=$STATE_ROOT/$id
+  # The instance runs as the checkout's owner: the CLI is looked up as that user, not as root.
+  local run_as
   if [[ -n ${SERVICE_RUN_AS+x} ]]; then
     run_as=$SERVICE_RUN_AS
   else
     run_as=$(stat -c %U "$checkout" 2>/dev/null || true)
     [[ $run_as == root || $run_as == UNKNOWN ]] && run_as=
   fi
+  local who_runs=${run_as:-$(id -un)}
+
+  local default_cli=claude cli name
+  if [[ -z $(cli_for_user "$run_as" claude) && -n $(cli_for_user "$run_as" codex) ]]; then default_cli=codex; fi
+  ask cli "Coding CLI, claude or codex [$default_cli]: " "$default_cli"
+  cli=$(printf '%s' "$cli" | tr '[:upper:]' '[:lower:]')
+  [[ $cli == claude || $cli == codex ]] || die "the coding CLI must be claude or codex"
+  # systemd's PATH is short (/usr/local/bin:/usr/bin:/bin...): pin the CLI's full path and put
+  # its folder first on the unit's PATH (an npm-installed CLI needs the node beside it).
+  local cli_path
+  cli_path=$(cli_for_user "$run_as" "$cli")
+  if [[ -n $cli_path ]]; then
+    say "Found $cli for $who_runs: $cli_path" >&2
+  else
+    warn "$cli was not found for $who_runs (the user the agent runs as); install it as $who_runs, then set SERVICE_CLI_COMMAND in the env file (install.sh --list shows it missing)"
+  fi
+  ask name "Agent name, @-mentionable [$project]: " ""
+  name=$(printf '%s' "$name" | tr -d '\t\r\n')
+
+  local id env_file state_dir
+  id=$(new_install_id)
+  env_file=$ETC_DIR/$id.env
+  state_dir=$STATE_ROOT/$id
 
   install_code
 
@@ -262,7 +299,10 @@ cmd_dispatch() {
       printf 'CODE_ROOT=%s\n' "$(env_value "$code_root")"
       printf 'PROJECT=%s\n' "$(env_value "$project")"
       printf 'SERVICE_CLI=%s\n' "$cli"
-      [[ -n $cli_path ]] && printf 'SERVICE_CLI_COMMAND=%s\n' "$(env_value "$cli_path")"
+      if [[ -n $cli_path ]]; then
+        printf 'SERVICE_CLI_COMMAND=%s\n' "$(env_value "$cli_path")"
+        printf 'PATH=%s\n' "$(env_value "$(dirname "$cli_path"):/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")"
+      fi
       [[ -n $name ]] && printf 'SERVICE_AGENT_NAME=%s\n' "$(env_value "$name")"
       printf 'SERVICE_STATE_DIR=%s\n' "$(env_value "$state_dir")"
     } >"$env_file.tmp"
@@ -282,14 +322,33 @@ cmd_dispatch() {
   say "  logs:     journalctl -u service-dispatch@$id -f"
 }
 
+# cli_status ENV_FILE -> "claude 2.1.332" (the CLI and its version), or says it is missing
+cli_status() {
+  local cli command program version
+  cli=$(env_get "$1" SERVICE_CLI)
+  cli=${cli:-claude}
+  command=$(env_get "$1" SERVICE_CLI_COMMAND)
+  command=${command:-$cli}
+  read -r program _ <<<"$command"
+  if ! command -v "$program" >/dev/null 2>&1; then
+    printf '%s MISSING (%s not found)' "$cli" "$program"
+    return
+  fi
+  # shellcheck disable=SC2086 # SERVICE_CLI_COMMAND is a command line: split it as the agent does
+  version=$(timeout 10 $command --version 2>/dev/null </dev/null | head -n1 || true)
+  version=${version% (Claude Code)}
+  version=${version#codex-cli }
+  printf '%s %s' "$cli" "${version:-(version unknown)}"
+}
+
 cmd_list() {
-  local ids id status project url name
+  local ids id status project url name cli
   ids=$(instances)
   if [[ -z $ids ]]; then
     say "No agent instances installed (in $ETC_DIR)."
     return 0
   fi
-  printf '%-18s %-16s %-20s %s\n' ID STATUS PROJECT WORKSPACE
+  printf '%-18s %-16s %-20s %-24s %s\n' ID STATUS PROJECT CLI WORKSPACE
   while IFS= read -r id; do
     status=$(sysctl is-active "service-dispatch@$id" 2>/dev/null || true)
     status=${status:-unknown}
@@ -297,8 +356,9 @@ cmd_list() {
     project=$(env_get "$ETC_DIR/$id.env" PROJECT)
     name=$(env_get "$ETC_DIR/$id.env" SERVICE_AGENT_NAME)
     url=$(env_get "$ETC_DIR/$id.env" SERVICE_URL)
+    cli=$(cli_status "$ETC_DIR/$id.env")
     [[ -n $name ]] && project="$project ($name)"
-    printf '%-18s %-16s %-20s %s\n' "$id" "$status" "$project" "$url"
+    printf '%-18s %-16s %-20s %-24s %s\n' "$id" "$status" "$project" "$cli" "$url"
   done <<<"$ids"
 }
 

@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from . import __version__
 from . import config as config_mod
+from .cli import cli_version
 from .client import ApiError, Client, Stream, TransportError, parse_work
 from .config import Config
 from .state import State
@@ -113,11 +114,15 @@ class Heartbeat(threading.Thread):
         self.failures = RepeatFilter()
         self.successes = 0
         self.last_unacked: Any = None
+        self.cli: Optional[str] = None
 
     def beat(self) -> bool:
         activity = self.worker.activity
+        if self.cli is None:  # asked once, here rather than at start: it may take a moment
+            self.cli = cli_version(self.config.cli, self.config.cli_command)
+            log.info("coding CLI: %s", self.cli)
         try:
-            answer = self.client.heartbeat(activity)
+            answer = self.client.heartbeat(activity, self.cli)
         except ApiError as e:
             msg = auth_hint(self.config, e) if e.is_auth else "heartbeat refused: %s" % e
             if self.failures.should_log(msg):

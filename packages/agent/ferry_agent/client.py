@@ -196,8 +196,11 @@ class Client:
     def ack(self, work_id: str) -> Dict[str, Any]:
         return self.post("/agents/v1/ack", {"work_id": work_id})
 
-    def heartbeat(self, activity: str) -> Dict[str, Any]:
-        return self.post("/agents/v1/heartbeat", {"activity": activity})
+    def heartbeat(self, activity: str, cli: Optional[str] = None) -> Dict[str, Any]:
+        body = {"activity": activity}
+        if cli:
+            body["cli"] = cli
+        return self.post("/agents/v1/heartbeat", body)
 
     def event(self, body: Dict[str, Any]) -> Dict[str, Any]:
         return self.post("/agents/v1/events", body)

@@ -17,11 +17,22 @@ INSTALL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 CLIS = ("claude", "codex")
 
 # Extra CLI flags used when SERVICE_CLI_ARGS is not set: without them neither CLI may edit files
-# when run headless (Claude Code asks for permission, Codex exec defaults to a read-only sandbox).
-DEFAULT_CLI_ARGS = {
-    "claude": ["--permission-mode", "acceptEdits"],
-    "codex": ["--sandbox", "workspace-write"],
-}
+# when run headless (Claude Code refuses what needs approval, Codex exec defaults to a read-only
+# sandbox). Claude Code may also run the project's tests: `npm test` and SERVICE_TEST_COMMAND;
+# any other command it tries is refused and reported as blocked. Codex's workspace-write sandbox
+# runs any command in the checkout, without network access.
+DEFAULT_TEST_COMMAND = "npm test"
+
+
+def default_cli_args(cli: str, test_command: str = "") -> List[str]:
+    if cli == "codex":
+        return ["--sandbox", "workspace-write"]
+    allowed = []
+    for command in (DEFAULT_TEST_COMMAND, test_command.strip()):
+        rule = "Bash(%s:*)" % command
+        if command and rule not in allowed:
+            allowed.append(rule)
+    return ["--permission-mode", "acceptEdits", "--allowedTools"] + allowed
 
 
 class ConfigError(Exception):
@@ -57,6 +68,7 @@ class Config:
     stream_timeout_seconds: float = 45.0
     http_timeout_seconds: float = 15.0
     cli_timeout_seconds: float = 3600.0
+    cli_idle_seconds: float = 600.0
     post_retry_seconds: float = 300.0
 
     def headers(self) -> Dict[str, str]:
@@ -175,7 +187,11 @@ def load(env: Optional[Mapping[str, str]] = None) -> Config:
         if not cli_command:
             cli_command = [cli]
 
-    cli_args = list(DEFAULT_CLI_ARGS[cli])
+    test_command = get("SERVICE_TEST_COMMAND")
+    if test_command and any(c in test_command for c in "()\n"):
+        problems.append("SERVICE_TEST_COMMAND cannot hold parentheses or line breaks (got %r)"
+                        % test_command)
+    cli_args = default_cli_args(cli, test_command)
     if "SERVICE_CLI_ARGS" in env:
         try:
             cli_args = shlex.split(env.get("SERVICE_CLI_ARGS", ""))
@@ -204,6 +220,7 @@ def load(env: Optional[Mapping[str, str]] = None) -> Config:
         stream_timeout_seconds=_number(env, "SERVICE_STREAM_TIMEOUT_SECONDS", 45.0, problems, 0.1),
         http_timeout_seconds=_number(env, "SERVICE_HTTP_TIMEOUT_SECONDS", 15.0, problems, 0.1),
         cli_timeout_seconds=_number(env, "SERVICE_CLI_TIMEOUT_SECONDS", 3600.0, problems),
+        cli_idle_seconds=_number(env, "SERVICE_CLI_IDLE_SECONDS", 600.0, problems),
         post_retry_seconds=_number(env, "SERVICE_POST_RETRY_SECONDS", 300.0, problems),
     )
 

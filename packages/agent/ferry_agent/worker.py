@@ -17,7 +17,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional
 
 from . import git
-from .cli import Runner, build_prompt, work_title
+from .cli import Blocked, Runner, build_prompt, work_title
 from .client import ApiError, Client, TransportError
 from .config import Config
 from .state import State
@@ -104,6 +104,29 @@ class ProgressSender:
         self._thread.join(timeout=30)
 
 
+TEST_WORDS = re.compile(r"\b(test|tests|spec|rspec|pytest|jest|vitest|mocha|phpunit|check)\b")
+
+
+def blocked_note(blocked: List[Blocked]) -> str:
+    """What the CLI refused to run, for the reply: a model that was refused `npm test` may still
+    write that the tests pass, so the reply says plainly what did not run."""
+    if not blocked:
+        return ""
+    lines, seen = [], set()
+    for b in blocked:
+        line = "- %s: `%s`" % (b.tool, b.target) if b.target else "- %s" % b.tool
+        if line not in seen:
+            seen.add(line)
+            lines.append(line)
+    tests = any(TEST_WORDS.search(b.target) for b in blocked if b.tool in ("Bash", "command"))
+    head = ("Blocked: the coding CLI's permissions refused %s, so %s did not run%s:"
+            % ("this" if len(lines) == 1 else "these", "it" if len(lines) == 1 else "they",
+               " (the tests did not run, whatever the text above says)" if tests else ""))
+    return "\n".join([head] + lines + [
+        "To allow a command, set SERVICE_TEST_COMMAND or SERVICE_CLI_ARGS (see the agent's "
+        "README, \"Permissions\")."])
+
+
 def summary_of(reply: str, fallback: str) -> str:
     for line in reply.splitlines():
         line = re.sub(r"^[#>*\-\s`]+", "", line).strip().rstrip("*`").strip()
@@ -128,7 +151,8 @@ class Worker(threading.Thread):
         self.client = client
         self.runner = runner or Runner(cli=config.cli, command=config.cli_command,
                                        extra_args=config.cli_args,
-                                       timeout=config.cli_timeout_seconds)
+                                       timeout=config.cli_timeout_seconds,
+                                       idle_timeout=config.cli_idle_seconds)
         self._stopping = threading.Event()
         self._activity = "Idle"
         self._lock = threading.Lock()
@@ -251,6 +275,7 @@ class Worker(threading.Thread):
         if result.session_id:
             self.state.set_session(conv, cfg.cli, result.session_id)
 
+        blocked = blocked_note(result.blocked)
         if not result.ok:
             if not result.launched:
                 return "I could not run the coding CLI: %s" % result.error
@@ -258,9 +283,11 @@ class Worker(threading.Thread):
             if self._set_aside(wid, "CLI failed"):
                 text += (" Its partial changes were set aside with `git stash` (\"service: %s\")."
                          % wid)
-            return text
+            return text + ("\n\n" + blocked if blocked else "")
 
         reply = result.text.strip() or "Done (the coding CLI finished without a message)."
+        if blocked:
+            reply = _cap(reply, "\n\n" + blocked)
         changed = git.changes(cwd)
         if not changed.any:
             return reply

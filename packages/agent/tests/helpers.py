@@ -306,10 +306,11 @@ def feedback_item(wid: Optional[str] = None, conversation: str = "room_fb1",
 
 
 def message_item(body: str, conversation: str = "room_fb1", wid: Optional[str] = None,
-                 feedback: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+                 feedback: Optional[Dict[str, Any]] = None,
+                 author: str = "Grace") -> Dict[str, Any]:
     return {"work_id": wid or work_id(), "kind": "message", "conversation_id": conversation,
             "feedback": feedback, "message": {"id": "msg_x", "body": body,
-                                              "author": {"name": "Grace"}}}
+                                              "author": {"name": author}}}
 
 
 # --- git fixtures ----------------------------------------------------------------------------------

@@ -66,9 +66,10 @@ class AgentFlowTest(AgentTestCase):
             self.assertEqual(r["headers"].get("Authorization"), "Bearer " + TOKEN)
             self.assertEqual(r["headers"].get("X-Service-Install-Id"), "test0123456789ab")
             self.assertEqual(r["headers"].get("X-Service-Project"), "shop")
-        wait_for(lambda: any(h == {"activity": "Idle"} for h in self.gw.heartbeats[-3:]),
+        wait_for(lambda: any(h.get("activity") == "Idle" for h in self.gw.heartbeats[-3:]),
                  message="an Idle heartbeat after the work")
-        self.assertIn({"activity": "Working on: Pay button does nothing"}, self.gw.heartbeats)
+        self.assertIn({"activity": "Working on: Pay button does nothing",
+                       "cli": "claude 2.1.332"}, self.gw.heartbeats)
         self.assertNotIn(TOKEN, agent.log())
         self.assertEqual(agent.stop(), 0)
         self.assertIn("stopped", agent.log())
@@ -161,8 +162,106 @@ class AgentFlowTest(AgentTestCase):
         self.assertNotIn("--resume", runs[2]["argv"])
 
 
+    def test_default_argv_and_prompt_on_stdin(self):
+        """README's argv: the prompt is not an argument; npm test and SERVICE_TEST_COMMAND are
+        allowed."""
+        item = feedback_item()
+        self.gw.add_work(item)
+        self.start_agent(FAKE_CLI_NO_TOOLS="1", SERVICE_TEST_COMMAND="make check")
+        self.wait_reply(item["work_id"])
+        [run] = self.cli_runs()
+        self.assertEqual(run["argv"], ["-p", "--output-format", "stream-json", "--verbose",
+                                       "--permission-mode", "acceptEdits", "--allowedTools",
+                                       "Bash(npm test:*)", "Bash(make check:*)"])
+        self.assertIn("Pay button does nothing", run["prompt"])
+
+    def test_a_follow_up_prompt_beginning_with_a_dash(self):
+        """#2: "%s wrote to you" with a member named "-x"."""
+        first = feedback_item(conversation="room_dash")
+        self.gw.add_work(first)
+        self.start_agent(FAKE_CLI_NO_TOOLS="1")
+        self.wait_reply(first["work_id"])
+        follow = message_item("Also make it green", conversation="room_dash", author="-x")
+        self.gw.add_work(follow)
+        reply = self.wait_reply(follow["work_id"])
+        self.assertEqual(reply["text"], "The button already submits the form; nothing else to "
+                                        "change.")
+        run = self.cli_runs()[-1]
+        self.assertIn("--resume", run["argv"])
+        self.assertEqual(run["prompt"], "-x wrote to you:\nAlso make it green")
+
+    def test_a_blocked_command_is_shown_and_named_in_the_reply(self):
+        """#1: Claude Code refuses `npm test`; the model still says the tests pass."""
+        item = feedback_item()
+        wid = item["work_id"]
+        self.gw.add_work(item)
+        self.start_agent(FAKE_CLI_FIXTURE="denied-bash", FAKE_CLI_EDIT=FIX)
+        reply = self.wait_reply(wid)
+        chips = atomic_chips([e["text"] for e in self.gw.events_for(wid, "progress")])
+        self.assertEqual(chips, ["Reading src/app.ts", "Searching for Pay", "Editing src/app.ts",
+                                 "Blocked: npm test"])
+        [proposal] = self.gw.events_for(wid, "proposal")  # the badge is unaffected
+        self.assertEqual(proposal["proposal"]["files"], ["src/app.ts"])
+        self.assertTrue(reply["text"].startswith(
+            "Fixed the pay button and the tests pass.\n\nThe click handler was missing.\n\n"
+            "Blocked: the coding CLI's permissions refused this, so it did not run (the tests "
+            "did not run, whatever the text above says):\n- Bash: `npm test`\n"), reply["text"])
+        self.assertRegex(reply["text"], r"\n\nCommitted [0-9a-f]+ to main and pushed it")
+
+    def test_a_silent_cli_is_stopped_with_a_clear_reply(self):
+        """#4: no line on stdout for SERVICE_CLI_IDLE_SECONDS."""
+        item = feedback_item()
+        self.gw.add_work(item)
+        self.start_agent(FAKE_CLI_HANG="1", SERVICE_CLI_IDLE_SECONDS="0.5")
+        reply = self.wait_reply(item["work_id"])
+        self.assertTrue(reply["text"].startswith(
+            "The coding CLI (claude) failed: the CLI printed nothing for 0.5 seconds and was "
+            "stopped (SERVICE_CLI_IDLE_SECONDS); it may be waiting for a login or a prompt"),
+            reply["text"])
+
+
 class CodexFlowTest(AgentTestCase):
     cli = "codex"
+
+    def test_heartbeats_name_the_cli_and_its_version(self):
+        self.start_agent()
+        wait_for(lambda: self.gw.heartbeats, message="a heartbeat")
+        self.assertEqual(self.gw.heartbeats[0], {"activity": "Idle", "cli": "codex 0.63.0"})
+
+    def test_a_declined_command(self):
+        """#1: status declined."""
+        item = feedback_item()
+        self.gw.add_work(item)
+        self.start_agent(FAKE_CLI_FIXTURE="declined-command")
+        reply = self.wait_reply(item["work_id"])
+        chips = atomic_chips([e["text"] for e in self.gw.events_for(item["work_id"], "progress")])
+        self.assertEqual(chips[-1], "Blocked: npm test")
+        self.assertNotIn("Running npm test", chips)
+        self.assertIn("\n- command: `npm test`\n", reply["text"])
+
+    def test_an_older_codex_is_named(self):
+        """#3: 0.44's item_type / assistant_message shape."""
+        old = feedback_item()
+        self.gw.add_work(old)
+        self.start_agent(FAKE_CLI_FIXTURE="old-0.44")
+        reply = self.wait_reply(old["work_id"])
+        self.assertEqual(reply["text"], "The coding CLI (codex) failed: codex 0.45 or later is "
+                                        "required (found output of an older version).")
+
+    def test_a_follow_up_prompt_beginning_with_a_dash(self):
+        """#2 and #7: `codex exec --json --sandbox workspace-write resume ID -`."""
+        first = feedback_item(conversation="room_cdash")
+        self.gw.add_work(first)
+        self.start_agent(FAKE_CLI_NO_TOOLS="1")
+        self.wait_reply(first["work_id"])
+        thread = state_of(self.state_dir)["sessions"]["room_cdash"]["id"]
+        follow = message_item("Also make it green", conversation="room_cdash", author="-x")
+        self.gw.add_work(follow)
+        self.wait_reply(follow["work_id"])
+        run = self.cli_runs()[-1]
+        self.assertEqual(run["argv"], ["exec", "--json", "--sandbox", "workspace-write",
+                                       "resume", thread, "-"])
+        self.assertEqual(run["prompt"], "-x wrote to you:\nAlso make it green")
 
     def test_pr_with_gh_and_resume_thread(self):
         bindir = os.path.join(self.tmp, "bin")
@@ -219,7 +318,7 @@ class FailureTest(AgentTestCase):
         self.gw.add_work(item)
         self.start_agent(FAKE_CLI_FAIL="1", FAKE_CLI_EDIT=FIX)
         reply = self.wait_reply(item["work_id"])
-        self.assertIn("The coding CLI (claude) failed: API Error: 529 Overloaded.", reply["text"])
+        self.assertIn('The coding CLI (claude) failed: API Error: 529 {"type":"error"', reply["text"])
         self.assertIn("set aside with `git stash`", reply["text"])
         self.assertEqual(git(self.repo["checkout"], "status", "--porcelain"), "")
         self.assertEqual(self.gw.events_for(item["work_id"], "proposal"), [])

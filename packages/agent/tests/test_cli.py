@@ -47,7 +47,7 @@ class FakeCliFormatsTest(unittest.TestCase):
     def test_failure_read_from_the_stream_not_exit_code(self):
         r, _ = self.run_cli("claude", FAKE_CLI_FAIL="1", FAKE_CLI_EXIT="0")
         self.assertFalse(r.ok)
-        self.assertIn("529 Overloaded", r.error)
+        self.assertTrue(r.error.startswith("API Error: 529"), r.error)
         r, _ = self.run_cli("codex", FAKE_CLI_FAIL="1")
         self.assertFalse(r.ok)
         self.assertIn("stream disconnected", r.error)
@@ -68,6 +68,14 @@ class FakeCliFormatsTest(unittest.TestCase):
         self.assertFalse(r.launched)
         self.assertEqual(r.error, "`definitely-not-a-cli-xyz` was not found on PATH. Install it "
                                   "or set SERVICE_CLI_COMMAND.")
+
+    def test_cli_version(self):
+        env_cmd = ["env", "SERVICE_CLI=codex", sys.executable, FAKE_CLI]
+        self.assertEqual(cli.cli_version("codex", env_cmd), "codex 0.63.0")
+        self.assertEqual(cli.cli_version("claude", ["env", "SERVICE_CLI=claude", sys.executable,
+                                                    FAKE_CLI]), "claude 2.1.332")
+        self.assertEqual(cli.cli_version("claude", ["no-such-cli-xyz"]), "claude (not found)")
+        self.assertEqual(cli.cli_version("claude", ["sh", "-c", "exit 0"]), "claude (version unknown)")
 
     def test_no_result_is_a_failure_with_stderr(self):
         script = os.path.join(self.tmp, "dies.sh")
@@ -163,7 +171,7 @@ class MappingTest(unittest.TestCase):
         self.assertEqual(m.outcome().error, "unauthorized")
 
     def test_command_chip(self):
-        p = cli._Paths("/repo")
+        p = cli.Paths("/repo")
         self.assertEqual(cli.command_chip("bash -lc \"sed -n '1,80p' /repo/app/x.rb\"", p),
                          "Reading app/x.rb")
         self.assertEqual(cli.command_chip("git grep -n checkout", p), "Searching for checkout")
@@ -172,16 +180,18 @@ class MappingTest(unittest.TestCase):
         self.assertTrue(len(cli.command_chip("echo " + "x" * 500, p)) <= cli.CHIP_MAX)
 
     def test_build_command(self):
-        self.assertEqual(cli.build_command("claude", ["claude"], [], "P", None),
-                         ["claude", "-p", "P", "--output-format", "stream-json", "--verbose"])
-        self.assertEqual(cli.build_command("claude", ["claude"], ["--x"], "P", "s1")[-3:],
+        """#2 and #7: the prompt is never an argument (it goes on stdin), and every codex flag
+        comes before `resume`, as docs/exec.md and the official SDK write it."""
+        self.assertEqual(cli.build_command("claude", ["claude"], [], None),
+                         ["claude", "-p", "--output-format", "stream-json", "--verbose"])
+        self.assertEqual(cli.build_command("claude", ["claude"], ["--x"], "s1")[-3:],
                          ["--x", "--resume", "s1"])
-        self.assertEqual(cli.build_command("codex", ["codex"], [], "P", None),
-                         ["codex", "exec", "--json", "P"])
+        self.assertEqual(cli.build_command("codex", ["codex"], [], None),
+                         ["codex", "exec", "--json", "-"])
         self.assertEqual(cli.build_command("codex", ["codex"], ["--sandbox", "workspace-write"],
-                                           "P", "t1"),
-                         ["codex", "exec", "--sandbox", "workspace-write", "resume", "t1",
-                          "--json", "P"])
+                                           "t1"),
+                         ["codex", "exec", "--json", "--sandbox", "workspace-write", "resume",
+                          "t1", "-"])
 
 
 class PromptTest(unittest.TestCase):

@@ -58,6 +58,7 @@ class InstallTest(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     path_prefix = ""
+    extra_env = {}
 
     def env(self):
         path = os.environ.get("PATH", "/usr/bin:/bin")
@@ -67,7 +68,7 @@ class InstallTest(unittest.TestCase):
                 "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1", "PYTHONDONTWRITEBYTECODE": "1",
                 "SERVICE_ETC_DIR": self.etc, "SERVICE_UNIT_DIR": self.units,
                 "SERVICE_INSTALL_PREFIX": self.prefix, "SERVICE_STATE_ROOT": self.state_root,
-                "SYSTEMCTL": self.systemctl, "SERVICE_RUN_AS": ""}
+                "SYSTEMCTL": self.systemctl, "SERVICE_RUN_AS": "", **self.extra_env}
 
     def run_sh(self, *args, answers="", script=INSTALL_SH):
         return subprocess.run(["bash", script] + list(args), input=answers, env=self.env(),
@@ -198,7 +199,8 @@ class InstallTest(unittest.TestCase):
         with open(self.active, "w") as f:
             f.write("service-dispatch@%s\n" % ids[0])
         out = self.run_sh("--list").stdout
-        self.assertRegex(out, r"(?m)^%s\s+up\s+shop\s+%s$" % (ids[0], re.escape(self.gw.url)))
+        self.assertRegex(out, r"(?m)^%s\s+up\s+shop\s+claude MISSING \(claude not found\)\s+%s$"
+                         % (ids[0], re.escape(self.gw.url)))
         self.assertRegex(out, r"(?m)^%s\s+down \(inactive\)\s+shop" % ids[1])
 
         self.assertTrue(os.path.isdir(os.path.join(self.state_root, ids[1])))
@@ -211,6 +213,41 @@ class InstallTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("no agent instance %s" % ids[1], r.stderr)
         self.assertEqual(self.run_sh("--remove", "../../etc").returncode, 1)
+
+    def test_the_cli_is_found_as_the_user_the_instance_runs_as(self):
+        """#5: root's PATH has no ~/.local/bin; the user's login shell does."""
+        home = os.path.join(self.tmp, "home-dev")
+        bindir = os.path.join(home, ".local", "bin")
+        os.makedirs(bindir)
+        claude = os.path.join(bindir, "claude")
+        with open(claude, "w") as f:
+            f.write("#!/bin/sh\n[ \"$1\" = --version ] && echo '2.1.332 (Claude Code)'\n")
+        os.chmod(claude, 0o755)
+        with open(os.path.join(home, ".bash_profile"), "w") as f:
+            f.write('PATH="$HOME/.local/bin:$PATH"\n')  # what a user's profile does
+        runuser = os.path.join(self.tmp, "runuser")
+        with open(runuser, "w") as f:  # `runuser -u USER -- CMD...` for a user "dev" with that home
+            f.write('#!/bin/sh\necho "$@" >> %s/runuser.log\nshift; [ "$1" = -- ] && shift\n'
+                    'HOME=%s PATH=/usr/bin:/bin exec "$@"\n' % (self.tmp, home))
+        os.chmod(runuser, 0o755)
+        self.extra_env = {"SERVICE_RUN_AS": "dev", "SERVICE_RUNUSER": runuser}
+        r = self.dispatch()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Found claude for dev: %s" % claude, r.stderr)
+        with open(os.path.join(self.tmp, "runuser.log")) as f:
+            self.assertTrue(f.read().startswith("dev -- bash -lic"))
+        [f] = self.env_files()
+        env = read_env(os.path.join(self.etc, f))
+        self.assertEqual(env["SERVICE_CLI_COMMAND"], claude)
+        self.assertTrue(env["PATH"].startswith(bindir + ":/usr/local/sbin:"), env["PATH"])
+        with open(os.path.join(self.units, "service-dispatch@%s.service.d" % f[:-4],
+                               "10-user.conf")) as unit:
+            self.assertIn("User=dev", unit.read())
+        # --list names the CLI and its version, and says when it is gone
+        self.assertRegex(self.run_sh("--list").stdout, r"(?m)^%s\s+down \(inactive\)\s+shop\s+"
+                                                      r"claude 2\.1\.332\s" % f[:-4])
+        os.remove(claude)
+        self.assertIn("claude MISSING (%s not found)" % claude, self.run_sh("--list").stdout)
 
     def test_update_pulls_reinstalls_and_restarts_all(self):
         # the agent's code as a git checkout with an origin

@@ -161,6 +161,8 @@ export interface FeedbackTable {
   visitor_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The member who triages it (members.id); null while nobody is assigned. */
   assignee_member_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The error group it was filed from with "Fix with agent" (migration 0080); one ticket a group. */
+  error_group_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: DefaultTimestamp;
 }
@@ -339,6 +341,8 @@ export interface AgentsTable {
   token_id: string | null;
   last_heartbeat_at: Timestamp | null;
   activity: string | null;
+  /** The coding CLI and its version as the agent reported it ("claude 2.1.332"). */
+  cli: string | null;
   stream_seen_at: Timestamp | null;
   woken_at: Timestamp | null;
   created_at: CreatedAt;

@@ -2,6 +2,7 @@ import { createAppAuth } from '@octokit/auth-app';
 import { GraphqlResponseError, withCustomRequest } from '@octokit/graphql';
 import { exchangeWebFlowCode, refreshToken } from '@octokit/oauth-methods';
 import { request as octokitRequest } from '@octokit/request';
+import type { components, operations } from '@octokit/openapi-types';
 import { RequestError } from '@octokit/request-error';
 import { z } from 'zod';
 import type { GithubApp } from './config.js';
@@ -38,44 +39,90 @@ export interface AgentTask {
   state: string;
   /** The task's page on GitHub, when GitHub gives one. */
   url: string | null;
-  prUrl: string | null;
+  /** The GraphQL global id of the pull request the task opened (its `pull` artifact), if any. */
+  pullRequestId: string | null;
+  /** Why the task failed: GitHub's message on the session that failed. */
   error: string | null;
 }
 
-const repoSchema = z.object({
-  id: z.union([z.number(), z.string()]),
-  node_id: z.string(),
-  full_name: z.string(),
-  default_branch: z.string().default('main'),
-});
-const reposPageSchema = z.object({ repositories: z.array(repoSchema) });
-const userSchema = z.object({ login: z.string(), id: z.union([z.number(), z.string()]) });
-const installationsSchema = z.object({
-  installations: z.array(
-    z.object({
-      id: z.union([z.number(), z.string()]),
-      account: z.object({ login: z.string() }).nullable(),
-    }),
-  ),
-});
-const issueSchema = z.object({
-  number: z.number(),
-  node_id: z.string(),
-  html_url: z.string(),
-});
-const artifactSchema = z.looseObject({
-  type: z.string().optional(),
-  url: z.string().optional(),
-  html_url: z.string().optional(),
-  data: z.looseObject({ html_url: z.string().optional(), url: z.string().optional() }).optional(),
-});
-const taskSchema = z.looseObject({
-  id: z.union([z.string(), z.number()]),
-  html_url: z.string().nullish(),
-  state: z.string(),
-  artifacts: z.array(artifactSchema).nullish(),
-  error: z.union([z.string(), z.looseObject({ message: z.string().optional() })]).nullish(),
-});
+export interface PullRequestRef {
+  url: string;
+  number: number;
+  merged: boolean;
+  closed: boolean;
+}
+
+/**
+ * GitHub's REST shapes, from its OpenAPI description (`@octokit/openapi-types`): no hand-written
+ * copies, so reading a field GitHub does not describe fails `tsc`.
+ */
+type JsonOf<Op> = Op extends { responses: infer R }
+  ? R extends { 200: { content: { 'application/json': infer J } } }
+    ? J
+    : R extends { 201: { content: { 'application/json': infer J } } }
+      ? J
+      : never
+  : never;
+export type GitHubTask = JsonOf<operations['agent-tasks/get-task-by-repo-and-id']>;
+export type GitHubTaskListItem = JsonOf<
+  operations['agent-tasks/list-tasks-for-repo']
+>['tasks'][number];
+export type GitHubCreatedTask = JsonOf<operations['agent-tasks/create-task-in-repo']>;
+export type GitHubInstallation = components['schemas']['installation'];
+export type GitHubIssue = components['schemas']['issue'];
+export type GitHubRepository = components['schemas']['repository'];
+export type GitHubUser = JsonOf<operations['users/get-authenticated']>;
+
+/**
+ * The GraphQL documents Ferry sends. Each is checked against GitHub's published schema
+ * (`@octokit/graphql-schema`) plus the public-preview fields the coding-agent docs use
+ * (packages/github/test/graphql-documents.test.ts).
+ */
+export const GRAPHQL_DOCUMENTS = {
+  assignableActors: `query ($owner: String!, $name: String!) {
+    repository(owner: $owner, name: $name) {
+      id
+      suggestedActors(capabilities: [CAN_BE_ASSIGNED], first: 100) {
+        nodes { login __typename ... on Bot { id } ... on User { id } }
+      }
+    }
+  }`,
+  assignCodingAgent: `mutation ($input: ReplaceActorsForAssignableInput!) {
+    replaceActorsForAssignable(input: $input) {
+      assignable { ... on Issue { id number } }
+    }
+  }`,
+  issueTimeline: `query ($owner: String!, $name: String!, $number: Int!) {
+    repository(owner: $owner, name: $name) {
+      issue(number: $number) {
+        timelineItems(itemTypes: [CROSS_REFERENCED_EVENT], last: 20) {
+          nodes {
+            ... on CrossReferencedEvent { source { __typename ... on PullRequest { url state merged } } }
+          }
+        }
+      }
+    }
+  }`,
+  pullRequest: `query ($id: ID!) {
+    node(id: $id) {
+      __typename
+      ... on PullRequest { url number state merged }
+    }
+  }`,
+} as const;
+
+/**
+ * "Using Copilot cloud agent via the API" (docs.github.com/copilot/how-tos/use-copilot-agents/
+ * cloud-agent/use-cloud-agent-via-the-api): the assignment mutations need both features.
+ */
+export const COPILOT_GRAPHQL_FEATURES =
+  'issues_copilot_assignment_api_support,coding_agent_model_selection';
+
+/** How far GitHub's clock may be from ours when a lost task is looked for by its creation time. */
+const TASK_CLOCK_SKEW_MS = 2 * 60_000;
+/** At most this many recent tasks are read in full while looking for a lost one. */
+const TASK_CANDIDATES = 10;
+
 const actorsSchema = z.object({
   repository: z
     .object({
@@ -107,6 +154,17 @@ const timelineSchema = z.object({
           }),
         })
         .nullable(),
+    })
+    .nullable(),
+});
+const pullRequestNodeSchema = z.object({
+  node: z
+    .looseObject({
+      __typename: z.string().optional(),
+      url: z.string().optional(),
+      number: z.number().optional(),
+      state: z.string().optional(),
+      merged: z.boolean().optional(),
     })
     .nullable(),
 });
@@ -245,22 +303,27 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
 
     getUser(token: string): Promise<{ login: string; id: string }> {
       return call('the signed-in user', async () => {
-        const { data } = await rest('GET /user', { headers: asUser(token) });
-        const user = parse(userSchema, data, 'the user');
-        return { login: user.login, id: String(user.id) };
+        const { data }: { data: GitHubUser } = await rest('GET /user', { headers: asUser(token) });
+        if (typeof data?.login !== 'string') throw unexpected('the user');
+        return { login: data.login, id: String(data.id) };
       });
     },
 
-    /** Installations of this App the user can reach: proves an installation id is theirs. */
+    /**
+     * Installations of this App the user can reach: proves an installation id is theirs. An
+     * installation's account is a user or organization (`login`) or an enterprise (`slug`, no
+     * login); null when GitHub shows none.
+     */
     userInstallations(token: string): Promise<Array<{ id: string; account: string }>> {
       return call('the user installations', async () => {
         const { data } = await rest('GET /user/installations', {
           headers: asUser(token),
           per_page: 100,
         });
-        return parse(installationsSchema, data, 'the installations').installations.map((i) => ({
+        if (!Array.isArray(data?.installations)) throw unexpected('the installations');
+        return data.installations.map((i: GitHubInstallation) => ({
           id: String(i.id),
-          account: i.account?.login ?? '',
+          account: accountName(i.account),
         }));
       });
     },
@@ -275,7 +338,8 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
             per_page: 100,
             page,
           });
-          const batch = parse(reposPageSchema, data, 'the repositories').repositories;
+          if (!Array.isArray(data?.repositories)) throw unexpected('the repositories');
+          const batch: GitHubRepository[] = data.repositories;
           for (const r of batch) {
             repos.push({
               githubId: String(r.id),
@@ -298,15 +362,15 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
       const [owner, repo] = fullName.split('/');
       return call('opening the issue', async () => {
         const headers = await installationHeaders(installationId);
-        const { data } = await rest('POST /repos/{owner}/{repo}/issues', {
+        const { data }: { data: GitHubIssue } = await rest('POST /repos/{owner}/{repo}/issues', {
           headers,
           owner: owner!,
           repo: repo!,
           title: issue.title,
           body: issue.body,
         });
-        const created = parse(issueSchema, data, 'the new issue');
-        return { number: created.number, nodeId: created.node_id, url: created.html_url };
+        if (typeof data?.number !== 'number') throw unexpected('the new issue');
+        return { number: data.number, nodeId: data.node_id, url: data.html_url };
       });
     },
 
@@ -331,31 +395,59 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
           direction: 'desc',
           per_page: 50,
         });
-        const issues = parse(
-          z.array(issueSchema.extend({ body: z.string().nullish() })),
-          data,
-          'the issues',
-        );
+        if (!Array.isArray(data)) throw unexpected('the issues');
+        const issues: GitHubIssue[] = data;
         const found = issues.find((issue) => issue.body?.includes(marker));
         return found ? { number: found.number, nodeId: found.node_id, url: found.html_url } : null;
       });
     },
 
-    /** A task this dispatch already started (its prompt carries `marker`), for the same reason. */
-    findTaskWithMarker(token: string, fullName: string, marker: string): Promise<AgentTask | null> {
+    /**
+     * A task this dispatch already started, for a re-run whose start request may have reached
+     * GitHub without its answer reaching us. GitHub's list shows no prompt (its `name` is only
+     * derived from one), so: the tasks created since the request went out (less some clock
+     * skew), each read in full, where a session's prompt carries `marker`. When GitHub shows no
+     * session prompt at all, the one such task on `baseRef` whose name names the issue is taken.
+     */
+    findStartedTask(
+      token: string,
+      fullName: string,
+      lost: { marker: string; requestedAt: Date; baseRef: string; issueNumber: number },
+    ): Promise<AgentTask | null> {
       const [owner, repo] = fullName.split('/');
+      const headers = { ...asUser(token), 'x-github-api-version': AGENT_TASKS_API_VERSION };
+      const since = lost.requestedAt.getTime() - TASK_CLOCK_SKEW_MS;
       return call('looking for the agent task', async () => {
         const { data } = await rest('GET /agents/repos/{owner}/{repo}/tasks', {
-          headers: { ...asUser(token), 'x-github-api-version': AGENT_TASKS_API_VERSION },
+          headers,
           owner: owner!,
           repo: repo!,
+          sort: 'created_at',
+          direction: 'desc',
+          since: new Date(since).toISOString(),
           per_page: 50,
         });
-        const list = Array.isArray(data)
-          ? (data as unknown[])
-          : (z.looseObject({ tasks: z.array(z.unknown()) }).safeParse(data).data?.tasks ?? []);
-        const found = list.find((task) => JSON.stringify(task).includes(marker));
-        return found ? agentTask(found) : null;
+        if (!Array.isArray(data?.tasks)) throw unexpected('the agent tasks');
+        const listed: GitHubTaskListItem[] = data.tasks;
+        const candidates = listed
+          .filter((task) => Date.parse(task.created_at) >= since)
+          .slice(0, TASK_CANDIDATES);
+        const unnamed: GitHubTask[] = [];
+        for (const candidate of candidates) {
+          const { data: full }: { data: GitHubTask } = await rest(
+            'GET /agents/repos/{owner}/{repo}/tasks/{task_id}',
+            { headers, owner: owner!, repo: repo!, task_id: candidate.id },
+          );
+          const sessions = full.sessions ?? [];
+          if (sessions.some((session) => session.prompt?.includes(lost.marker))) {
+            return agentTask(full);
+          }
+          const noPrompt = sessions.every((session) => session.prompt === undefined);
+          const sameBase = sessions.some((session) => session.base_ref === lost.baseRef);
+          const namesIssue = new RegExp(`#${lost.issueNumber}(?!\\d)`).test(full.name ?? '');
+          if (noPrompt && sameBase && namesIssue) unnamed.push(full);
+        }
+        return unnamed.length === 1 ? agentTask(unnamed[0]!) : null;
       });
     },
 
@@ -366,14 +458,17 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
     ): Promise<AgentTask> {
       const [owner, repo] = fullName.split('/');
       return call('starting the agent task', async () => {
-        const { data } = await rest('POST /agents/repos/{owner}/{repo}/tasks', {
-          headers: { ...asUser(token), 'x-github-api-version': AGENT_TASKS_API_VERSION },
-          owner: owner!,
-          repo: repo!,
-          prompt: task.prompt,
-          base_ref: task.baseRef,
-          create_pull_request: true,
-        });
+        const { data }: { data: GitHubCreatedTask } = await rest(
+          'POST /agents/repos/{owner}/{repo}/tasks',
+          {
+            headers: { ...asUser(token), 'x-github-api-version': AGENT_TASKS_API_VERSION },
+            owner: owner!,
+            repo: repo!,
+            prompt: task.prompt,
+            base_ref: task.baseRef,
+            create_pull_request: true,
+          },
+        );
         return agentTask(data);
       });
     },
@@ -381,19 +476,53 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
     getAgentTask(token: string, fullName: string, taskId: string): Promise<AgentTask> {
       const [owner, repo] = fullName.split('/');
       return call('the agent task', async () => {
-        const { data } = await rest('GET /agents/repos/{owner}/{repo}/tasks/{task_id}', {
-          headers: { ...asUser(token), 'x-github-api-version': AGENT_TASKS_API_VERSION },
-          owner: owner!,
-          repo: repo!,
-          task_id: taskId,
-        });
+        const { data }: { data: GitHubTask } = await rest(
+          'GET /agents/repos/{owner}/{repo}/tasks/{task_id}',
+          {
+            headers: { ...asUser(token), 'x-github-api-version': AGENT_TASKS_API_VERSION },
+            owner: owner!,
+            repo: repo!,
+            task_id: taskId,
+          },
+        );
         return agentTask(data);
       });
     },
 
     /**
+     * The pull request behind a task's pull artifact, by its GraphQL global id (the artifact
+     * carries no URL). Null when GitHub does not resolve it to a pull request (yet).
+     */
+    pullRequest(token: string, globalId: string): Promise<PullRequestRef | null> {
+      return call('the pull request', async () => {
+        let answer: unknown;
+        try {
+          answer = await graphqlAs(token)(GRAPHQL_DOCUMENTS.pullRequest, { id: globalId });
+        } catch (error) {
+          // GitHub answers an id it cannot resolve (or not for this user) with NOT_FOUND.
+          const notFound =
+            error instanceof GraphqlResponseError &&
+            error.errors?.every((e) => (e as { type?: string }).type === 'NOT_FOUND');
+          if (notFound) return null;
+          throw error;
+        }
+        const found = parse(pullRequestNodeSchema, answer, 'the pull request');
+        const pull = found.node;
+        if (pull?.__typename !== 'PullRequest' || !pull.url) return null;
+        return {
+          url: pull.url,
+          number: pull.number ?? 0,
+          merged: pull.merged === true || pull.state === 'MERGED',
+          closed: pull.state === 'CLOSED',
+        };
+      });
+    },
+
+    /**
      * The fallback when the task API is unavailable to the account: assign the issue to the
-     * coding agent (its bot id from suggestedActors), with the base branch to work from.
+     * coding agent (its bot id from suggestedActors), with the base branch to work from. The
+     * GraphQL path the docs give, which also tells first whether the agent can be assigned at
+     * all; the REST one (POST .../assignees with agent_assignment) needs the same permissions.
      */
     assignCodingAgent(
       token: string,
@@ -404,17 +533,10 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
       return call('assigning the coding agent', async () => {
         const found = parse(
           actorsSchema,
-          await graphqlAs(token)(
-            `query ($owner: String!, $name: String!) {
-              repository(owner: $owner, name: $name) {
-                id
-                suggestedActors(capabilities: [CAN_BE_ASSIGNED], first: 100) {
-                  nodes { login __typename ... on Bot { id } ... on User { id } }
-                }
-              }
-            }`,
-            { owner: owner!, name: name! },
-          ),
+          await graphqlAs(token)(GRAPHQL_DOCUMENTS.assignableActors, {
+            owner: owner!,
+            name: name!,
+          }),
           'the assignable actors',
         );
         const bot = found.repository?.suggestedActors.nodes.find(
@@ -427,12 +549,8 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
             `The coding agent cannot be assigned in ${fullName}: it is not enabled for this repository or account.`,
           );
         }
-        await graphqlAs(token, { 'graphql-features': 'issues_copilot_assignment_api_support' })(
-          `mutation ($input: ReplaceActorsForAssignableInput!) {
-            replaceActorsForAssignable(input: $input) {
-              assignable { ... on Issue { id number } }
-            }
-          }`,
+        await graphqlAs(token, { 'graphql-features': COPILOT_GRAPHQL_FEATURES })(
+          GRAPHQL_DOCUMENTS.assignCodingAgent,
           {
             input: {
               assignableId: issue.nodeId,
@@ -454,20 +572,11 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
       return call('the issue timeline', async () => {
         const found = parse(
           timelineSchema,
-          await graphqlAs(token)(
-            `query ($owner: String!, $name: String!, $number: Int!) {
-              repository(owner: $owner, name: $name) {
-                issue(number: $number) {
-                  timelineItems(itemTypes: [CROSS_REFERENCED_EVENT], last: 20) {
-                    nodes {
-                      ... on CrossReferencedEvent { source { __typename ... on PullRequest { url state merged } } }
-                    }
-                  }
-                }
-              }
-            }`,
-            { owner: owner!, name: name!, number: issueNumber },
-          ),
+          await graphqlAs(token)(GRAPHQL_DOCUMENTS.issueTimeline, {
+            owner: owner!,
+            name: name!,
+            number: issueNumber,
+          }),
           'the issue timeline',
         );
         const pull = found.repository?.issue?.timelineItems.nodes
@@ -480,11 +589,33 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
   };
 }
 
-function agentTask(data: unknown): AgentTask {
-  const task = parse(taskSchema, data, 'the agent task');
+function unexpected(what: string): GitHubError {
+  return new GitHubError('invalid', 0, `GitHub answered ${what} in an unexpected shape.`);
+}
+
+/** An installation's account by name: a user's or organization's login, an enterprise's slug. */
+function accountName(account: GitHubInstallation['account']): string {
+  if (!account) return '';
+  return 'login' in account ? account.login : account.slug;
+}
+
+/**
+ * A task as the flow needs it. GitHub's description: a failure's reason is on the session that
+ * failed (`sessions[].error.message`), and the pull artifact's data is `{id, global_id}`.
+ */
+function agentTask(task: GitHubTask | GitHubCreatedTask): AgentTask {
+  if (typeof task?.id !== 'string' || typeof task.state !== 'string') {
+    throw unexpected('the agent task');
+  }
   const pull = task.artifacts?.find((artifact) => artifact.type === 'pull');
-  const prUrl = pull ? (pull.data?.html_url ?? pull.html_url ?? pull.url ?? pull.data?.url) : null;
-  const error = typeof task.error === 'string' ? task.error : (task.error?.message ?? null);
-  const url = typeof task.html_url === 'string' ? task.html_url : null;
-  return { id: String(task.id), state: task.state, url, prUrl: prUrl ?? null, error };
+  const pullRequestId = pull && 'global_id' in pull.data ? (pull.data.global_id ?? null) : null;
+  const sessions = 'sessions' in task ? (task.sessions ?? []) : [];
+  const failed = [...sessions].reverse().find((session) => session.error?.message);
+  return {
+    id: task.id,
+    state: task.state,
+    url: task.html_url ?? null,
+    pullRequestId,
+    error: failed?.error?.message ?? null,
+  };
 }

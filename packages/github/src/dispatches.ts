@@ -1,5 +1,5 @@
 import { AppError, isId, newId } from '@ferry/core';
-import type { Db, Dispatch } from '@ferry/db';
+import { isUniqueViolation, type Db, type Dispatch } from '@ferry/db';
 import { writeEvent } from '@ferry/queues';
 import { dispatchJson, findFeedback, type DispatchJson } from '@ferry/workspace';
 import { z } from 'zod';
@@ -106,17 +106,6 @@ async function runAsMember(db: Db, workspaceId: string, starter: DispatchStarter
     );
   }
   return starter.memberId;
-}
-
-function isUniqueViolation(error: unknown, constraint: string): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    'code' in error &&
-    error.code === '23505' &&
-    'constraint' in error &&
-    error.constraint === constraint
-  );
 }
 
 export function findDispatch(db: Db, id: string): Promise<Dispatch | undefined> {

@@ -10,3 +10,4 @@ export * from './redact.js';
 export * from './rate-limit.js';
 export * from './outbound.js';
 export * from './route-table.js';
+export * from './public-key.js';

@@ -1,4 +1,10 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserServer,
+  type Page,
+} from 'playwright-core';
 
 export interface TestBrowser {
   browser: Browser;
@@ -8,32 +14,64 @@ export interface TestBrowser {
 }
 
 /**
+ * Where jest's global setup left the suite's one Chromium (see startSharedChromium). Test files
+ * connect to it instead of starting a browser each: a Chromium start costs a second or more of CPU
+ * on this 2-core machine, and the ~20 browser files each paid it. Contexts stay per person, so
+ * files share no cookies, storage or cache.
+ */
+export const SHARED_CHROMIUM_ENV = 'FERRY_TEST_CHROMIUM_WS';
+
+/**
  * Debian's Chromium driven by playwright-core (never a downloaded browser). CHROMIUM_PATH overrides
  * the binary (CI on Ubuntu uses Google Chrome). Flags keep it off the network and quiet. Playwright
  * itself gives every launch a fresh, empty profile directory (it refuses a --user-data-dir flag).
  */
+const LAUNCH_OPTIONS = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-quic',
+    '--no-first-run',
+  ],
+};
+
+/**
+ * The suite's Chromium when jest started one (closing only disconnects this file), else a browser
+ * of its own (a bench script, a file run outside jest).
+ */
 export async function launchBrowser(): Promise<TestBrowser> {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-      '--no-first-run',
-    ],
-  });
+  const shared = process.env[SHARED_CHROMIUM_ENV];
+  const browser = shared ? await chromium.connect(shared) : await chromium.launch(LAUNCH_OPTIONS);
   return {
     browser,
     newContext: () => browser.newContext(),
     close: async () => {
+      // A file's contexts die with its connection; the shared browser itself lives on.
       await browser.close();
     },
   };
+}
+
+/**
+ * Jest's global setup: one Chromium for the whole run, reached over its websocket endpoint. Returns
+ * undefined when Chromium cannot start (not installed): only the browser files then fail, each
+ * with launchBrowser's own error, and the rest of the suite runs.
+ */
+export async function startSharedChromium(): Promise<BrowserServer | undefined> {
+  try {
+    const server = await chromium.launchServer(LAUNCH_OPTIONS);
+    process.env[SHARED_CHROMIUM_ENV] = server.wsEndpoint();
+    return server;
+  } catch (error) {
+    console.warn(`shared Chromium did not start (browser tests will say why): ${String(error)}`);
+    return undefined;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // `pnpm fake-github`: a FakeGitHub for trying Ferry's GitHub dispatch locally, without a real App.
 // Prints the environment lines to paste into Ferry's env on stdout; logs requests on stderr.
-import { FakeGitHub } from './fake-github.js';
+import { FakeGitHub } from './fake-github/index.js';
 
 function portFrom(value: string | undefined): number {
   const port = Number(value ?? 3999);

@@ -1,12 +1,18 @@
+import { startSharedChromium } from './browser.js';
 import { resolveStores } from './stores.js';
 import { ensureTemplate } from './template.js';
 
-/** Jest globalSetup: find the stores once, build the migrated template, hand both to workers via env. */
+/**
+ * Jest globalSetup: find the stores once, build the migrated template and start the suite's one
+ * Chromium, and hand all three to workers via env.
+ */
 export default async function globalSetup(): Promise<void> {
-  const stores = await resolveStores();
+  const [stores, chromium] = await Promise.all([resolveStores(), startSharedChromium()]);
   const template = await ensureTemplate(stores.databaseUrl);
   process.env.FERRY_TEST_DATABASE_URL = stores.databaseUrl;
   process.env.FERRY_TEST_REDIS_URL = stores.redisUrl;
   process.env.FERRY_TEST_TEMPLATE = template;
-  (globalThis as { __ferryStores?: typeof stores }).__ferryStores = stores;
+  const state = globalThis as { __ferryStores?: typeof stores; __ferryChromium?: typeof chromium };
+  state.__ferryStores = stores;
+  state.__ferryChromium = chromium;
 }

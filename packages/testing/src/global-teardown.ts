@@ -1,5 +1,7 @@
+import type { BrowserServer } from 'playwright-core';
 import type { StoreUrls } from './stores.js';
 
 export default async function globalTeardown(): Promise<void> {
-  await (globalThis as { __ferryStores?: StoreUrls }).__ferryStores?.stop();
+  const state = globalThis as { __ferryStores?: StoreUrls; __ferryChromium?: BrowserServer };
+  await Promise.all([state.__ferryChromium?.close(), state.__ferryStores?.stop()]);
 }

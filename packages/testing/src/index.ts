@@ -7,6 +7,6 @@ export * from './browser.js';
 export * from './process.js';
 export * from './drain.js';
 export * from './form-client.js';
-export * from './fake-github.js';
+export * from './fake-github/index.js';
 export * from './axe.js';
 export * from './migrations.js';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { COPILOT_BOT, FakeGitHub } from '../src/fake-github.js';
+import { COPILOT_BOT, FakeGitHub } from '../src/fake-github/index.js';
 
 interface Answer {
   status: number;
@@ -262,11 +262,40 @@ describe.each([
       'completed',
     ]);
     expect(field(seen[0], 'artifacts')).toEqual([]);
+    // GitHub's description: a pull artifact's data is the PR's id and GraphQL global id, no URL.
     const pr = field(seen[3], 'artifacts.0');
-    expect(pr).toMatchObject({ provider: 'github', type: 'pull' });
-    expect(field(pr, 'data.html_url')).toMatch(new RegExp(`^${fake.webUrl}/acme/shop/pull/\\d+$`));
-    expect(field(seen[1], 'artifacts.0.data.number')).toBe(field(pr, 'data.number'));
+    expect(pr).toEqual({
+      provider: 'github',
+      type: 'pull',
+      data: { id: expect.any(Number), global_id: expect.stringMatching(/^PR_/) },
+    });
+    expect(field(seen[1], 'artifacts.0.data.global_id')).toBe(field(pr, 'data.global_id'));
+    expect(field(seen[3], 'sessions.0.prompt')).toBe('Fix it');
+    expect(field(seen[3], 'sessions.0.base_ref')).toBe('main');
     expect(fake.tasks()[0]).toMatchObject({ repoFullName: 'acme/shop', login: 'alice' });
+
+    // The PR behind the artifact, by its global id, over GraphQL.
+    const node = await call(fake.graphqlUrl, {
+      token: access,
+      body: {
+        query:
+          'query ($pr: ID!) { node(id: $pr) { ... on PullRequest { url number state merged } } }',
+        variables: { pr: field(pr, 'data.global_id') },
+      },
+    });
+    expect(field(node, 'data.node')).toEqual({
+      url: expect.stringMatching(new RegExp(`^${fake.webUrl}/acme/shop/pull/\\d+$`)),
+      number: expect.any(Number),
+      state: 'OPEN',
+      merged: false,
+    });
+
+    // The list carries no prompt and no sessions: only what GitHub's description lists.
+    const listed = await call(`${tasksUrl}?per_page=50&sort=created_at`, { token: access });
+    expect(field(listed, 'tasks.0.id')).toBe(field(created, 'id'));
+    expect(field(listed, 'tasks.0.prompt')).toBeUndefined();
+    expect(field(listed, 'tasks.0.sessions')).toBeUndefined();
+    expect(field(listed, 'tasks.0.name')).toBe('Fix it');
 
     const installation = await installationToken(fake, installationId);
     const byApp = await call(tasksUrl, { token: installation, body: { prompt: 'x' } });
@@ -288,22 +317,39 @@ describe.each([
       token,
       body: { title: 'Assign me' },
     });
+    expect(issue.status).toBe(201);
     const gql = (query: string, variables: object, headers: Record<string, string> = {}) =>
       call(fake.graphqlUrl, { token: access, body: { query, variables }, headers });
 
-    const actors = await gql('query { repository { suggestedActors { nodes { login } } } }', {
-      owner: 'acme',
-      name: 'repo-0',
+    // Variables of any name: the document is parsed, validated against the schema, executed.
+    const actorsQuery = `query Actors($o: String!, $n: String!) {
+      repository(owner: $o, name: $n) {
+        id
+        suggestedActors(capabilities: [CAN_BE_ASSIGNED], first: 100) {
+          nodes { login ... on Bot { id } ... on User { id } }
+        }
+      }
+    }`;
+    const actors = await gql(actorsQuery, { o: 'acme', n: 'repo-0' });
+    expect(field(actors, 'data.repository.suggestedActors.nodes.0')).toEqual({
+      login: COPILOT_BOT.login,
+      id: COPILOT_BOT.id,
     });
-    expect(field(actors, 'data.repository.suggestedActors.nodes.0.login')).toBe(COPILOT_BOT.login);
-    const missing = await gql('query { repository { suggestedActors } }', {
-      owner: 'acme',
-      name: 'nope',
-    });
+    const missing = await gql(actorsQuery, { o: 'acme', n: 'nope' });
     expect(field(missing, 'errors.0.type')).toBe('NOT_FOUND');
+    expect(field(missing, 'data.repository')).toBeNull();
+    const literal = await gql(
+      'query { repository(owner: "acme", name: "repo-0") { nameWithOwner } }',
+      {},
+    );
+    expect(field(literal, 'data.repository.nameWithOwner')).toBe('acme/repo-0');
 
-    const mutation = 'mutation { replaceActorsForAssignable(input: $input) { assignable } }';
-    const input = {
+    const mutation = `mutation Assign($assignment: ReplaceActorsForAssignableInput!) {
+      replaceActorsForAssignable(input: $assignment) {
+        assignable { ... on Issue { id assignees(first: 10) { nodes { login } } } }
+      }
+    }`;
+    const assignment = {
       assignableId: field(issue, 'node_id'),
       actorIds: [COPILOT_BOT.id],
       agentAssignment: {
@@ -311,22 +357,37 @@ describe.each([
         baseRef: 'main',
       },
     };
-    const withoutHeader = await gql(mutation, { input });
-    expect(withoutHeader.status).toBe(200);
-    expect(field(withoutHeader, 'errors.0.message')).toMatch(
-      /issues_copilot_assignment_api_support/,
-    );
+    // The docs ask for both features; one is not enough.
+    for (const features of [undefined, 'issues_copilot_assignment_api_support']) {
+      const refused = await gql(
+        mutation,
+        { assignment },
+        features ? { 'GraphQL-Features': features } : {},
+      );
+      expect(refused.status).toBe(200);
+      expect(field(refused, 'errors.0.message')).toMatch(/coding_agent_model_selection/);
+    }
     expect(fake.issues('acme/repo-0')[0]?.assignees).toEqual([]);
 
-    const features = { 'GraphQL-Features': 'issues_copilot_assignment_api_support' };
-    const assigned = await gql(mutation, { input }, features);
+    const features = {
+      'GraphQL-Features': 'issues_copilot_assignment_api_support,coding_agent_model_selection',
+    };
+    const assigned = await gql(mutation, { assignment }, features);
     expect(
       field(assigned, 'data.replaceActorsForAssignable.assignable.assignees.nodes.0.login'),
     ).toBe(COPILOT_BOT.login);
     expect(fake.issues('acme/repo-0')[0]?.assignees).toEqual([COPILOT_BOT.login]);
 
-    const timeline = 'query { repository { issue { timelineItems { nodes } } } }';
-    const vars = { owner: 'acme', name: 'repo-0', number: field(issue, 'number') };
+    const timeline = `query ($who: String!, $what: String!, $n: Int!) {
+      repository(owner: $who, name: $what) {
+        issue(number: $n) {
+          timelineItems(itemTypes: [CROSS_REFERENCED_EVENT], last: 20) {
+            nodes { ... on CrossReferencedEvent { source { __typename ... on PullRequest { url state merged } } } }
+          }
+        }
+      }
+    }`;
+    const vars = { who: 'acme', what: 'repo-0', n: field(issue, 'number') };
     const polls: unknown[] = [];
     for (let i = 0; i < 4; i++) {
       polls.push(field(await gql(timeline, vars), 'data.repository.issue.timelineItems.nodes'));
@@ -336,8 +397,12 @@ describe.each([
     expect(field(polls[2], '0.source')).toMatchObject({ state: 'MERGED', merged: true });
     expect(polls[3]).toEqual(polls[2]);
 
+    // What GitHub's schema does not have, or a variable left out, is refused as GitHub would.
     expect(field(await gql('query { viewer { login } }', {}), 'errors.0.message')).toBe(
-      'unknown operation',
+      'Cannot query field "viewer" on type "Query".',
+    );
+    expect(field(await gql(timeline, { who: 'acme' }), 'errors.0.message')).toMatch(
+      /Variable "\$what" of required type "String!" was not provided/,
     );
   });
 

@@ -101,6 +101,21 @@ export function topFrame(stack: string): string | null {
   return null;
 }
 
+/**
+ * The stack's frames without V8's header (`Name: message`, one or more lines): the server
+ * fingerprints class + top line, so with the header on top every message would be its own group
+ * (five `reportError(new Error('x ' + i))` from one line, five groups). The header ends where the
+ * first `at …` frame starts, as in packages/sdk-node. Gecko and WebKit stacks have no header.
+ */
+export function frameLines(stack: string): string[] {
+  const lines = stack
+    .split('\n')
+    .map((line) => line.replace(/\s+$/, ''))
+    .filter((line) => line.trim() !== '');
+  const firstFrame = lines.findIndex((line) => V8_FRAME.test(line));
+  return (firstFrame > 0 ? lines.slice(firstFrame) : lines).slice(0, MAX_FRAMES);
+}
+
 function send(value: unknown, context: unknown): void {
   if (!state || state.sent >= MAX_REPORTS) return;
   state.sent += 1;
@@ -120,11 +135,7 @@ function describe(value: unknown): { error_class: string; message: string; backt
     return {
       error_class: text(value.name) || 'Error',
       message: text(value.message),
-      backtrace: stack
-        .split('\n')
-        .map((line) => line.replace(/\s+$/, ''))
-        .filter((line) => line.trim() !== '')
-        .slice(0, MAX_FRAMES),
+      backtrace: frameLines(stack),
     };
   }
   return { error_class: 'Error', message: text(value), backtrace: [] };

@@ -183,6 +183,8 @@ export interface AgentStatus {
   /** Seconds since the last heartbeat; null when it never sent one. */
   heartbeatAgeSeconds: number | null;
   activity: string | null;
+  /** The coding CLI and its version, as the agent last reported it. */
+  cli: string | null;
   receivesFeedback: boolean;
 }
 
@@ -196,6 +198,7 @@ export function agentStatus(agent: Agent, now = new Date()): AgentStatus {
       ? Math.max(0, Math.round((now.getTime() - agent.last_heartbeat_at.getTime()) / 1000))
       : null,
     activity: agent.activity,
+    cli: agent.cli,
     receivesFeedback: agent.receives_feedback,
   };
 }

@@ -16,6 +16,8 @@ export const CAPABILITIES = {
   'errors.read': 'member',
   /** Resolve, ignore or reopen an error group (the group page's buttons). */
   'errors.triage': 'member',
+  /** "Fix with agent": file (or open) the error group's ticket for the agents. */
+  'errors.file_ticket': 'member',
   'members.manage': 'admin',
   'tokens.manage': 'admin',
   'webhooks.manage': 'admin',

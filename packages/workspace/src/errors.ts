@@ -347,3 +347,62 @@ export function ingestCurlExample(publicUrl: string, publicKey: string): string 
     `       "backtrace": ["app/models/order.rb:42:in \`charge\`"]}'`,
   ].join('\n');
 }
+
+/**
+ * The DSN a Sentry SDK is given: `{scheme}://{public key}@{host}{path}/1`. The project segment is
+ * not checked (the key decides the workspace, DESIGN.md) but must be digits: the JavaScript SDKs
+ * refuse any other DSN and sentry-python reads it with int(), while our workspace ids are `ws_…`.
+ * A PUBLIC_URL under a path keeps it (the SDKs post to `{path}/api/1/envelope/`).
+ */
+export function sentryDsn(publicUrl: string, publicKey: string): string {
+  const url = new URL(publicUrl);
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol}//${publicKey}@${url.host}${path}/1`;
+}
+
+export type SentrySdkName = 'node' | 'browser' | 'python' | 'ruby';
+
+/** Ready-to-paste set-ups of Sentry's own SDKs with the workspace's DSN, one per platform. */
+export function sentrySnippets(
+  dsn: string,
+): Record<SentrySdkName, { label: string; code: string }> {
+  const js = (pkg: string) =>
+    [
+      `// npm install ${pkg}`,
+      `import * as Sentry from '${pkg}';`,
+      '',
+      `Sentry.init({`,
+      `  dsn: '${dsn}',`,
+      `  environment: 'production',`,
+      `  release: 'my-app@1.0.0',`,
+      `});`,
+    ].join('\n');
+  return {
+    node: { label: 'Node (@sentry/node)', code: js('@sentry/node') },
+    browser: { label: 'Browser (@sentry/browser)', code: js('@sentry/browser') },
+    python: {
+      label: 'Python (sentry-sdk)',
+      code: [
+        '# pip install sentry-sdk',
+        'import sentry_sdk',
+        '',
+        'sentry_sdk.init(',
+        `    dsn="${dsn}",`,
+        '    environment="production",',
+        '    release="my-app@1.0.0",',
+        ')',
+      ].join('\n'),
+    },
+    ruby: {
+      label: 'Ruby (sentry-ruby; sentry-raven works too)',
+      code: [
+        "# Gemfile: gem 'sentry-ruby'",
+        'Sentry.init do |config|',
+        `  config.dsn = '${dsn}'`,
+        "  config.environment = 'production'",
+        "  config.release = 'my-app@1.0.0'",
+        'end',
+      ].join('\n'),
+    },
+  };
+}

@@ -125,7 +125,7 @@ export async function fileFeedback(
   db: Db,
   workspaceId: string,
   input: FileFeedbackInput,
-  options: { visitorId?: string | null } = {},
+  options: { visitorId?: string | null; errorGroupId?: string } = {},
 ): Promise<Ticket> {
   return db.transaction().execute(async (trx) => {
     const room = await trx
@@ -162,6 +162,7 @@ export async function fileFeedback(
         element_text: input.element?.text ?? null,
         element_outer_html: input.element?.outer_html ?? null,
         visitor_id: options.visitorId ?? null,
+        error_group_id: options.errorGroupId ?? null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -365,6 +366,8 @@ export interface FeedbackJson {
   conversation: { room_id: string };
   /** The widget visitor who filed it (null for tickets filed through the API). */
   visitor_id: string | null;
+  /** The error group it was filed from with "Fix with agent" (null otherwise). */
+  error_group_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -395,6 +398,7 @@ export function feedbackJson(f: Ticket): FeedbackJson {
     },
     conversation: { room_id: f.room_id },
     visitor_id: f.visitor_id,
+    error_group_id: f.error_group_id,
     created_at: f.created_at.toISOString(),
     updated_at: f.updated_at.toISOString(),
   };

@@ -26,3 +26,5 @@ export * from './ops-history.js';
 export * from './ops-jobs.js';
 export * from './like.js';
 export * from './creation-limits.js';
+export * from './room-history.js';
+export * from './error-fix.js';

@@ -30,6 +30,8 @@ const agentOf = (res: Response): Agent => (res.locals as { agent: Agent }).agent
 
 const heartbeatSchema = z.object({
   activity: z.string('Must be text.').trim().max(200, 'At most 200 characters.').optional(),
+  // The coding CLI and its version ("claude 2.1.332"); agents before #23 do not send it.
+  cli: z.string('Must be text.').trim().max(80, 'At most 80 characters.').optional(),
 });
 const ackSchema = z.object({
   work_id: z.string('Name the work item: "work_id".').regex(/^wrk_[0-9a-z]{26}$/, 'Not a work id.'),
@@ -123,10 +125,14 @@ export function agentGatewayTable(deps: AgentGatewayHttpDeps): MountedTable {
 
   routes.post('/heartbeat', agentCall, async (req, res) => {
     const agent = agentOf(res);
-    const { activity } = parseInput(heartbeatSchema, req.body ?? {}, 'heartbeat');
+    const { activity, cli } = parseInput(heartbeatSchema, req.body ?? {}, 'heartbeat');
     await db
       .updateTable('agents')
-      .set({ last_heartbeat_at: sql<Date>`now()`, activity: activity || null })
+      .set({
+        last_heartbeat_at: sql<Date>`now()`,
+        activity: activity || null,
+        ...(cli ? { cli } : {}),
+      })
       .where('id', '=', agent.id)
       .execute();
     const unacked = await countUnacked(db, agent.id);

@@ -72,6 +72,52 @@ describe('fuzzing every public JSON endpoint', () => {
     120_000,
   );
 
+  // Sentry's endpoints: hostile events as a store body, and wrapped in an envelope.
+  const sentryFields = [
+    'event_id',
+    'exception',
+    'message',
+    'logentry',
+    'stacktrace',
+    'threads',
+    'request',
+    'tags',
+    'user',
+    'contexts',
+    'extra',
+    'timestamp',
+    'release',
+    'environment',
+    'sdk',
+    'platform',
+  ];
+  const sentryTargets: [string, string, (body: string) => string][] = [
+    ['POST /api/:project/store/', '/api/1/store/', (body) => body],
+    [
+      'POST /api/:project/envelope/',
+      '/api/1/envelope/',
+      (body) => `{}\n{"type":"event"}\n${body}\n`,
+    ],
+  ];
+
+  it.each(sentryTargets)(
+    '%s: 300 hostile Sentry events, no 5xx',
+    async (what, path, wrap) => {
+      const bodies = fc.sample(
+        fc.tuple(fc.oneof({ weight: 4, arbitrary: shaped(sentryFields) }, rawJunk), contentTypes),
+        // Fewer than the others: sentry-hostile.test.ts covers the envelope's own framing, and
+        // the suite must stay fast. The event mapping is what these exercise.
+        { numRuns: 300, seed: SEED },
+      );
+      const answers = await sendAll(bodies, ([body, type]) =>
+        world.postRaw(`${path}?sentry_key=${world.tenant}`, wrap(body), type),
+      );
+      expectNoServerError(answers, what);
+      expect(answers.some((a) => a.status < 300)).toBe(true);
+    },
+    120_000,
+  );
+
   it('GET /api/v1/errors and /api/v1/feedback with hostile query strings, no 5xx', async () => {
     const queries = fc.sample(
       fc.tuple(

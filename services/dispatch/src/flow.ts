@@ -16,8 +16,9 @@ import { agentPrompt, dispatchMarker, issueBody, issueTitle } from './issue-body
  * The hosted-agent flow of one dispatch, as a state machine over its row. Each run of the
  * `dispatch` job does the next unfinished step, or one poll of the agent's work, then schedules
  * its successor. Every step is recorded (with its conversation message, in one transaction)
- * before the next starts, so a re-run never repeats a finished step; an issue or task request
- * whose answer was lost is found again by the marker in its body before anything is re-sent.
+ * before the next starts, so a re-run never repeats a finished step; an issue whose answer was
+ * lost is found again by the marker in its body, a task by the marker in its session's prompt
+ * among those created since the request went out, before anything is re-sent.
  *
  *   queued -> issue_opened -> agent_started | assigned -> (pr_opened | waiting_on_user)*
  *          -> completed | failed
@@ -146,7 +147,12 @@ async function startAgent(flow: FlowContext, dispatch: Dispatch): Promise<Dispat
   try {
     const task = await withUserToken(flow, dispatch, async (token) => {
       const earlier = dispatch.task_requested_at
-        ? await github.findTaskWithMarker(token, repo.full_name, marker)
+        ? await github.findStartedTask(token, repo.full_name, {
+            marker,
+            requestedAt: dispatch.task_requested_at,
+            baseRef: repo.default_branch,
+            issueNumber: issue.number,
+          })
         : null;
       if (earlier) return earlier;
       await deps.db
@@ -195,17 +201,24 @@ async function startAgent(flow: FlowContext, dispatch: Dispatch): Promise<Dispat
 
 async function pollTask(flow: FlowContext, dispatch: Dispatch): Promise<Dispatch | undefined> {
   const { github, repo, deps } = flow;
-  const task: AgentTask = await withUserToken(flow, dispatch, (token) =>
-    github.getAgentTask(token, repo.full_name, dispatch.task_id!),
-  );
+  // The task names its pull request only by GraphQL global id: it is looked up once, the first
+  // time the task shows one, and its URL recorded.
+  const { task, prUrl } = await withUserToken(flow, dispatch, async (token) => {
+    const read: AgentTask = await github.getAgentTask(token, repo.full_name, dispatch.task_id!);
+    const pull =
+      read.pullRequestId && !dispatch.pr_url
+        ? await github.pullRequest(token, read.pullRequestId)
+        : null;
+    return { task: read, prUrl: pull?.url ?? null };
+  });
   let current: Dispatch | undefined = dispatch;
-  if (task.prUrl && !current.pr_url) {
+  if (prUrl && !current.pr_url) {
     current = await transition(
       deps.db,
       current,
       current.status,
-      { status: 'pr_opened', pr_url: task.prUrl, task_state: task.state },
-      `GitHub’s coding agent opened a pull request: ${task.prUrl}`,
+      { status: 'pr_opened', pr_url: prUrl, task_state: task.state },
+      `GitHub’s coding agent opened a pull request: ${prUrl}`,
       flow.feedback,
     );
     if (!current) return undefined;

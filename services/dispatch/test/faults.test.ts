@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { newId } from '@ferry/core';
-import { findInstallation } from '@ferry/github';
+import { newId, SecretBox } from '@ferry/core';
+import { findInstallation, userTokenFor } from '@ferry/github';
 import { writeEvent } from '@ferry/queues';
 import { waitUntil } from '@ferry/testing';
 import { dispatchMarker } from '../src/issue-body.js';
@@ -141,6 +141,66 @@ describe('hosted dispatch when GitHub fails', () => {
     expect(issuesOpened()).toBe(before);
     const { dispatches } = await world.ticket(ticket.id);
     expect(dispatches[0]!.issue_url).toBe(earlier.url);
+  });
+
+  it('adopts the agent task an earlier run started but could not record, instead of starting another', async () => {
+    const ticket = await world.fileTicket();
+    const installation = (await findInstallation(world.ctx.db, world.workspace.id))!;
+    const id = newId('dispatch');
+    const issue = await world.client.createIssue(installation.installation_id, 'acme/shop', {
+      title: 'Feedback: from the lost run',
+      body: `...\n${dispatchMarker(id)}`,
+    });
+    // As a run killed mid-request leaves it: the issue recorded, the task request sent (and
+    // GitHub started the task), its answer never recorded.
+    const requestedAt = new Date();
+    await world.ctx.db
+      .insertInto('dispatches')
+      .values({
+        id,
+        workspace_id: world.workspace.id,
+        feedback_id: ticket.id,
+        repo_id: world.shop.id,
+        started_via: 'member',
+        started_by_member_id: world.ada.id,
+        run_as_member_id: world.ada.id,
+        status: 'issue_opened',
+        issue_requested_at: requestedAt,
+        issue_number: issue.number,
+        issue_node_id: issue.nodeId,
+        issue_url: issue.url,
+        task_requested_at: requestedAt,
+      })
+      .execute();
+    const box = new SecretBox(world.ctx.config.APP_SECRET);
+    const token = await userTokenFor(world.ctx.db, box, world.client, world.ada.id);
+    // Another task of the same member in the same repo, started just before: not this dispatch's.
+    await world.client.startAgentTask(token, 'acme/shop', {
+      prompt: `Fix the problem reported in issue #${issue.number - 1} and open a pull request.`,
+      baseRef: 'main',
+    });
+    const earlier = await world.client.startAgentTask(token, 'acme/shop', {
+      prompt: `Fix the problem reported in issue #${issue.number} (${issue.url}) and open a pull request.\n\n${dispatchMarker(id)}`,
+      baseRef: 'main',
+    });
+    const tasksBefore = world.fake.tasks().length;
+    // The fake lists tasks as GitHub does, without their prompt: the marker shows only on the
+    // task's own page (its session's prompt).
+    await writeEvent(world.ctx.db, 'dispatch_requested', {
+      dispatchId: id,
+      workspaceId: world.workspace.id,
+    });
+    await waitUntil(async () => {
+      const { dispatches } = await world.ticket(ticket.id);
+      return dispatches[0]?.status === 'completed';
+    }, 'the dispatch to complete');
+    expect(world.fake.tasks()).toHaveLength(tasksBefore);
+    const row = await world.ctx.db
+      .selectFrom('dispatches')
+      .select('task_id')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row.task_id).toBe(earlier.id);
   });
 
   function refreshGrants(): number {

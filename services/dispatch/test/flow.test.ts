@@ -65,6 +65,13 @@ describe('hosted dispatch flow', () => {
       run.dispatch.issue_url!.split('/').pop()!,
     );
 
+    // The task's pull artifact names the PR only by its GraphQL global id (GitHub's description):
+    // its URL came from a node(id:) lookup with the member's token, once.
+    const lookups = world.fake
+      .requestsTo('POST', /graphql$/)
+      .filter((r) => JSON.stringify(r.body).includes('node(id:'));
+    expect(lookups.length).toBe(1);
+    expect(lookups[0]!.headers.authorization).toMatch(/^Bearer ghu_/);
     expect(run.messages).toEqual([
       expect.stringMatching(
         /^Opened issue #\d+ in acme\/shop .* started GitHub’s coding agent on main\.$/,
@@ -83,6 +90,7 @@ describe('hosted dispatch flow', () => {
     ]);
     const run = await runToEnd();
     expect(run.seen).toEqual(expect.arrayContaining(['waiting_on_user', 'failed']));
+    // GitHub's own reason, from the failed session (sessions[].error.message).
     expect(run.dispatch.error).toBe('GitHub’s coding agent failed: the test suite did not pass');
     expect(run.dispatch.task_state).toBe('failed');
     expect(run.messages[1]).toMatch(/^GitHub’s coding agent is waiting on you: http/);
@@ -103,7 +111,10 @@ describe('hosted dispatch flow', () => {
         .requestsTo('POST', /graphql$/)
         .filter((r) => JSON.stringify(r.body).includes('replaceActorsForAssignable'))
         .at(-1)!;
-      expect(assign.headers['graphql-features']).toBe('issues_copilot_assignment_api_support');
+      // "Using Copilot cloud agent via the API" asks for both features on the assignment.
+      expect(assign.headers['graphql-features']).toBe(
+        'issues_copilot_assignment_api_support,coding_agent_model_selection',
+      );
       expect(assign.headers.authorization).toMatch(/^Bearer ghu_/);
       expect(assign.body).toMatchObject({
         variables: {

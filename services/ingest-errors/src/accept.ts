@@ -1,16 +1,27 @@
+import { rateLimitedError } from '@ferry/http';
 import { AppError, createGroupCommit, newId, type GroupCommit } from '@ferry/core';
 import type { BulkJob } from '@ferry/queues';
 import { fingerprint } from './fingerprint.js';
 import type { IngestDeps } from './deps.js';
 import type { QueuedReport } from './queued.js';
 import { rateLimitKey, takeReportsMany, type RateLimitTakes } from './rate-limit.js';
-import { parseBatch, type StoredReport } from './report.js';
+import type { StoredReport } from './report.js';
+import { claimEventIds, eventClaimKey } from './event-ids.js';
 
+/** One request's reports, already decoded by its wire format's decoder (see decode/). */
 export interface AcceptInput {
   workspaceId: string;
   visitorId: string | undefined;
-  body: unknown;
+  /** Coerced and cut (coerceReport): at most LIMITS.reportsPerRequest. */
+  reports: StoredReport[];
   receivedAt: Date;
+  /**
+   * The client's own id of the request's one event (Sentry's event_id): copies of the same event
+   * get the same occurrence id, so it is stored once (event-ids.ts).
+   */
+  eventId?: string;
+  /** Headers the wire format adds to a 429 (Sentry's X-Sentry-Rate-Limits). */
+  rateLimitHeaders?: Record<string, string>;
 }
 
 export interface Accepted {
@@ -18,11 +29,14 @@ export interface Accepted {
   ids: string[];
 }
 
-const rateLimited = (): AppError =>
-  new AppError(
-    'rate_limited',
+/** SPEC.md: over the limit -> 429 with `Retry-After: 60` (the window is one minute). */
+export const RATE_LIMIT_RETRY_SECONDS = 60;
+
+const rateLimited = (headers: Record<string, string> | undefined): AppError =>
+  rateLimitedError(
     'This workspace sent more error reports this minute than it may; try again in a minute.',
-    { headers: { 'Retry-After': '60' } },
+    RATE_LIMIT_RETRY_SECONDS,
+    headers,
   );
 
 const queueUnavailable = (): AppError =>
@@ -37,6 +51,7 @@ interface PendingAccept {
   visitorId: string | undefined;
   receivedAt: Date;
   reports: StoredReport[];
+  eventId: string | undefined;
 }
 
 type AcceptOutcome = { kind: 'accepted'; accepted: Accepted } | { kind: 'rate_limited' };
@@ -49,8 +64,8 @@ const GROUP_CONCURRENCY = 4;
 export type AcceptGroups = GroupCommit<PendingAccept, AcceptOutcome>;
 
 /**
- * DESIGN.md's accept path, with group commit: each request validates, coerces and cuts its own
- * reports (parseBatch), then joins the requests arriving at the same time. A group takes what
+ * DESIGN.md's accept path, with group commit: each request's reports arrive validated, coerced
+ * and cut by its wire format's decoder (decode/), then join the requests arriving at the same time. A group takes what
  * fits of every workspace's rate limit in one script call, gives the kept reports their ids and
  * fingerprints, and enqueues one job per request with one addBulk (one pipeline). Only when that
  * resolved does any request of the group answer 202: its reports are durable in Redis and a
@@ -84,13 +99,34 @@ async function acceptGroup(
     throw queueUnavailable();
   }
 
+  // The first report of a request that names its event gets the event's claimed id. Claimed only
+  // past the rate limit, so the claims a workspace can leave in Redis are bounded by its limit.
+  const claimed = new Map<PendingAccept, string>();
+  const named = pending.filter(
+    (request, index) => request.eventId !== undefined && (takes.taken[index] ?? 0) > 0,
+  );
+  try {
+    const ids = await claimEventIds(
+      deps.redis,
+      named.map((request) => ({
+        key: eventClaimKey(deps.config.REDIS_PREFIX, request.workspaceId, request.eventId!),
+        candidate: newId('errorOccurrence'),
+      })),
+    );
+    named.forEach((request, index) => claimed.set(request, ids[index]!));
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'event id claim failed: redis unreachable');
+    await takes.refund().catch(() => undefined);
+    throw queueUnavailable();
+  }
+
   const jobs: BulkJob<'error-ingest'>[] = [];
   const outcomes = pending.map((request, index): AcceptOutcome => {
     const taken = takes.taken[index] ?? 0;
     if (taken === 0) return { kind: 'rate_limited' };
-    const kept: QueuedReport[] = request.reports.slice(0, taken).map((report) => ({
+    const kept: QueuedReport[] = request.reports.slice(0, taken).map((report, at) => ({
       ...report,
-      id: newId('errorOccurrence'),
+      id: (at === 0 ? claimed.get(request) : undefined) ?? newId('errorOccurrence'),
       fingerprint: fingerprint(report),
     }));
     jobs.push({
@@ -120,17 +156,17 @@ async function acceptGroup(
   return outcomes;
 }
 
-/** One request's reports: parsed here, then taken and enqueued with its group. */
+/** One request's decoded reports: taken and enqueued with its group. */
 export async function acceptReports(deps: IngestDeps, input: AcceptInput): Promise<Accepted> {
-  const { reports } = parseBatch(input.body, input.receivedAt);
   // Nothing valid: nothing to count against the limit and nothing to write.
-  if (reports.length === 0) return { accepted: 0, ids: [] };
+  if (input.reports.length === 0) return { accepted: 0, ids: [] };
   const outcome = await deps.accepts.submit({
     workspaceId: input.workspaceId,
     visitorId: input.visitorId,
     receivedAt: input.receivedAt,
-    reports,
+    reports: input.reports,
+    eventId: input.eventId,
   });
-  if (outcome.kind === 'rate_limited') throw rateLimited();
+  if (outcome.kind === 'rate_limited') throw rateLimited(input.rateLimitHeaders);
   return outcome.accepted;
 }

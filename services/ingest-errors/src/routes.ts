@@ -1,27 +1,25 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import { AppError } from '@ferry/core';
-import { access, mount, routeTable, type MountedTable } from '@ferry/http';
-import { acceptReports } from './accept.js';
-import type { IngestDeps } from './deps.js';
+import { access, mount, publicKeyApi, routeTable, type MountedTable } from '@ferry/http';
 import { findVisitorId } from '@ferry/workspace';
+import { acceptReports, RATE_LIMIT_RETRY_SECONDS } from './accept.js';
+import { decodeNative } from './decode/native.js';
+import { sentryKey } from './decode/sentry-auth.js';
+import { decodeEnvelope, type DecodedSentry } from './decode/sentry-envelope.js';
+import { sentryReport } from './decode/sentry-event.js';
+import { decodeStore } from './decode/sentry-store.js';
+import type { IngestDeps } from './deps.js';
 
 export const INGEST_PATH = '/ingest/errors';
+/** Sentry's endpoints; any project segment (DESIGN.md: the key decides the workspace). */
+export const SENTRY_ENVELOPE_PATH = '/api/:project/envelope';
+export const SENTRY_STORE_PATH = '/api/:project/store';
 const BODY_LIMIT = '512kb';
-
 /**
- * Browsers post reports from any site (the widget), so every answer carries CORS headers, error
- * answers included (a page must be able to read a 429). Set first, before anything can fail.
+ * A Sentry request's cap, after Content-Encoding is undone (a zip bomb stops here with 413):
+ * Relay's own default for one event (max_event_size, 1 MiB).
  */
-const cors: RequestHandler = (_req, res, next) => {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
-  res.setHeader(
-    'Access-Control-Allow-Headers',
-    'Content-Type, X-Service-Tenant, X-Service-Visitor',
-  );
-  res.setHeader('Access-Control-Max-Age', '86400');
-  next();
-};
+export const SENTRY_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * An empty or blank body is no report at all. express.json would read an empty one as `{}` (one
@@ -41,11 +39,58 @@ function isBlank(body: Buffer): boolean {
   return body.every((byte) => JSON_WHITESPACE.has(byte));
 }
 
+/**
+ * X-Sentry-Rate-Limits (develop.sentry.dev/sdk/expected-features/rate-limiting/): the error
+ * categories, for the whole organization (the workspace), for as long as Retry-After says.
+ */
+const SENTRY_RATE_LIMITS = `${RATE_LIMIT_RETRY_SECONDS}:error;default:organization`;
+
 export function ingestTable(deps: IngestDeps): MountedTable {
   const routes = routeTable();
-  const publicKey = access.key(
-    'the workspace public key in X-Service-Tenant (tenants.workspaceId)',
-  );
+
+  // SPEC.md's endpoint: CORS `*` on every answer, 404 for a key that matches no workspace.
+  const native = publicKeyApi({
+    allowHeaders: ['Content-Type', 'X-Service-Tenant', 'X-Service-Visitor'],
+    exposeHeaders: ['Retry-After'],
+    workspaceId: (key) => deps.tenants.workspaceId(key),
+    unknownKey: () =>
+      new AppError(
+        'not_found',
+        'No workspace has this public key; send it in the X-Service-Tenant header.',
+      ),
+  });
+  // Sentry's endpoints answer as Sentry does: 401 without a key, 403 for one it does not know.
+  const sentry = publicKeyApi({
+    allowHeaders: [
+      'Content-Type',
+      'Content-Encoding',
+      'X-Sentry-Auth',
+      'Authorization',
+      'sentry-trace',
+      'baggage',
+    ],
+    exposeHeaders: ['Retry-After', 'X-Sentry-Rate-Limits'],
+    workspaceId: (key) => deps.tenants.workspaceId(key),
+    unknownKey: (key) =>
+      key
+        ? new AppError(
+            'forbidden',
+            'No workspace has this public key: use the DSN from the Error reporting page.',
+          )
+        : new AppError(
+            'unauthorized',
+            'No public key was sent: give the SDK the DSN from the Error reporting page.',
+          ),
+  });
+
+  const enabled: RequestHandler = (_req, _res, next) => {
+    if (!deps.settings.ERROR_INGESTION_ENABLED) {
+      next(new AppError('unavailable', 'Error ingestion is turned off on this deployment.'));
+      return;
+    }
+    next();
+  };
+
   // Any content type is read as JSON: the body must be JSON, and a browser sending text/plain
   // (to skip the preflight) or a client forgetting the header should still be understood.
   // `verify` sees the raw bytes of a body that was sent; an AppError thrown there keeps its 400.
@@ -57,50 +102,83 @@ export function ingestTable(deps: IngestDeps): MountedTable {
       if (isBlank(body)) throw emptyBody();
     },
   });
+  // Sentry SDKs send envelopes with no Content-Type, text/plain from browsers, JSON or
+  // octet-stream from older clients: read the bytes whatever the type, gzip/deflate/br undone,
+  // the cap counted on the decoded bytes.
+  const raw = express.raw({ type: () => true, limit: SENTRY_BODY_LIMIT_BYTES, inflate: true });
 
-  routes.options(INGEST_PATH, access.public('the CORS preflight'), (_req, res) => {
-    res.status(204).end();
-  });
+  for (const path of [INGEST_PATH, SENTRY_ENVELOPE_PATH, SENTRY_STORE_PATH]) {
+    const cors = path === INGEST_PATH ? native.cors : sentry.cors;
+    routes.options(path, access.public('the CORS preflight'), cors);
+  }
 
-  const enabled: RequestHandler = (_req, _res, next) => {
-    if (!deps.settings.ERROR_INGESTION_ENABLED) {
-      next(new AppError('unavailable', 'Error ingestion is turned off on this deployment.'));
-      return;
-    }
-    next();
-  };
+  routes.post(
+    INGEST_PATH,
+    {
+      access: access.key('the workspace public key in X-Service-Tenant (tenants.workspaceId)'),
+      before: [native.cors, enabled, json],
+    },
+    async (req, res) => {
+      const receivedAt = new Date();
+      const workspaceId = await native.workspaceOf(req.get('X-Service-Tenant'));
+      // express.json leaves req.body undefined when no body was sent at all.
+      if (req.body === undefined) throw emptyBody();
+      const visitorId = await findVisitorId(deps.db, workspaceId, req.get('X-Service-Visitor'));
+      const result = await acceptReports(deps, {
+        workspaceId,
+        visitorId,
+        reports: decodeNative(req.body as unknown, receivedAt),
+        receivedAt,
+      });
+      res.status(202).json(result);
+    },
+  );
 
-  routes.post(INGEST_PATH, { access: publicKey, before: [enabled, json] }, async (req, res) => {
-    const receivedAt = new Date();
-    const publicKey = req.get('X-Service-Tenant');
-    const workspaceId = publicKey ? await deps.tenants.workspaceId(publicKey) : undefined;
-    if (!workspaceId) {
-      throw new AppError(
-        'not_found',
-        'No workspace has this public key; send it in the X-Service-Tenant header.',
-      );
-    }
-    // express.json leaves req.body undefined when no body was sent at all.
-    if (req.body === undefined) throw emptyBody();
-    const visitorId = await findVisitorId(deps.db, workspaceId, req.get('X-Service-Visitor'));
-    const result = await acceptReports(deps, {
-      workspaceId,
-      visitorId,
-      body: req.body as unknown,
-      receivedAt,
-    });
-    res.status(202).json(result);
-  });
+  const sentryRoute =
+    (decode: (body: Buffer) => DecodedSentry): RequestHandler =>
+    async (req, res) => {
+      const receivedAt = new Date();
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const decoded = decode(body);
+      const workspaceId = await sentry.workspaceOf(sentryKey(req) ?? decoded.dsnKey);
+      // What Sentry answers: the event's id (one is made up when the SDK sent none), or `{}`
+      // for an envelope without an event (sessions, client reports, transactions: dropped).
+      if (!decoded.event) {
+        res.status(200).json({});
+        return;
+      }
+      await acceptReports(deps, {
+        workspaceId,
+        visitorId: undefined,
+        reports: [sentryReport(decoded.event, receivedAt)],
+        receivedAt,
+        eventId: decoded.eventId,
+        rateLimitHeaders: { 'X-Sentry-Rate-Limits': SENTRY_RATE_LIMITS },
+      });
+      res.status(200).json({ id: decoded.eventId ?? crypto.randomUUID().replaceAll('-', '') });
+    };
+
+  const sentryKeyAccess = access.key(
+    'the workspace public key as sentry_key (query, X-Sentry-Auth, Authorization or the envelope DSN; sentry.workspaceOf)',
+  );
+  routes.post(
+    SENTRY_ENVELOPE_PATH,
+    { access: sentryKeyAccess, before: [sentry.cors, enabled, raw] },
+    sentryRoute(decodeEnvelope),
+  );
+  routes.post(
+    SENTRY_STORE_PATH,
+    { access: sentryKeyAccess, before: [sentry.cors, enabled, raw] },
+    sentryRoute((body) => decodeStore(body, SENTRY_BODY_LIMIT_BYTES)),
+  );
   return { base: '/', table: routes };
 }
 
 /**
- * POST /ingest/errors (+ its preflight). CORS first, before anything can fail (a page must be
- * able to read a 429); body-parser errors go to the shared error middleware.
+ * POST /ingest/errors and Sentry's envelope and store endpoints (+ their preflights). CORS is the
+ * first thing each route does, before anything can fail (a page must be able to read a 429);
+ * body-parser errors go to the shared error middleware with those headers already set.
  */
 export function ingestRoutes(deps: IngestDeps): Router {
-  const router = Router();
-  router.use(INGEST_PATH, cors);
-  router.use(mount(ingestTable(deps)));
-  return router;
+  return mount(ingestTable(deps));
 }

@@ -12,6 +12,12 @@ function statusNodes(agent) {
     age.className = 'muted';
     age.textContent = ' · heartbeat ' + (agent.heartbeatAgeSeconds ?? 0) + ' s ago';
     nodes.push(age);
+    if (agent.cli) {
+      const cli = document.createElement('span');
+      cli.className = 'agent-cli muted';
+      cli.textContent = ' · ' + agent.cli;
+      nodes.push(cli);
+    }
     if (agent.activity) {
       const activity = document.createElement('span');
       activity.className = 'agent-activity';

@@ -38,19 +38,31 @@ describe('agents pages', () => {
     expect(second.receives_feedback).toBe(false);
     await web.ctx.db
       .updateTable('agents')
-      .set({ last_heartbeat_at: new Date(), stream_seen_at: new Date(), activity: 'Working on: X' })
+      .set({
+        last_heartbeat_at: new Date(),
+        stream_seen_at: new Date(),
+        activity: 'Working on: X',
+        cli: 'claude 2.1.332',
+      })
       .where('id', '=', first.id)
       .execute();
     const status = await client.get(`${agents}/status`);
     expect(JSON.parse(status.text)).toMatchObject({
       agents: [
-        { id: first.id, name: 'shop', online: true, activity: 'Working on: X' },
+        {
+          id: first.id,
+          name: 'shop',
+          online: true,
+          activity: 'Working on: X',
+          cli: 'claude 2.1.332',
+        },
         { id: second.id, name: 'shop-2', online: false },
       ],
     });
     const dashboard = await client.get(base);
     expect(dashboard.text).toContain('class="card dispatch-card"');
     expect(dashboard.text).toContain('Working on: X');
+    expect(dashboard.text).toContain('<span class="agent-cli muted">· claude 2.1.332</span>');
     expect(dashboard.text).toContain('Not connected');
     // Members see the card but cannot configure.
     expect(dashboard.text).not.toContain(`${agents}/${first.id}"`);

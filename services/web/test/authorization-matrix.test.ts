@@ -137,6 +137,7 @@ const EXAMPLES: Record<string, Example> = {
     body: () => ({ wake_url: 'https://wake.example.test/', wake_token: 't' }),
   },
   'POST /w/:workspaceId/:slug/errors/:groupId/status': { body: () => ({ status: 'resolved' }) },
+  'POST /w/:workspaceId/:slug/errors/:groupId/feedback': {},
   'POST /w/:workspaceId/:slug/settings/github/connect': {},
   'POST /w/:workspaceId/:slug/settings/github/refresh': {},
   'POST /w/:workspaceId/:slug/settings/github/repos/:repoId': { body: () => ({ linked: 'true' }) },
@@ -150,6 +151,10 @@ const EXAMPLES: Record<string, Example> = {
 
 /** Routes outside the matrix: no seat to rank (sign-in, a link's own credential, OAuth returns). */
 const NOT_ROLE_BASED = new Set(['public', 'user', 'key']);
+
+// Every changing route, every refused actor, a digest of every table before and after each call:
+// minutes on a loaded 2-core host. The bound is for a hang, not a speed.
+const MATRIX_TIMEOUT_MS = 300_000;
 
 describe('authorization matrix', () => {
   let web: WebHarness;
@@ -361,39 +366,43 @@ describe('authorization matrix', () => {
     return client.post(path, { _csrf: await client.csrf(csrfFrom), ...body });
   }
 
-  it('refuses every actor the rule does not name, changing nothing, and lets the lowest one it names through', async () => {
-    const failures: string[] = [];
-    for (const route of changing()) {
-      const key = `${route.method.toUpperCase()} ${route.pattern}`;
-      const example = EXAMPLES[key]!;
-      const allowed = allowedRoles(route, example);
-      const w = await world();
-      const refusedActors: Actor[] = [
-        'signed out',
-        'outsider',
-        ...ROLES_LOW_TO_HIGH.filter((role) => !allowed.includes(role)),
-      ];
-      for (const actor of refusedActors) {
-        const before = await digest();
-        const answer = await call(actor, route, w, example);
-        const after = await digest();
-        if (![401, 403, 404].includes(answer.status)) {
-          failures.push(`${key} as ${actor}: ${answer.status}, expected a refusal`);
+  it(
+    'refuses every actor the rule does not name, changing nothing, and lets the lowest one it names through',
+    async () => {
+      const failures: string[] = [];
+      for (const route of changing()) {
+        const key = `${route.method.toUpperCase()} ${route.pattern}`;
+        const example = EXAMPLES[key]!;
+        const allowed = allowedRoles(route, example);
+        const w = await world();
+        const refusedActors: Actor[] = [
+          'signed out',
+          'outsider',
+          ...ROLES_LOW_TO_HIGH.filter((role) => !allowed.includes(role)),
+        ];
+        for (const actor of refusedActors) {
+          const before = await digest();
+          const answer = await call(actor, route, w, example);
+          const after = await digest();
+          if (![401, 403, 404].includes(answer.status)) {
+            failures.push(`${key} as ${actor}: ${answer.status}, expected a refusal`);
+          }
+          const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+          if (changed.length) failures.push(`${key} as ${actor} changed ${changed.join(', ')}`);
         }
-        const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
-        if (changed.length) failures.push(`${key} as ${actor} changed ${changed.join(', ')}`);
+        const lowest = ROLES_LOW_TO_HIGH.find((role) => allowed.includes(role));
+        if (lowest) {
+          const answer = await call(lowest, route, w, example);
+          const ok = example.allowedStatus
+            ? answer.status === example.allowedStatus
+            : answer.status >= 200 && answer.status < 400;
+          if (!ok) failures.push(`${key} as ${lowest}: ${answer.status}, expected it allowed`);
+        }
       }
-      const lowest = ROLES_LOW_TO_HIGH.find((role) => allowed.includes(role));
-      if (lowest) {
-        const answer = await call(lowest, route, w, example);
-        const ok = example.allowedStatus
-          ? answer.status === example.allowedStatus
-          : answer.status >= 200 && answer.status < 400;
-        if (!ok) failures.push(`${key} as ${lowest}: ${answer.status}, expected it allowed`);
-      }
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+    MATRIX_TIMEOUT_MS,
+  );
 
   /** How to call each mutating API route with a token (the workspace's own ticket and group). */
   const API_EXAMPLES: Record<
@@ -409,59 +418,68 @@ describe('authorization matrix', () => {
       path: (w) => `/api/v1/errors/${w.groupId}`,
       body: { status: 'resolved' },
     },
+    'POST /api/v1/errors/:groupId/feedback': {
+      path: (w) => `/api/v1/errors/${w.groupId}/feedback`,
+      body: {},
+    },
   };
 
-  it('API: refuses a missing token and every scope but the one named, changing nothing', async () => {
-    const api = declaredRoutes(apiTables(web.deps)).filter((r) => MUTATING.includes(r.method));
-    const keys = api.map((r) => `${r.method.toUpperCase()} ${r.pattern}`);
-    expect(keys.filter((key) => !(key in API_EXAMPLES))).toEqual([]);
-    const failures: string[] = [];
-    for (const route of api) {
-      const key = `${route.method.toUpperCase()} ${route.pattern}`;
-      const example = API_EXAMPLES[key]!;
-      const w = await world();
-      const tokenWith = async (scope: 'tenant:read' | 'tenant:write' | 'platform:dispatch') =>
-        (await createApiToken(web.ctx.db, w.workspace, { scopes: [scope] })).raw;
-      // Another workspace's write token: its own workspace's rights only.
-      const foreign = (
-        await createApiToken(web.ctx.db, await createWorkspace(web.ctx.db), {
-          scopes: ['tenant:write'],
-        })
-      ).raw;
-      const send = (token: string | undefined) =>
-        fetch(`${web.url}${example.path(w)}`, {
-          method: route.method.toUpperCase(),
-          headers: {
-            'content-type': 'application/json',
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-          },
-          body: JSON.stringify(example.body),
-        });
-      const refused: Record<string, string | undefined> = {
-        'no token': undefined,
-        'a revoked token': (await createApiToken(web.ctx.db, w.workspace, { revoked: true })).raw,
-        'tenant:read': await tokenWith('tenant:read'),
-        'platform:dispatch': await tokenWith('platform:dispatch'),
-        ...(route.pattern.includes(':') ? { 'another workspace': foreign } : {}),
-      };
-      expect(route.access).toMatchObject({ kind: 'scope', rule: 'tenant:write' });
-      for (const [who, token] of Object.entries(refused)) {
-        const before = await digest();
-        const answer = await send(token);
-        const after = await digest();
-        if (![401, 403, 404].includes(answer.status)) {
-          failures.push(`${key} with ${who}: ${answer.status}, expected a refusal`);
+  it(
+    'API: refuses a missing token and every scope but the one named, changing nothing',
+    async () => {
+      const api = declaredRoutes(apiTables(web.deps)).filter((r) => MUTATING.includes(r.method));
+      const keys = api.map((r) => `${r.method.toUpperCase()} ${r.pattern}`);
+      expect(keys.filter((key) => !(key in API_EXAMPLES))).toEqual([]);
+      const failures: string[] = [];
+      for (const route of api) {
+        const key = `${route.method.toUpperCase()} ${route.pattern}`;
+        const example = API_EXAMPLES[key]!;
+        const w = await world();
+        const tokenWith = async (scope: 'tenant:read' | 'tenant:write' | 'platform:dispatch') =>
+          (await createApiToken(web.ctx.db, w.workspace, { scopes: [scope] })).raw;
+        // Another workspace's write token: its own workspace's rights only.
+        const foreign = (
+          await createApiToken(web.ctx.db, await createWorkspace(web.ctx.db), {
+            scopes: ['tenant:write'],
+          })
+        ).raw;
+        const send = (token: string | undefined) =>
+          fetch(`${web.url}${example.path(w)}`, {
+            method: route.method.toUpperCase(),
+            headers: {
+              'content-type': 'application/json',
+              ...(token ? { authorization: `Bearer ${token}` } : {}),
+            },
+            body: JSON.stringify(example.body),
+          });
+        const refused: Record<string, string | undefined> = {
+          'no token': undefined,
+          'a revoked token': (await createApiToken(web.ctx.db, w.workspace, { revoked: true })).raw,
+          'tenant:read': await tokenWith('tenant:read'),
+          'platform:dispatch': await tokenWith('platform:dispatch'),
+          ...(route.pattern.includes(':') ? { 'another workspace': foreign } : {}),
+        };
+        expect(route.access).toMatchObject({ kind: 'scope', rule: 'tenant:write' });
+        for (const [who, token] of Object.entries(refused)) {
+          const before = await digest();
+          const answer = await send(token);
+          const after = await digest();
+          if (![401, 403, 404].includes(answer.status)) {
+            failures.push(`${key} with ${who}: ${answer.status}, expected a refusal`);
+          }
+          const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+          // A refused call may record that the token was used (last_used_at), nothing else.
+          const unexpected = changed.filter((table) => table !== 'api_tokens');
+          if (unexpected.length)
+            failures.push(`${key} with ${who} changed ${unexpected.join(', ')}`);
         }
-        const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
-        // A refused call may record that the token was used (last_used_at), nothing else.
-        const unexpected = changed.filter((table) => table !== 'api_tokens');
-        if (unexpected.length) failures.push(`${key} with ${who} changed ${unexpected.join(', ')}`);
+        const allowed = await send(await tokenWith('tenant:write'));
+        if (allowed.status < 200 || allowed.status >= 300) {
+          failures.push(`${key} with tenant:write: ${allowed.status}, expected it allowed`);
+        }
       }
-      const allowed = await send(await tokenWith('tenant:write'));
-      if (allowed.status < 200 || allowed.status >= 300) {
-        failures.push(`${key} with tenant:write: ${allowed.status}, expected it allowed`);
-      }
-    }
-    expect(failures).toEqual([]);
-  });
+      expect(failures).toEqual([]);
+    },
+    MATRIX_TIMEOUT_MS,
+  );
 });

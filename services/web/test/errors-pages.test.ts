@@ -320,6 +320,14 @@ describe('Errors pages', () => {
     expect(page.text).toContain(member.workspace.public_key);
     expect(page.text).toContain('curl -X POST http://ferry.example.test:8080/ingest/errors');
     expect(page.text).toContain(`X-Service-Tenant: ${member.workspace.public_key}`);
+    // The DSN for Sentry SDKs, and a set-up for each of the four platforms.
+    const dsn = `http://${member.workspace.public_key}@ferry.example.test:8080/1`;
+    expect(page.text).toContain(`data-testid="sentry-dsn"`);
+    for (const name of ['node', 'browser', 'python', 'ruby']) {
+      expect(page.text).toContain(`data-testid="sentry-snippet-${name}"`);
+    }
+    expect(page.text).toContain(`dsn: &#39;${dsn}&#39;`);
+    expect(page.text).toContain(`dsn=&quot;${dsn}&quot;`);
 
     const anonymous = await new FormClient(web.url).get(member.errors);
     expect(anonymous.status).toBe(302);

@@ -91,6 +91,7 @@ describe('feedback API', () => {
       element: FULL.element,
       conversation: { room_id: expect.stringMatching(/^room_[0-9a-z]{26}$/) },
       visitor_id: null,
+      error_group_id: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       dispatches: [],

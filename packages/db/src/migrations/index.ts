@@ -16,6 +16,8 @@ import * as notifications from './2026_11_24_0070_notifications.js';
 import * as visitorTokenHash from './2026_11_25_0010_visitor_token_hash.js';
 import * as tokenRevokeNotify from './2026_11_25_0020_token_revoke_notify.js';
 import * as tokenRevokedReason from './2026_11_25_0050_token_revoked_reason.js';
+import * as agentCli from './2026_11_25_0060_agent_cli.js';
+import * as feedbackErrorGroup from './2026_11_25_0080_feedback_error_group.js';
 import * as messagePayloads from './2026_11_25_0090_message_payloads.js';
 
 /**
@@ -40,5 +42,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0010_visitor_token_hash': visitorTokenHash,
   '2026_11_25_0020_token_revoke_notify': tokenRevokeNotify,
   '2026_11_25_0050_token_revoked_reason': tokenRevokedReason,
+  '2026_11_25_0060_agent_cli': agentCli,
+  '2026_11_25_0080_feedback_error_group': feedbackErrorGroup,
   '2026_11_25_0090_message_payloads': messagePayloads,
 };

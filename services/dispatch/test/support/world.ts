@@ -201,6 +201,9 @@ export async function dispatchWorld(
       workerConnection.disconnect();
       await fake.close();
       await ctx.close();
+      // Every request the client sent was one GitHub's description takes, and every answer the
+      // fake gave was one it allows.
+      fake.assertConformance();
     },
   };
 }

@@ -6,15 +6,27 @@ import { createTestContext, startApp, type RunningApp, type TestContext } from '
  * The real ingest service (its own app: health, POST /ingest/errors, JSON errors) on a random port
  * with its writer running in this process, as services/ingest-errors/test/http.test.ts does.
  */
+export interface SeenRequest {
+  method: string;
+  /** The path with its query. */
+  url: string;
+  encoding: string | undefined;
+  status: number;
+}
+
 export interface IngestService {
   ctx: TestContext;
   url: string;
+  /** Every request the service answered, oldest first. */
+  requests: SeenRequest[];
   /** Waits until the workspace has at least `count` occurrences written. */
   waitForOccurrences(workspaceId: string, count: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startIngestService(): Promise<IngestService> {
+export async function startIngestService(
+  options: { rateLimitPerMinute?: number } = {},
+): Promise<IngestService> {
   const ctx = await createTestContext();
   const producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
   await redisReady(producerRedis);
@@ -23,7 +35,7 @@ export async function startIngestService(): Promise<IngestService> {
     config: ctx.config,
     settings: {
       ERROR_INGESTION_ENABLED: true,
-      INGEST_RATE_LIMIT_PER_MINUTE: 120,
+      INGEST_RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 120,
       ERROR_RETENTION_LIMIT: 20_000,
       INGEST_ROLE: 'all',
     },
@@ -31,7 +43,19 @@ export async function startIngestService(): Promise<IngestService> {
     logger: ctx.logger,
     redis: producerRedis,
   });
-  const app: RunningApp = await startApp(createIngestApp(deps, ctx.redis));
+  const requests: SeenRequest[] = [];
+  const ingestApp = createIngestApp(deps, ctx.redis);
+  const app: RunningApp = await startApp((req, res) => {
+    res.on('finish', () =>
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        encoding: req.headers['content-encoding'],
+        status: res.statusCode,
+      }),
+    );
+    ingestApp(req, res);
+  });
   // A producer connection fails fast instead of queueing commands (503): let it connect first,
   // as the ingest service's own tests do; on a busy machine the first request can beat it.
   for (let waited = 0; producerRedis.status !== 'ready'; waited += 20) {
@@ -58,6 +82,7 @@ export async function startIngestService(): Promise<IngestService> {
   return {
     ctx,
     url: app.url,
+    requests,
     async waitForOccurrences(workspaceId, wanted) {
       const deadline = Date.now() + 10_000;
       for (;;) {

@@ -16,6 +16,8 @@ import {
   retainedOccurrences,
   setErrorGroupStatus,
   apiAuth,
+  fileTicketForErrorGroup,
+  ticketJson,
 } from '@ferry/workspace';
 
 /** `?source=&page=` as a form would send them: an empty value means "not given". */
@@ -59,7 +61,7 @@ const statusBodySchema = z.object({
 
 /**
  * /api/v1/errors: reads need `tenant:read` (which `tenant:write` implies); setting a group's status
- * (`PATCH /:groupId`) needs `tenant:write`. Scoped to the token's workspace; another workspace's
+ * (`PATCH /:groupId`) and filing its ticket (`POST /:groupId/feedback`) need `tenant:write`. Scoped to the token's workspace; another workspace's
  * ids answer 404 like ids that never existed.
  */
 export function errorsApi(deps: WebDeps): RouteTable {
@@ -113,6 +115,17 @@ export function errorsApi(deps: WebDeps): RouteTable {
       res.json({ group: errorGroupJson(group) });
     },
   );
+
+  // "Fix with agent": files the group's ticket (201), or answers the one already filed (200).
+  routes.post('/:groupId/feedback', tokenScope(deps, 'tenant:write'), async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId));
+    if (!filed) throw new AppError('not_found', 'No such error group in this workspace.');
+    res
+      .status(filed.created ? 201 : 200)
+      .location(`/api/v1/feedback/${filed.ticket.id}`)
+      .json(await ticketJson(db, filed.ticket));
+  });
 
   return routes;
 }

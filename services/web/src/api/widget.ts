@@ -1,14 +1,17 @@
-import express, { Router, type RequestHandler, type Response } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import { AppError } from '@ferry/core';
 import {
   access,
   hitRateLimit,
   mount,
   parseInput,
+  publicKeyApi,
+  rateLimitedError,
   requireJsonBody,
   routeTable,
   storableBody,
   type MountedTable,
+  type PublicKeyApi,
 } from '@ferry/http';
 import { buildWidget, type WidgetBuild } from '@ferry/widget';
 import {
@@ -17,6 +20,7 @@ import {
   fileFeedbackSchema,
   findVisitorId,
   registerVisitor,
+  type TenantCache,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 
@@ -27,22 +31,20 @@ import type { WebDeps } from '../deps.js';
  * credentials, body caps, the API's own field caps and rate limits per key, visitor and address.
  */
 
-const CORS_HEADERS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type, X-Service-Tenant, X-Service-Visitor',
-  'Access-Control-Max-Age': '600',
-};
-
-/** Every answer, errors included, is readable by the page that asked. */
-const cors: RequestHandler = (req, res, next) => {
-  res.set(CORS_HEADERS);
-  if (req.method === 'OPTIONS') {
-    res.status(204).end();
-    return;
-  }
-  next();
-};
+/** Public-key CORS and tenant lookup for the widget's endpoints (packages/http's shared helper). */
+function widgetApi(tenants: TenantCache): PublicKeyApi {
+  return publicKeyApi({
+    allowHeaders: ['Content-Type', 'X-Service-Tenant', 'X-Service-Visitor'],
+    exposeHeaders: ['Retry-After'],
+    maxAgeSeconds: 600,
+    workspaceId: (key) => tenants.workspaceId(key),
+    unknownKey: () =>
+      new AppError(
+        'not_found',
+        'No workspace has this public key: send the key from the widget snippet in the X-Service-Tenant header.',
+      ),
+  });
+}
 
 export interface WidgetLimits {
   /** New visitors per public key per minute, and per client address. */
@@ -64,10 +66,9 @@ export const DEFAULT_WIDGET_LIMITS: WidgetLimits = {
 export function widgetTables(
   deps: WebDeps,
   limits: WidgetLimits = DEFAULT_WIDGET_LIMITS,
-): { bundle: MountedTable; endpoints: MountedTable } {
+): { bundle: MountedTable; endpoints: MountedTable; cors: RequestHandler } {
   const { db, redis, config } = deps;
   const bundleRoutes = routeTable();
-  const tenants = createTenantCache(db);
   let bundle: Promise<WidgetBuild> | undefined;
 
   // The bundle: built once per process (esbuild, ~50 ms), then served from memory. Customers'
@@ -100,32 +101,20 @@ export function widgetTables(
 
   const endpoints = routeTable();
   const publicKey = access.key('the workspace public key in X-Service-Tenant (workspaceOf)');
+  const { cors, workspaceOf } = widgetApi(createTenantCache(db));
 
-  async function workspaceOf(tenant: string | undefined): Promise<string> {
-    const workspaceId = tenant ? await tenants.workspaceId(tenant) : undefined;
-    if (!workspaceId) {
-      throw new AppError(
-        'not_found',
-        'No workspace has this public key: send the key from the widget snippet in the X-Service-Tenant header.',
-      );
-    }
-    return workspaceId;
-  }
-
-  async function limit(res: Response, key: string, max: number, what: string): Promise<void> {
+  async function limit(key: string, max: number, what: string): Promise<void> {
     const wait = await hitRateLimit(redis, `${config.REDIS_PREFIX}:widget:${key}`, max);
     if (wait !== undefined) {
-      throw new AppError('rate_limited', `Too many ${what}; try again in ${wait} seconds.`, {
-        headers: { 'Retry-After': String(wait) },
-      });
+      throw rateLimitedError(`Too many ${what}; try again in ${wait} seconds.`, wait);
     }
   }
 
   endpoints.post('/visitors', publicKey, async (req, res) => {
     const tenant = req.get('X-Service-Tenant');
     const workspaceId = await workspaceOf(tenant);
-    await limit(res, `visitors:key:${workspaceId}`, limits.visitorsPerKey, 'new visitors');
-    await limit(res, `visitors:ip:${req.ip ?? ''}`, limits.visitorsPerAddress, 'new visitors');
+    await limit(`visitors:key:${workspaceId}`, limits.visitorsPerKey, 'new visitors');
+    await limit(`visitors:ip:${req.ip ?? ''}`, limits.visitorsPerAddress, 'new visitors');
     const visitor = await registerVisitor(db, workspaceId);
     res.status(201).json({ visitor });
   });
@@ -143,9 +132,9 @@ export function widgetTables(
           'This visitor token is unknown to the workspace: drop it and get a new one from /widget/v1/visitors.',
         );
       }
-      await limit(res, `feedback:key:${workspaceId}`, limits.feedbackPerKey, 'feedback reports');
+      await limit(`feedback:key:${workspaceId}`, limits.feedbackPerKey, 'feedback reports');
       const who = visitorId ? `visitor:${visitorId}` : `ip:${req.ip ?? ''}`;
-      await limit(res, `feedback:${who}`, limits.feedbackPerVisitor, 'feedback reports');
+      await limit(`feedback:${who}`, limits.feedbackPerVisitor, 'feedback reports');
       const input = parseInput(fileFeedbackSchema, req.body, 'feedback');
       // Filed exactly as the API files it: its conversation, its feedback_filed event.
       const feedback = await fileFeedback(db, workspaceId, input, { visitorId: visitorId ?? null });
@@ -156,15 +145,17 @@ export function widgetTables(
   return {
     bundle: { base: '/', table: bundleRoutes },
     endpoints: { base: '/widget/v1', table: endpoints },
+    cors,
   };
 }
 
 /** /widget/*: public and cross-origin (mount it before the pages). */
 export function widgetRoutes(deps: WebDeps, limits: WidgetLimits = DEFAULT_WIDGET_LIMITS): Router {
-  const { bundle, endpoints } = widgetTables(deps, limits);
+  const { bundle, endpoints, cors } = widgetTables(deps, limits);
   const router = Router();
   router.use(mount(bundle));
   const api = Router();
+  // Answers every request, errors included, with CORS; the preflight ends here.
   api.use(cors);
   api.use(express.json({ limit: '64kb' }));
   api.use(storableBody);

@@ -12,6 +12,9 @@ import {
   occurrenceSparklines,
   retainedOccurrences,
   setErrorGroupStatus,
+  fileTicketForErrorGroup,
+  listDispatches,
+  ticketForErrorGroup,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
 import { flash, renderPage, seat } from '../request-context.js';
@@ -100,15 +103,36 @@ export function errorRoutes({ db, config }: WebDeps): RouteTable {
     const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
-    const occurrences = await occurrencePage(db, group, pageParam(req.query.page));
+    const [occurrences, ticket] = await Promise.all([
+      occurrencePage(db, group, pageParam(req.query.page)),
+      ticketForErrorGroup(db, workspace.id, group.id),
+    ]);
+    const dispatches = ticket ? await listDispatches(db, ticket) : [];
     renderPage(req, res, (ctx) =>
       errorGroupPage(ctx, {
         workspace,
         group,
         ...occurrences,
         canTriage: can(member.role, 'errors.triage'),
+        canFileTicket: can(member.role, 'errors.file_ticket'),
+        ticket: ticket ? { ...ticket, dispatches } : null,
       }),
     );
+  });
+
+  // "Fix with agent": the group's ticket, filed now or already; either way, open it.
+  routes.post('/:groupId/feedback', capability('errors.file_ticket'), async (req, res) => {
+    const { workspace } = seat(res);
+    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId));
+    if (!filed) throw new AppError('not_found', 'No such error group in this workspace.');
+    flash(
+      req,
+      'ok',
+      filed.created
+        ? 'Ticket filed from this error: a connected local agent picks it up now, or dispatch it from here.'
+        : 'This error already has a ticket: here it is.',
+    );
+    res.redirect(303, `${workspaceBase(workspace)}/feedback/${filed.ticket.id}`);
   });
 
   // The group page's Resolve / Ignore / Reopen buttons.

@@ -24,6 +24,7 @@ import {
   workspaceMentionHandles,
   type FeedbackFilter,
   type Ticket,
+  findErrorGroup,
 } from '@ferry/workspace';
 import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
@@ -159,13 +160,16 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
     triageForm: Partial<Pick<TriagePanel, 'values' | 'errors'>> = {},
   ): Promise<void> {
     const { workspace, member } = seat(res);
-    const [conversation, handles, dispatches, dispatch, triage] = await Promise.all([
+    const [conversation, handles, dispatches, dispatch, triage, errorGroup] = await Promise.all([
       // The latest few, shown whole: the rest (and the reply box) are in the room.
       conversationMessages(db, feedback, TICKET_CONVERSATION_LIMIT),
       workspaceMentionHandles(db, workspace.id),
       listDispatches(db, feedback),
       dispatchPanel(res, extra),
       triagePanel(res, feedback, triageForm),
+      feedback.error_group_id
+        ? findErrorGroup(db, workspace.id, feedback.error_group_id)
+        : Promise.resolve(undefined),
     ]);
     renderPage(
       req,
@@ -180,6 +184,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
           dispatches,
           dispatch,
           triage,
+          errorGroup,
         }),
       status,
     );

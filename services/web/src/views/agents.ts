@@ -9,12 +9,16 @@ import { html, type SafeHtml } from './html.js';
 export const agentsPath = (workspace: Pick<Workspace, 'id' | 'slug'>): string =>
   `${workspaceBase(workspace)}/agents`;
 
-/** "Online · heartbeat 12 s ago · Working on: …" or "Not connected": what the card shows. */
+/**
+ * "Online · heartbeat 12 s ago · claude 2.1.332 · Working on: …" or "Not connected": what the
+ * card shows.
+ */
 export function statusLine(status: AgentStatus): SafeHtml {
   if (!status.online) return html`<span class="agent-state offline">Not connected</span>`;
   const age = status.heartbeatAgeSeconds ?? 0;
   return html`<span class="agent-state online">Online</span>
     <span class="muted">· heartbeat ${age} s ago</span>
+    ${status.cli ? html`<span class="agent-cli muted">· ${status.cli}</span>` : ''}
     ${status.activity ? html`<span class="agent-activity">· ${status.activity}</span>` : ''}`;
 }
 

@@ -4,11 +4,15 @@ import {
   ERROR_STATUSES,
   excerpt,
   ingestCurlExample,
+  sentryDsn,
+  sentrySnippets,
   OCCURRENCES_PAGE_SIZE,
   OCCURRENCES_SHOWN,
   SPARKLINE_DAYS,
   sumCounts,
+  type DispatchJson,
   type OccurrenceWithVisitor,
+  type Ticket,
 } from '@ferry/workspace';
 import {
   code,
@@ -27,6 +31,7 @@ import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, workspaceBase, type PageContext } from './layout.js';
 import { pageHref, pager, pastLastPage } from './pager.js';
+import { dispatchSummary } from './feedback.js';
 import { dailyBars } from './sparkline.js';
 import { tabs } from './tabs.js';
 
@@ -393,6 +398,47 @@ export interface ErrorGroupData {
   shown: number;
   /** Whether the viewer may resolve, ignore and reopen. */
   canTriage: boolean;
+  /** Whether the viewer may file the group's ticket ("Fix with agent"). */
+  canFileTicket: boolean;
+  /** The ticket filed from this group, with its dispatches; null before "Fix with agent". */
+  ticket: (Ticket & { dispatches: DispatchJson[] }) | null;
+}
+
+/**
+ * "Fix with agent": before, a button that files a ticket from this group (the local agent gets it
+ * at once; dispatch works from the ticket); after, the ticket and what its dispatches did.
+ */
+function agentSection(ctx: PageContext, data: ErrorGroupData, path: string): SafeHtml {
+  const base = workspaceBase(data.workspace);
+  const { ticket } = data;
+  if (ticket) {
+    return html`<section class="card group-ticket" aria-label="Ticket">
+      <h2>Ticket</h2>
+      <p>
+        <a href="${base}/feedback/${ticket.id}">${ticket.title ?? excerpt(ticket.note, 80)}</a>
+        <span class="badge">${ticket.status}</span> · filed ${timeAgo(ticket.created_at)}
+      </p>
+      ${
+        ticket.dispatches.length
+          ? html`<ul class="plain dispatch-list">
+              ${ticket.dispatches.map(
+                (d) => html`<li class="dispatch" data-testid="dispatch">${dispatchSummary(d)}</li>`,
+              )}
+            </ul>`
+          : html`<p class="muted">Not dispatched to GitHub yet; a connected local agent has it.</p>`
+      }
+    </section>`;
+  }
+  if (!data.canFileTicket) return html``;
+  return html`<section class="card group-ticket" aria-label="Fix with agent">
+    <form method="post" action="${path}/feedback" class="inline">
+      ${csrfField(ctx)}<button type="submit">Fix with agent</button>
+    </form>
+    <p class="muted small">
+      Files a ticket with this error’s message, culprit and latest backtrace: the workspace’s local
+      agent picks it up as it is filed, and it can be dispatched to GitHub from the ticket.
+    </p>
+  </section>`;
 }
 
 /** The buttons that move a group to each other status, as POST forms with the CSRF token. */
@@ -499,6 +545,7 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
         ${statusLine(group)}
         ${data.canTriage ? triageForms(ctx, `${path}/status`, group.status) : ''}
       </section>
+      ${agentSection(ctx, data, path)}
       <section class="card group-summary">
         ${messageText(group.latest_message, 'latest-message')}
         <dl class="kv">
@@ -519,6 +566,33 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
       ${occurrencesSection(data, path)}
     </div>`,
   });
+}
+
+/**
+ * Apps that already use a Sentry SDK change only their DSN: the envelope and store endpoints take
+ * what those SDKs send.
+ */
+function sentrySection(publicUrl: string, workspace: Pick<Workspace, 'public_key'>): SafeHtml {
+  const dsn = sentryDsn(publicUrl, workspace.public_key);
+  const snippets = Object.entries(sentrySnippets(dsn));
+  return html`<section class="card" aria-labelledby="sentry-sdks">
+    <h2 id="sentry-sdks">Sentry SDKs</h2>
+    <p>
+      Already using a Sentry SDK (JavaScript, Node, Python, Ruby, PHP, mobile)? Give it this DSN;
+      nothing else changes. Errors and messages are kept; performance data and sessions are dropped.
+    </p>
+    ${copyableSnippet({ id: 'sentry-dsn', what: 'the DSN', text: dsn, testId: 'sentry-dsn' })}
+    ${snippets.map(
+      ([name, snippet]) =>
+        html`<h3>${snippet.label}</h3>
+          ${copyableSnippet({
+            id: `sentry-snippet-${name}`,
+            what: `the ${snippet.label} set-up`,
+            text: snippet.code,
+            testId: `sentry-snippet-${name}`,
+          })}`,
+    )}
+  </section>`;
 }
 
 /** /settings/errors: the public key and a ready report. */
@@ -553,6 +627,7 @@ export function errorSettingsPage(
           top backtrace frame.
         </p>
       </section>
+      ${sentrySection(data.publicUrl, data.workspace)}
     </div>`,
   });
 }

@@ -275,11 +275,11 @@ function runAsHint(panel: DispatchPanel, settings: string): SafeHtml {
     <a href="${settings}#authorization">authorize GitHub</a> first.`;
 }
 
-function dispatchItem(d: DispatchJson, names: Map<string, string>): SafeHtml {
+/** A dispatch's state, links and error, as the ticket page and an error group's page show it. */
+export function dispatchSummary(d: DispatchJson, repo?: string): SafeHtml {
   const status = DISPATCH_STATUS[d.status] ?? { label: d.status, tone: 'info' };
-  return html`<li class="dispatch" data-testid="dispatch">
-    <div class="dispatch-head">
-      <strong class="repo-name">${repoName(names.get(d.repo_id) ?? 'A removed repository')}</strong>
+  return html`<div class="dispatch-head">
+      ${repo ? html`<strong class="repo-name">${repoName(repo)}</strong>` : ''}
       <span class="badge ${status.tone}" data-status="${d.status}">${status.label}</span>
       <span class="dispatch-time muted">updated ${timeAgo(d.updated_at)}</span>
     </div>
@@ -291,7 +291,12 @@ function dispatchItem(d: DispatchJson, names: Map<string, string>): SafeHtml {
           </div>`
         : ''
     }
-    ${d.error ? html`<p class="error dispatch-error">${d.error}</p>` : ''}
+    ${d.error ? html`<p class="error dispatch-error">${d.error}</p>` : ''}`;
+}
+
+function dispatchItem(d: DispatchJson, names: Map<string, string>): SafeHtml {
+  return html`<li class="dispatch" data-testid="dispatch">
+    ${dispatchSummary(d, names.get(d.repo_id) ?? 'A removed repository')}
   </li>`;
 }
 
@@ -495,6 +500,8 @@ export interface TicketData {
   dispatch?: DispatchPanel | undefined;
   /** Undefined for a viewer who may not triage. */
   triage?: TriagePanel | undefined;
+  /** The error group it was filed from ("Fix with agent"), when it was and the group remains. */
+  errorGroup?: { id: string; error_class: string } | undefined;
 }
 
 export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
@@ -514,6 +521,14 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
         ${f.assignee_member_id ? html`assigned to ${f.assignee_name ?? 'a former member'}` : 'unassigned'}
         · ${code(f.id)}
       </p>
+      ${
+        data.errorGroup
+          ? html`<p class="from-error">
+              Filed from the error
+              <a href="${base}/errors/${data.errorGroup.id}">${data.errorGroup.error_class}</a>
+            </p>`
+          : ''
+      }
       <div class="ticket">
         <div class="ticket-main">
           <section class="card">

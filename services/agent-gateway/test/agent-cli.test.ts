@@ -1,0 +1,194 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { waitUntil } from '@ferry/testing';
+import { fileFeedback, postMessage } from '@ferry/workspace';
+import { agentWorkspace, startGateway, type Gateway } from './support/gateway.js';
+import { agentConnected, runAgent, type Proc } from './support/procs.js';
+
+const gitEnv = {
+  GIT_AUTHOR_NAME: 'Agent',
+  GIT_AUTHOR_EMAIL: 'agent@example.com',
+  GIT_COMMITTER_NAME: 'Agent',
+  GIT_COMMITTER_EMAIL: 'agent@example.com',
+};
+const FIX = 'src/app.ts:export function pay() {\\n  return true;\\n}\\n';
+
+interface CliRun {
+  event: string;
+  argv: string[];
+  prompt?: string;
+}
+
+/**
+ * A filed feedback -> the Python agent -> the conversation, with the fake CLI replaying the
+ * recorded Claude Code and Codex transcripts (packages/agent/tests/fixtures, issue #23): the
+ * chips, the proposal and the reply land in the ticket's conversation, a refused command shows as
+ * blocked, and a follow-up from a member whose name begins with `-` reaches the CLI on stdin.
+ */
+describe('the local agent with each CLI, end to end', () => {
+  let gateway: Gateway;
+  let tmp: string;
+  const agents: Proc[] = [];
+
+  beforeAll(async () => {
+    gateway = await startGateway({ AGENT_KEEPALIVE_MS: '500' });
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-agent-cli-'));
+  });
+  afterAll(async () => {
+    for (const a of agents) if (a.child.exitCode === null) a.child.kill('SIGTERM');
+    await Promise.all(agents.map((a) => a.exited));
+    await gateway?.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** A workspace, a checkout with src/app.ts and the agent connected with the fake CLI. */
+  async function setUp(cli: 'claude' | 'codex', env: Record<string, string>) {
+    const { workspace, owner, token } = await agentWorkspace(gateway);
+    const repo = path.join(tmp, cli, 'shop');
+    fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
+    fs.writeFileSync(
+      path.join(repo, 'src', 'app.ts'),
+      'export function pay() {\n  return false;\n}\n',
+    );
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: repo, env: { ...process.env, ...gitEnv } });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'initial');
+    const cliLog = path.join(tmp, cli, 'cli.log');
+    const agent = runAgent({
+      ...gitEnv,
+      SERVICE_URL: gateway.url,
+      SERVICE_TOKEN: token.raw,
+      SERVICE_INSTALL_ID: `cli-e2e-${cli}-01`,
+      CODE_ROOT: repo,
+      SERVICE_CLI: cli,
+      SERVICE_STATE_DIR: path.join(tmp, cli, 'state'),
+      SERVICE_PROGRESS_SECONDS: '0',
+      FAKE_CLI_EDIT: FIX,
+      FAKE_CLI_LOG: cliLog,
+      ...env,
+    });
+    agents.push(agent);
+    await agentConnected(gateway.ctx.db, workspace.id, agent);
+    const ticket = await fileFeedback(gateway.ctx.db, workspace.id, {
+      note: 'The pay button does nothing',
+      title: null,
+      reporter: { label: 'Ada', role: 'customer', email: 'ada@example.com' },
+      page: { url: null, path: '/checkout', controller_action: 'checkout#show', partials: [] },
+      element: { selector: 'button#pay', tag: 'button', text: 'Pay', outer_html: null },
+    });
+    const runs = (): CliRun[] =>
+      fs.existsSync(cliLog)
+        ? fs
+            .readFileSync(cliLog, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as CliRun)
+            .filter((run) => run.event === 'start')
+        : [];
+    return { workspace, owner, agent, room: ticket.room_id, runs };
+  }
+
+  /** The agent's messages in the room, in order, once it has posted `replies` replies. */
+  async function conversation(room: string, agent: Proc, replies: number) {
+    const read = () =>
+      gateway.ctx.db
+        .selectFrom('messages')
+        .select(['kind', 'body'])
+        .where('room_id', '=', room)
+        .where('author_kind', '=', 'agent')
+        .orderBy('id')
+        .execute();
+    await waitUntil(
+      async () => (await read()).filter((m) => m.kind === 'text').length >= replies,
+      `${replies} agent repl${replies === 1 ? 'y' : 'ies'} in the conversation`,
+      30_000,
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nagent log:\n${agent.log()}`);
+    });
+    const messages = await read();
+    const chips = messages
+      .filter((m) => m.kind === 'progress')
+      .flatMap((m) => m.body.split(' · '))
+      .join(' · ');
+    return { messages, chips, replies: messages.filter((m) => m.kind === 'text') };
+  }
+
+  it('Claude Code: a refused `npm test` is a Blocked chip, and the reply says the tests did not run', async () => {
+    const { workspace, agent, room, runs } = await setUp('claude', {
+      FAKE_CLI_FIXTURE: 'denied-bash',
+    });
+    const { messages, chips, replies } = await conversation(room, agent, 1);
+    expect(chips).toBe(
+      'Reading src/app.ts · Searching for Pay · Editing src/app.ts · Blocked: npm test',
+    );
+    expect(messages.map((m) => m.kind)).toContain('proposal');
+    expect(replies[0]!.body).toMatch(
+      /^Fixed the pay button and the tests pass\.\n\nThe click handler was missing\.\n\nBlocked: the coding CLI's permissions refused this, so it did not run \(the tests did not run, whatever the text above says\):\n- Bash: `npm test`\n/,
+    );
+    const [run] = runs();
+    expect(run!.argv).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(npm test:*)',
+    ]);
+    expect(run!.prompt).toContain('The pay button does nothing');
+    // Its heartbeats name the CLI and its version, for the Dispatch card.
+    const cli = async () =>
+      (
+        await gateway.ctx.db
+          .selectFrom('agents')
+          .select('cli')
+          .where('workspace_id', '=', workspace.id)
+          .executeTakeFirstOrThrow()
+      ).cli;
+    await waitUntil(async () => (await cli()) === 'claude 2.1.332', 'a heartbeat naming the CLI');
+  }, 60_000);
+
+  it('Codex: chips, proposal and reply; a follow-up from "-x" resumes the thread with the prompt on stdin', async () => {
+    const { workspace, owner, agent, room, runs } = await setUp('codex', {});
+    const first = await conversation(room, agent, 1);
+    expect(first.chips).toBe(
+      'Reading src/app.ts · Searching for Pay · Editing src/app.ts · Running npm test',
+    );
+    expect(first.messages.map((m) => m.kind)).toContain('proposal');
+    expect(first.replies[0]!.body).toMatch(
+      /^Fixed the pay button\.\n\nThe click handler was missing\.\n\nCommitted [0-9a-f]+ to main/,
+    );
+
+    await postMessage(gateway.ctx.db, {
+      roomId: room,
+      workspaceId: workspace.id,
+      authorKind: 'member',
+      authorMemberId: owner.id,
+      displayName: '-x', // "%s wrote to you" then begins with a dash
+      body: '@shop also make it green',
+    });
+    const second = await conversation(room, agent, 2);
+    expect(second.replies[1]!.body).toBe(
+      'The button already submits the form; nothing else to change.',
+    );
+    const [, follow] = runs();
+    const thread = follow!.argv[follow!.argv.indexOf('resume') + 1];
+    expect(follow!.argv).toEqual([
+      'exec',
+      '--json',
+      '--sandbox',
+      'workspace-write',
+      'resume',
+      thread,
+      '-',
+    ]);
+    expect(thread).toMatch(/^[0-9a-f-]{36}$/);
+    expect(follow!.prompt).toBe('-x wrote to you:\n@shop also make it green');
+  }, 60_000);
+});

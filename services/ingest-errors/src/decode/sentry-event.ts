@@ -1,0 +1,214 @@
+import { z } from 'zod';
+import { AppError } from '@ferry/core';
+import type { ErrorSource } from '@ferry/db';
+import { coerceReport, type StoredReport } from '../report.js';
+
+/**
+ * A Sentry event (develop.sentry.dev/sdk/data-model/event-payloads/) -> SPEC.md's report. Only the
+ * fields we map are read, each on its own: a field of the wrong shape is left out (an SDK we have
+ * not met, or a hostile body), never the whole event. What comes out goes through the same
+ * coerceReport as /ingest/errors, so every cap, coercion and the fingerprint rule are SPEC.md's.
+ */
+
+/** Any value of the wrong type reads as absent. */
+const optional = <T extends z.ZodType>(schema: T) => schema.optional().catch(undefined);
+const text = optional(z.string());
+const line = optional(z.union([z.number(), z.string()]));
+
+const frameSchema = z.object({
+  filename: text,
+  abs_path: text,
+  module: text,
+  function: text,
+  lineno: line,
+  colno: line,
+});
+
+/** Frames oldest first, as Sentry sends them; an entry that is no frame is skipped. */
+const stacktraceSchema = optional(
+  z.object({ frames: optional(z.array(frameSchema.nullable().catch(null))) }),
+);
+
+const exceptionSchema = z.object({
+  type: text,
+  value: text,
+  module: text,
+  stacktrace: stacktraceSchema,
+});
+
+const exceptionValues = z.array(exceptionSchema.nullable().catch(null));
+
+const messageSchema = z.union([
+  z.string(),
+  z.object({ formatted: text, message: text }).transform((m) => m.formatted ?? m.message),
+]);
+
+export const sentryEventSchema = z.object({
+  event_id: text,
+  timestamp: line,
+  platform: text,
+  level: text,
+  logger: text,
+  server_name: text,
+  release: text,
+  environment: text,
+  // `{values: [...]}` today; a bare list in older clients (the protocol still accepts both).
+  exception: optional(
+    z.union([
+      z.object({ values: optional(exceptionValues) }).transform((e) => e.values),
+      exceptionValues,
+    ]),
+  ),
+  logentry: optional(z.object({ formatted: text, message: text })),
+  message: optional(messageSchema),
+  // A message event's own stack (attachStacktrace), or the crashed thread's.
+  stacktrace: stacktraceSchema,
+  threads: optional(
+    z.object({
+      values: optional(
+        z.array(
+          z
+            .object({ crashed: optional(z.boolean()), stacktrace: stacktraceSchema })
+            .nullable()
+            .catch(null),
+        ),
+      ),
+    }),
+  ),
+  request: optional(z.object({ url: text, method: text })),
+  sdk: optional(z.object({ name: text, version: text })),
+  tags: optional(z.unknown()),
+  user: optional(z.unknown()),
+  contexts: optional(z.unknown()),
+  extra: optional(z.unknown()),
+});
+
+export type SentryEvent = z.infer<typeof sentryEventSchema>;
+type Frame = z.infer<typeof frameSchema>;
+
+/** One frame as a Ruby-like line: `file:line:col:in function` (the parts it has). */
+export function frameLine(frame: Frame): string {
+  const file = frame.filename ?? frame.abs_path ?? frame.module ?? '?';
+  const position = [frame.lineno, frame.colno].filter((part) => part !== undefined).join(':');
+  const where = position ? `${file}:${position}` : file;
+  return frame.function ? `${where}:in ${frame.function}` : where;
+}
+
+/** Innermost frame first, as SPEC.md's backtrace (and its fingerprint's "top frame") reads. */
+function backtrace(frames: readonly (Frame | null)[] | undefined): string[] {
+  return (frames ?? [])
+    .filter((frame): frame is Frame => frame !== null)
+    .map(frameLine)
+    .reverse();
+}
+
+/** SDK names (sdk.name) and platforms of mobile apps. */
+const MOBILE =
+  /cocoa|android|react-native|flutter|dart|capacitor|cordova|ionic|unity|xamarin|maui|kotlin-multiplatform|objc|swift/;
+
+/**
+ * SPEC.md's source from the SDK's name (`sentry.javascript.node`, `sentry.python`, `raven-ruby`),
+ * else the event's platform: browser JavaScript is `js`, mobile SDKs are `mobile`, any other `api`.
+ */
+export function sentrySource(event: Pick<SentryEvent, 'sdk' | 'platform'>): ErrorSource {
+  const name = (event.sdk?.name ?? '').toLowerCase();
+  if (MOBILE.test(name)) return 'mobile';
+  if (
+    /\.node$|\bnode\b|nestjs|nextjs|bun|deno|\bserverless\b|aws-serverless|google-cloud/.test(name)
+  ) {
+    return 'node';
+  }
+  if (name.startsWith('sentry.javascript.')) return 'js';
+  if (name.includes('python')) return 'python';
+  if (name.includes('ruby')) return 'ruby';
+  if (name.includes('php')) return 'php';
+  switch ((event.platform ?? '').toLowerCase()) {
+    case 'node':
+      return 'node';
+    case 'javascript':
+      return 'js';
+    case 'python':
+      return 'python';
+    case 'ruby':
+      return 'ruby';
+    case 'php':
+      return 'php';
+    case 'cocoa':
+    case 'objc':
+    case 'swift':
+    case 'dart':
+    case 'android':
+      return 'mobile';
+    default:
+      return 'api';
+  }
+}
+
+function pathOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The event's context: what the SDK attached, under Sentry's own names; absent parts left out. */
+function context(event: SentryEvent): Record<string, unknown> {
+  const entries: [string, unknown][] = [
+    ['tags', event.tags],
+    ['user', event.user],
+    ['contexts', event.contexts],
+    ['extra', event.extra],
+    ['level', event.level],
+    ['logger', event.logger],
+    ['server_name', event.server_name],
+    ['sdk', event.sdk?.name && [event.sdk.name, event.sdk.version].filter(Boolean).join('@')],
+  ];
+  return Object.fromEntries(entries.filter(([, value]) => value !== undefined && value !== null));
+}
+
+/** A parsed event, or undefined when the body is no JSON object at all. */
+export function readSentryEvent(raw: unknown): SentryEvent | undefined {
+  const parsed = sentryEventSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The report of one event: the last exception (the one raised; earlier ones are its causes) gives
+ * class, message and frames; a message event gives its message (and any stack it attached).
+ */
+export function sentryReport(event: SentryEvent, receivedAt: Date): StoredReport {
+  const exceptions = (event.exception ?? []).filter((value) => value !== null);
+  const raised = exceptions.at(-1);
+  const crashed =
+    event.threads?.values?.find((thread) => thread?.crashed) ?? event.threads?.values?.[0];
+  const frames = raised
+    ? raised.stacktrace?.frames
+    : (event.stacktrace?.frames ?? crashed?.stacktrace?.frames);
+  const message = raised
+    ? raised.value
+    : (event.logentry?.formatted ?? event.logentry?.message ?? event.message);
+  const fields = {
+    error_class: raised?.type ?? '',
+    message: message ?? '',
+    backtrace: backtrace(frames),
+    url: event.request?.url,
+    request_method: event.request?.method,
+    request_path: pathOf(event.request?.url),
+    environment: event.environment,
+    app_version: event.release,
+    context: context(event),
+    occurred_at: event.timestamp,
+    source: sentrySource(event),
+  };
+  // Every field is a string, a list of strings or an object read from JSON, so coerceReport keeps
+  // it; should the context still be refused, the error itself is worth more than its context.
+  const report =
+    coerceReport(fields, undefined, receivedAt) ??
+    coerceReport({ ...fields, context: {} }, undefined, receivedAt);
+  if (!report) {
+    throw new AppError('bad_request', 'The Sentry event could not be read as an error report.');
+  }
+  return report;
+}
