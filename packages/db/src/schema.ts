@@ -127,6 +127,16 @@ export interface MessagesTable {
   created_at: CreatedAt;
 }
 
+/** The original payload of an incoming webhook's message, capped at 64 KB (migration 2026_11_25_0090). */
+export interface MessagePayloadsTable {
+  message_id: string;
+  /** How it arrived: `json`, or `form` (a `payload=` field or form fields). */
+  format: string;
+  payload: string;
+  truncated: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: CreatedAt;
+}
+
 export interface FeedbackTable {
   id: string;
   workspace_id: string;
@@ -470,6 +480,7 @@ export interface Database {
   room_members: RoomMembersTable;
   mentions: MentionsTable;
   messages: MessagesTable;
+  message_payloads: MessagePayloadsTable;
   feedback: FeedbackTable;
   api_tokens: ApiTokensTable;
   visitors: VisitorsTable;
@@ -486,6 +497,7 @@ export type WorkspaceInvite = Selectable<WorkspaceInvitesTable>;
 export type Room = Selectable<RoomsTable>;
 export type Message = Selectable<MessagesTable>;
 export type NewMessage = Insertable<MessagesTable>;
+export type MessagePayload = Selectable<MessagePayloadsTable>;
 export type Feedback = Selectable<FeedbackTable>;
 export type NewFeedback = Insertable<FeedbackTable>;
 export type FeedbackUpdate = Updateable<FeedbackTable>;

@@ -40,6 +40,17 @@ export interface PostMessageInput {
   body: string;
   kind?: MessageKind;
   metadata?: Record<string, unknown>;
+  /**
+   * What the message was rendered from, when it came from another system (an incoming webhook's
+   * payload, capped by the caller): stored beside it in message_payloads.
+   */
+  originalPayload?: OriginalPayload;
+}
+
+export interface OriginalPayload {
+  format: string;
+  payload: string;
+  truncated: boolean;
 }
 
 /**
@@ -105,6 +116,10 @@ export async function postMessages(
     }
     await writeEvents(trx, events);
     await recordMentions(trx, messages);
+    const payloads = inputs.flatMap((input, i) =>
+      input.originalPayload ? [{ message_id: rows[i]!.id, ...input.originalPayload }] : [],
+    );
+    if (payloads.length) await trx.insertInto('message_payloads').values(payloads).execute();
     return messages;
   };
   return db.isTransaction ? write(db) : db.transaction().execute(write);
@@ -168,6 +183,28 @@ async function addressedAgents(
     .limit(50)
     .execute();
   return rows.map((row) => row.id);
+}
+
+/**
+ * The original payloads of those of `messageIds` that have one (webhook messages), by message id:
+ * what the room page's "view payload" disclosure shows admins. One indexed read for a page.
+ */
+export async function messagePayloads(
+  db: Db,
+  messageIds: readonly string[],
+): Promise<Map<string, OriginalPayload>> {
+  if (!messageIds.length) return new Map();
+  const rows = await db
+    .selectFrom('message_payloads')
+    .select(['message_id', 'format', 'payload', 'truncated'])
+    .where('message_id', 'in', messageIds)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.message_id,
+      { format: row.format, payload: row.payload, truncated: row.truncated },
+    ]),
+  );
 }
 
 export const MESSAGE_PAGE = 100;

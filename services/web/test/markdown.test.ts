@@ -179,3 +179,61 @@ describe('message groups', () => {
     expect(continued[0]!.value).toContain('class="message grouped');
   });
 });
+
+describe('webhook messages from other systems (#25): the same escaping', () => {
+  const hookMessage = (overrides: Partial<Message> = {}): Message => ({
+    id: 'msg_01jd00000000000000000wh001',
+    room_id: 'room_1',
+    workspace_id: 'wsp_1',
+    author_kind: 'webhook',
+    author_member_id: null,
+    author_ref: 'iwh_1',
+    display_name: 'CI',
+    body: 'Deploy',
+    kind: 'text',
+    metadata: {},
+    created_at: new Date('2026-11-25T09:00:00Z'),
+    ...overrides,
+  });
+
+  it.each([
+    ['[click](<javascript:alert(1)>)', 'click'],
+    ['[click](<JavaScript:alert(1)>)', 'click'],
+    ['[click](<data:text/html,hi>)', 'click'],
+    ['> 🟥 **[title](<javascript:alert(1)>)**', '🟥 title'],
+  ])('never links the decoders %j', (body, text) => {
+    const out = render(body);
+    expect(out).not.toMatch(/href|<img/);
+    expect(shownText(out)).toBe(text);
+  });
+
+  it('links the decoders angle-bracket destinations and keeps their tags as text', () => {
+    expect(render('[build 42](<https://ci.example/42?a=1&b=(2)>)')).toContain(
+      '<a href="https://ci.example/42?a=1&amp;b=(2)" rel="noopener noreferrer nofollow" target="_blank">build 42</a>',
+    );
+    const quoted = render(
+      '> 🟩 **<img src=x onerror=alert(1)>**\n>\n> - **Env**: <script>x</script>',
+    );
+    expect(tags(quoted)).toEqual(['blockquote', 'p', 'strong', 'ul', 'li', 'strong']);
+  });
+
+  it('escapes the avatar emoji and the payload shown to admins; members get no payload', () => {
+    const message = hookMessage({
+      metadata: { webhook_id: 'iwh_1', avatar_emoji: '<img src=x onerror=alert(1)>' },
+    });
+    const payload = {
+      format: 'json',
+      payload: '{"text":"</code></pre><script>alert(1)</script>","url":"javascript:alert(1)"}',
+      truncated: false,
+    };
+    const [admin] = messageItems([message], new Set(), {
+      payloads: new Map([[message.id, payload]]),
+    }).map((item) => item.value);
+    expect(admin).toContain('<summary>View payload</summary>');
+    expect(admin).toContain('&lt;/code&gt;&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(admin).toContain('class="avatar emoji"');
+    expect(admin).not.toMatch(/<script|<img|href="javascript/);
+    const [member] = messageItems([message], new Set()).map((item) => item.value);
+    expect(member).not.toContain('View payload');
+  });
+});

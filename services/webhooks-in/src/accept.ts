@@ -2,12 +2,18 @@ import { AppError, hashSecret, isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import {
   MESSAGE_BODY_MAX,
-  messageBodySchema,
   postMessage,
   toRoomName,
+  type OriginalPayload,
   type PostMessageInput,
 } from '@ferry/workspace';
 import { sql } from 'kysely';
+import {
+  decodePayload,
+  type Avatar,
+  type DecodedPayload,
+  type PayloadFamily,
+} from './decode/index.js';
 import type { WebhooksInDeps } from './deps.js';
 
 /**
@@ -158,11 +164,18 @@ export async function roomForPost(
 }
 
 export interface IncomingPost {
+  /** The message's markdown: SPEC.md's `body` as sent, or another family's payload rendered. */
   body: string;
   /** Trimmed; undefined when absent or blank (the fallbacks apply). */
   sender?: string | undefined;
   room?: string | undefined;
   idempotencyKey?: string | undefined;
+  /** Which decoder read it (decode/index.ts); undefined reads as SPEC.md's own. */
+  family?: PayloadFamily | undefined;
+  /** Slack's `icon_emoji`/`icon_url`, Mattermost's `icon_url`, Discord's `avatar_url`. */
+  avatar?: Avatar | undefined;
+  /** The payload as sent, capped, kept with the message. */
+  original?: OriginalPayload | undefined;
 }
 
 /** The first of the aliases that was sent at all (SPEC.md: `body` wins over `text`, ...). */
@@ -174,11 +187,36 @@ function firstPresent(payload: Record<string, unknown>, names: readonly string[]
   return undefined;
 }
 
+/** The message text's problem, or undefined when it is fine (SPEC.md: 422 missing or over-long). */
+function bodyProblem(decoded: DecodedPayload): string | undefined {
+  const rendered = decoded.text?.trim() ?? '';
+  if (decoded.text === undefined && decoded.family === 'native') {
+    return 'Required: the message text, as a string.';
+  }
+  if (!rendered) {
+    return decoded.family === 'native'
+      ? 'Required: the message text, as a string.'
+      : `Required: the message text. Nothing to show in ${decoded.expected}.`;
+  }
+  if (rendered.length > MESSAGE_BODY_MAX) {
+    const limit = `At most ${MESSAGE_BODY_MAX.toLocaleString('en-US')} characters`;
+    return decoded.family === 'native' ? `${limit}.` : `${limit} once rendered.`;
+  }
+  return undefined;
+}
+
 /**
- * Reads the JSON payload (already parsed) and the Idempotency-Key header into a post, or throws
- * one 422 naming every field that is wrong (`body`, `sender`, `room`, `idempotency_key`).
+ * Reads the payload (already parsed: request-body.ts) and the Idempotency-Key header into a post,
+ * or throws one 422 naming every field that is wrong (`body`, `sender`, `room`,
+ * `idempotency_key`). The message text comes from the payload's family decoder (decode/); the
+ * rest is SPEC.md's, whatever the family: `sender`/`name`/`username`,
+ * `room`/`room_hashid`/`channel`, `idempotency_key`.
  */
-export function parseIncomingPost(payload: unknown, headerKey: string | undefined): IncomingPost {
+export function parseIncomingPost(
+  payload: unknown,
+  headerKey: string | undefined,
+  original?: OriginalPayload,
+): IncomingPost {
   const fields: Record<string, string> = {};
   const object =
     payload && typeof payload === 'object' && !Array.isArray(payload)
@@ -192,14 +230,9 @@ export function parseIncomingPost(payload: unknown, headerKey: string | undefine
     );
   }
 
-  const rawBody = firstPresent(object, ['body', 'text']);
-  const body = messageBodySchema.safeParse(rawBody);
-  if (!body.success) {
-    fields.body =
-      typeof rawBody === 'string' && rawBody.trim().length > 0
-        ? `At most ${MESSAGE_BODY_MAX.toLocaleString('en-US')} characters.`
-        : 'Required: the message text, as a string.';
-  }
+  const decoded = decodePayload(object);
+  const problem = bodyProblem(decoded);
+  if (problem) fields.body = problem;
 
   let sender: string | undefined;
   const rawSender = firstPresent(object, ['sender', 'name', 'username']);
@@ -228,13 +261,21 @@ export function parseIncomingPost(payload: unknown, headerKey: string | undefine
   }
 
   const problems = Object.entries(fields);
-  if (problems.length || !body.success) {
+  if (problems.length) {
     const detail = problems.map(([name, problem]) => `${name}: ${problem}`).join(' ');
     throw new AppError('validation_failed', `The webhook post is not valid. ${detail}`, {
       fields,
     });
   }
-  return { body: body.data, sender, room, idempotencyKey };
+  return {
+    body: decoded.text!.trim(),
+    sender,
+    room,
+    idempotencyKey,
+    family: decoded.family,
+    avatar: decoded.avatar,
+    original,
+  };
 }
 
 export interface Accepted {
@@ -315,7 +356,13 @@ export function webhookMessage({ key, roomId, post }: ResolvedPost, id?: string)
     authorRef: key.id,
     displayName: post.sender ?? (key.name.trim() || key.creatorName),
     body: post.body,
-    metadata: { webhook_id: key.id },
+    metadata: {
+      webhook_id: key.id,
+      ...(post.family && post.family !== 'native' ? { format: post.family } : {}),
+      ...(post.avatar?.emoji ? { avatar_emoji: post.avatar.emoji } : {}),
+      ...(post.avatar?.url ? { avatar_url: post.avatar.url } : {}),
+    },
+    ...(post.original ? { originalPayload: post.original } : {}),
   };
 }
 

@@ -1,14 +1,7 @@
 import type { Router } from 'express';
 import express, { type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
-import {
-  access,
-  hitRateLimit,
-  mount,
-  routeTable,
-  storableBody,
-  type MountedTable,
-} from '@ferry/http';
+import { access, hitRateLimit, mount, routeTable, type MountedTable } from '@ferry/http';
 import {
   parseIncomingPost,
   pruneIdempotencyRecords,
@@ -16,6 +9,7 @@ import {
   unknownKey,
   type LiveKey,
 } from './accept.js';
+import { readPayload } from './decode/request-body.js';
 import type { WebhooksInDeps } from './deps.js';
 import { createPostWriter } from './post-writer.js';
 
@@ -36,8 +30,9 @@ function liveKey(res: Response): LiveKey {
  */
 export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
   const posts = deps.posts ?? createPostWriter(deps.db, { logger: deps.logger });
-  // Any content type is read as JSON: Slack-style senders do not always set the header.
-  const json = express.json({ limit: BODY_LIMIT, type: () => true });
+  // The raw text, whatever the type: readPayload decides by Content-Type (JSON, a form's
+  // `payload=`, or 415), and keeps the text as the original payload.
+  const rawText = express.text({ limit: BODY_LIMIT, type: () => true });
 
   const findKey: RequestHandler = async (req, res, next) => {
     const key = await deps.keys.find(String(req.params.key ?? ''));
@@ -69,11 +64,17 @@ export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
     {
       access: access.key('the incoming webhook key in the path (keys.find)', findKey),
       secrets: { params: ['key'] },
-      before: [rateLimit, json, storableBody],
+      before: [rateLimit, rawText],
     },
     async (req, res) => {
       const key = liveKey(res);
-      const post = parseIncomingPost(req.body as unknown, req.get('Idempotency-Key'));
+      const raw = typeof req.body === 'string' ? req.body : undefined;
+      const payload = readPayload(req.get('Content-Type'), raw);
+      const post = parseIncomingPost(payload.value, req.get('Idempotency-Key'), {
+        format: payload.format,
+        payload: payload.original,
+        truncated: payload.truncated,
+      });
       const accepted = await posts.write(await resolvePost(deps.db, key, post));
       // Everyone who can open the room sees it live (SPEC.md: notify everyone), the key's creator
       // included: the outbox relay announces the committed message (packages/workspace live.ts).

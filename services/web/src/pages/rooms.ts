@@ -4,6 +4,7 @@ import { fieldErrors } from '@ferry/http';
 import {
   can,
   listMessages,
+  messagePayloads,
   MESSAGE_BODY_MAX,
   postMessage,
   postMessageSchema,
@@ -136,6 +137,14 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
     ]);
     const newest = messages.at(-1);
     if (before === undefined && newest) await readRoom(res, room.room.id, newest.id);
+    const canManageWebhooks = can(member.role, 'webhooks.manage');
+    // Admins' "View payload": one read for the page's webhook messages, nobody else's.
+    const payloads = canManageWebhooks
+      ? await messagePayloads(
+          db,
+          messages.filter((m) => m.author_kind === 'webhook').map((m) => m.id),
+        )
+      : undefined;
     renderPage(
       req,
       res,
@@ -151,7 +160,8 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
           memberCount,
           participants,
           feedbackId,
-          canManageWebhooks: can(member.role, 'webhooks.manage'),
+          canManageWebhooks,
+          payloads,
           composer,
         }),
       status,

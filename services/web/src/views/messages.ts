@@ -1,5 +1,5 @@
 import type { Message } from '@ferry/db';
-import type { MentionHandles } from '@ferry/workspace';
+import type { MentionHandles, OriginalPayload } from '@ferry/workspace';
 import { renderMarkdown } from '../markdown.js';
 import { html, type SafeHtml } from './html.js';
 import { timeAgo } from './format.js';
@@ -50,6 +50,50 @@ function authorBadge(message: Message, webhookKeyBase: string | undefined): Safe
     >`;
   }
   return AUTHOR_BADGES[message.author_kind];
+}
+
+/**
+ * The avatar: the webhook post's own emoji (Slack's `icon_emoji`) when it sent one, else the
+ * author's initials. An `icon_url`/`avatar_url` is kept in the metadata but not shown: the pages'
+ * CSP loads images from our own origin only, and a remote avatar would tell its host who reads.
+ */
+function avatar(message: Message): SafeHtml {
+  const emoji = (message.metadata as { avatar_emoji?: unknown } | null)?.avatar_emoji;
+  const name = message.display_name;
+  if (message.author_kind === 'webhook' && typeof emoji === 'string' && emoji) {
+    return html`<div class="avatar emoji" aria-hidden="true">
+      ${[...emoji].slice(0, 8).join('')}
+    </div>`;
+  }
+  return html`<div class="avatar tint-${tint(name)}" aria-hidden="true">${initials(name)}</div>`;
+}
+
+/** A webhook message's original payload, pretty-printed when it is whole JSON. */
+function prettyPayload(original: OriginalPayload): string {
+  if (original.truncated) return original.payload;
+  try {
+    return JSON.stringify(JSON.parse(original.payload), null, 2);
+  } catch {
+    return original.payload;
+  }
+}
+
+/**
+ * "View payload" for admins (the viewers given `payloads`): what the sending system posted, as
+ * it arrived, escaped like everything else on the page. Closed until asked for.
+ */
+function payloadDisclosure(
+  message: Message,
+  payloads: ReadonlyMap<string, OriginalPayload> | undefined,
+): SafeHtml | '' {
+  const original = message.author_kind === 'webhook' ? payloads?.get(message.id) : undefined;
+  if (!original) return '';
+  const how = original.format === 'form' ? 'form field payload=' : 'JSON body';
+  return html`<details class="payload">
+    <summary>View payload</summary>
+    <p class="muted">As received (${how})${original.truncated ? ', cut at 64 KB' : ''}.</p>
+    <pre><code>${prettyPayload(original)}</code></pre>
+  </details>`;
 }
 
 /** What an agent's proposal message carries (services/agent-gateway agent-events.ts). */
@@ -123,7 +167,11 @@ export function continuesGroup(message: GroupKey, previous: GroupKey | undefined
 }
 
 /** A message that continues its author's group: the body alone, the header kept for screen readers. */
-function groupedItem(message: Message, handles: MentionHandles): SafeHtml {
+function groupedItem(
+  message: Message,
+  handles: MentionHandles,
+  payloads: ReadonlyMap<string, OriginalPayload> | undefined,
+): SafeHtml {
   return html`<li
     class="message grouped author-${message.author_kind} kind-${message.kind}"
     data-id="${message.id}"
@@ -134,6 +182,7 @@ function groupedItem(message: Message, handles: MentionHandles): SafeHtml {
         <span class="author">${message.display_name}</span> ${timeAgo(message.created_at)}
       </div>
       <div class="body">${renderMarkdown(message.body, handles)}</div>
+      ${payloadDisclosure(message, payloads)}
     </div>
   </li>`;
 }
@@ -142,11 +191,16 @@ function groupedItem(message: Message, handles: MentionHandles): SafeHtml {
 export function messageItems(
   messages: Message[],
   handles: MentionHandles,
-  options: { webhookKeyBase?: string | undefined; before?: Message | undefined } = {},
+  options: {
+    webhookKeyBase?: string | undefined;
+    before?: Message | undefined;
+    payloads?: ReadonlyMap<string, OriginalPayload> | undefined;
+  } = {},
 ): SafeHtml[] {
   return messages.map((message, i) =>
     messageItem(message, handles, {
       webhookKeyBase: options.webhookKeyBase,
+      payloads: options.payloads,
       previous: i === 0 ? options.before : messages[i - 1],
     }),
   );
@@ -159,10 +213,14 @@ export function messageItem(
     webhookKeyBase?: string | undefined;
     /** The message just before this one in the room, if any: decides the grouping. */
     previous?: Message | undefined;
+    /** Webhook messages' original payloads, given to admins only ("View payload"). */
+    payloads?: ReadonlyMap<string, OriginalPayload> | undefined;
   } = {},
 ): SafeHtml {
   if (message.kind === 'progress') return progressChip(message);
-  if (continuesGroup(message, options.previous)) return groupedItem(message, handles);
+  if (continuesGroup(message, options.previous)) {
+    return groupedItem(message, handles, options.payloads);
+  }
   const name = message.display_name;
   const proposal =
     message.kind === 'proposal'
@@ -172,7 +230,7 @@ export function messageItem(
     class="message author-${message.author_kind} kind-${message.kind}"
     data-id="${message.id}"
   >
-    <div class="avatar tint-${tint(name)}" aria-hidden="true">${initials(name)}</div>
+    ${avatar(message)}
     <div class="content">
       <div class="meta">
         <span class="author">${name}</span>${authorBadge(message, options.webhookKeyBase)}${
@@ -181,6 +239,7 @@ export function messageItem(
         ${timeAgo(message.created_at)}
       </div>
       <div class="body">${proposal}${renderMarkdown(message.body, handles)}</div>
+      ${payloadDisclosure(message, options.payloads)}
     </div>
   </li>`;
 }

@@ -6,6 +6,7 @@ import {
   type MentionHandles,
   type Participant,
   type RoomListItem,
+  type OriginalPayload,
 } from '@ferry/workspace';
 import { plural, timeAgo } from './format.js';
 import { html, type SafeHtml } from './html.js';
@@ -152,6 +153,8 @@ export interface RoomPageData {
   /** The feedback ticket of a conversation room, for viewers who may read feedback. */
   feedbackId?: string | undefined;
   canManageWebhooks: boolean;
+  /** Webhook messages' original payloads, for admins' "View payload". */
+  payloads?: ReadonlyMap<string, OriginalPayload> | undefined;
   composer?: { draft?: string; error?: string | undefined };
 }
 
@@ -223,7 +226,10 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
               </li>`
             : ''
         }
-        ${messageItems(messages, data.handles, { webhookKeyBase: keyBase })}
+        ${messageItems(messages, data.handles, {
+          webhookKeyBase: keyBase,
+          payloads: data.canManageWebhooks ? data.payloads : undefined,
+        })}
         ${
           messages.length === 0 && latest
             ? html`<li class="empty-room">

@@ -82,6 +82,59 @@ export function curlExample(ingestUrl: string): string {
   ].join('\n');
 }
 
+/** A Slack-style post: what a tool configured for a Slack incoming webhook sends (mrkdwn, an attachment). */
+export function slackExample(ingestUrl: string): string {
+  const payload = {
+    text: 'Deploy <https://ci.example.com/runs/42|run 42> *finished* :tada:',
+    username: 'CI',
+    icon_emoji: ':rocket:',
+    attachments: [
+      {
+        color: 'good',
+        title: 'production',
+        fields: [
+          { title: 'Duration', value: '42 s', short: true },
+          { title: 'Commit', value: 'a1b2c3d', short: true },
+        ],
+      },
+    ],
+  };
+  return [
+    `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d ${shellQuote(JSON.stringify(payload))}`,
+  ].join('\n');
+}
+
+/** A Discord-style post: `content` and an embed, as Discord's Execute Webhook takes them. */
+export function discordExample(ingestUrl: string): string {
+  const payload = {
+    username: 'Release bot',
+    content: 'Deploy **finished**',
+    embeds: [
+      {
+        title: 'Run 42',
+        url: 'https://ci.example.com/runs/42',
+        description: 'All checks passed.',
+        color: 3066993,
+        fields: [{ name: 'Environment', value: 'production', inline: true }],
+      },
+    ],
+  };
+  return [
+    `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d ${shellQuote(JSON.stringify(payload))}`,
+  ].join('\n');
+}
+
+/** One example on the key page: copyable once the key is revealed, plain text before. */
+function example(rawKey: string | undefined, id: string, what: string, text: string): SafeHtml {
+  return rawKey
+    ? copyableSnippet({ id, what, text, className: 'curl', testId: id })
+    : html`<pre class="curl" data-testid="${id}"><code>${text}</code></pre>`;
+}
+
 function keysTable(base: string, keys: IncomingKeyListItem[]): SafeHtml {
   return scrollBox(
     'Incoming webhook keys',
@@ -278,6 +331,7 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
         </dl>
         <h2>Try it</h2>
         ${rawKey ? '' : html`<p class="muted">Reveal the key to get a command you can run as is.</p>`}
+        <h3>Plain curl</h3>
         ${
           rawKey
             ? copyableSnippet({
@@ -298,6 +352,19 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
           joined), <code>idempotency_key</code> (or the <code>Idempotency-Key</code> header).
           Answers 201 <code>{"message_id"}</code>, 200 on a replay of the same idempotency key.
         </p>
+        <h3>Slack-style</h3>
+        <p class="muted">
+          Tools set up for a Slack or Mattermost incoming webhook work with this URL as it is:
+          <code>text</code> in Slack's mrkdwn, <code>blocks</code>, <code>attachments</code>,
+          <code>icon_emoji</code>, also as a form body with <code>payload=</code>.
+        </p>
+        ${example(rawKey, 'slack-example', 'the Slack-style command', slackExample(ingestUrl))}
+        <h3>Discord-style</h3>
+        <p class="muted">
+          Discord's <code>content</code>, <code>username</code> and <code>embeds</code>; Microsoft
+          Teams cards (MessageCard, Adaptive Card) are read too.
+        </p>
+        ${example(rawKey, 'discord-example', 'the Discord-style command', discordExample(ingestUrl))}
         <div class="button-row">
           ${action('rotate', 'Rotate')}
           ${key.state === 'disabled' ? action('enable', 'Enable') : action('disable', 'Disable')}
