@@ -77,10 +77,11 @@ export function errorTicketInput(
   latest: OccurrenceWithVisitor | undefined,
 ): FileFeedbackInput {
   const top = latest ? culprit(latest.backtrace) : null;
+  const count = Number(group.occurrence_count);
   const lines = [
-    `Fix this error, reported ${Number(group.occurrence_count)} time(s) to the Errors page.`,
+    `Fix this error, reported ${count} ${count === 1 ? 'time' : 'times'} to the Errors page.`,
     '',
-    `**${group.error_class}**: ${group.latest_message}`,
+    `${group.error_class}: ${group.latest_message}`,
   ];
   if (top) lines.push(`Culprit: \`${top}\``);
   if (latest) {

@@ -71,7 +71,7 @@ describe('fix with agent', () => {
     expect(first.headers.get('location')).toBe(`/api/v1/feedback/${ticket.id}`);
     expect(ticket.error_group_id).toBe(group.id);
     expect(ticket.title).toBe("NoMethodError: undefined method `total' for nil");
-    expect(ticket.note).toContain("**NoMethodError**: undefined method `total' for nil");
+    expect(ticket.note).toContain("NoMethodError: undefined method `total' for nil");
     expect(ticket.note).toContain('Culprit: `app/models/cart.rb:12:in `total``');
     expect(ticket.note).toContain('app/controllers/carts_controller.rb:8:in `show`');
     expect(ticket.note).toContain(

@@ -62,7 +62,7 @@ describe('errors at a glance', () => {
     const card = page.text.slice(page.text.indexOf('id="errors-card"'));
     expect(card).toMatch(/<strong>3<\/strong> new today/);
     expect(card).toMatch(/<strong>1<\/strong>\s*regression/);
-    const busiest = card.slice(card.indexOf('class="plain busiest"'), card.indexOf('</ol>'));
+    const busiest = card.slice(card.indexOf('class="busiest"'), card.indexOf('</ol>'));
     expect(busiest.indexOf('BusyError')).toBeGreaterThan(-1);
     expect(busiest.indexOf('BusyError')).toBeLessThan(busiest.indexOf('QuietError'));
     expect(busiest).toContain('4 occurrences in 24 h');

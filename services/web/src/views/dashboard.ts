@@ -30,13 +30,13 @@ function errorsCard(base: string, errors: ErrorsAtAGlance): SafeHtml {
     </p>
     ${
       errors.busiest.length
-        ? html`<ol class="plain busiest">
+        ? html`<ol class="busiest">
             ${errors.busiest.map(
               (g) =>
                 html`<li>
                   <a href="${base}/errors/${g.id}" class="error-class">${g.error_class}</a>
-                  <span class="muted small">${plural(g.count, 'occurrence')} in 24 h</span>
-                  <span class="excerpt muted small">${excerpt(g.latest_message, 80)}</span>
+                  <span class="busiest-count">${plural(g.count, 'occurrence')} in 24 h</span>
+                  <span class="busiest-message">${excerpt(g.latest_message, 80)}</span>
                 </li>`,
             )}
           </ol>`

@@ -177,7 +177,7 @@ function groupFacts(g: ErrorGroup, facts: GroupLatestFacts | undefined): SafeHtm
         </p>`
       : ''
   }
-  ${parts.length ? html`<p class="group-facts muted small">${parts.map((part, i) => html`${i ? ' · ' : ''}${part}`)}</p>` : ''}`;
+  ${parts.length ? html`<p class="group-facts">${parts.map((part, i) => html`${i ? ' · ' : ''}${part}`)}</p>` : ''}`;
 }
 
 function groupsTable(
