@@ -1,14 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import fc from 'fast-check';
-import {
-  expectNoServerError,
-  hostileText,
-  PER_TARGET,
-  SEED,
-  sendAll,
-  startFuzzWorld,
-  type FuzzWorld,
-} from './support/fuzz.js';
+import { fuzzForms, startFuzzWorld, type FuzzWorld } from './support/fuzz.js';
 
 /**
  * At least 1,000 hostile posts to every form of `pnpm start`, signed in with a valid CSRF token so
@@ -24,8 +15,9 @@ describe('fuzzing every form', () => {
   });
 
   it('every form, signed in with a valid CSRF token: 1,000 hostile posts each, no 5xx', async () => {
-    // Signing in or up changes the session (and its CSRF token): those two go last.
-    const forms: [string, readonly string[]][] = [
+    // Sign-in and sign-up have their own file (fuzz-signin-forms.test.ts): they change the
+    // session, and their password hashing makes them a long file of their own.
+    const forms: [string, string[]][] = [
       [`${world.roomPath}/messages`, ['body']],
       [`${world.base}/settings/tokens`, ['name', 'scopes']],
       [`${world.roomPath}/settings/webhooks/incoming`, ['name']],
@@ -33,26 +25,9 @@ describe('fuzzing every form', () => {
       [`${world.base}/rooms`, ['name']],
       [`${world.base}/members`, ['email', 'role']],
       ['/workspaces', ['name']],
-      ['/login', ['email', 'password', 'next']],
-      ['/signup', ['name', 'email', 'password']],
     ];
-    const csrf = await world.client.csrf(world.base);
-    for (const [path, fields] of forms) {
-      const posts = fc.sample(
-        fc.array(fc.tuple(fc.constantFrom(...fields), hostileText), { maxLength: 5 }),
-        { numRuns: PER_TARGET, seed: SEED },
-      );
-      const answers = await sendAll(posts, (pairs) => {
-        const body = new URLSearchParams(pairs.map(([k, v]) => [k, v.slice(0, 30_000)]));
-        body.set('_csrf', csrf);
-        return world.client.post(path, Object.fromEntries(body), {}).then((r) => ({
-          status: r.status,
-          text: r.text,
-        }));
-      });
-      expectNoServerError(answers, `form ${path}`);
-    }
-    // 9,000 posts take 2–4 minutes beside the rest of the suite on 2 cores (the host's speed moves
+    await fuzzForms(world, forms);
+    // 7,000 posts take 1–3 minutes beside the rest of the suite on 2 cores (the host's speed moves
     // too): the bound is for a hang, not a speed.
   }, 600_000);
 
