@@ -36,3 +36,52 @@ export function mentionedHandles(text: string): string[] {
   }
   return [...found];
 }
+
+/** One entry of the composer's @-autocomplete: what to insert, and whom it names. */
+export interface MentionSuggestion {
+  /** Inserted after the `@`; resolves to this person or agent (mentionHandles, agents' names). */
+  handle: string;
+  name: string;
+  kind: 'member' | 'agent';
+}
+
+const WHOLE_HANDLE = new RegExp(`^${MENTION.source.slice(MENTION.source.indexOf('@') + 1)}$`, 'u');
+
+/** True when `@handle` would be read back as exactly this handle by MENTION. */
+export function isMentionHandle(handle: string): boolean {
+  return WHOLE_HANDLE.test(handle);
+}
+
+/**
+ * The handle the autocomplete inserts for each of `people`: the first name when no one else among
+ * them shares it (`@ada`), else the whole name without spaces (`@adalovelace`); an agent by its
+ * name, which is how routing finds it. Anyone whose name makes no readable handle (`@o'brien`
+ * would stop at the apostrophe) is left out rather than offered a mention that names nobody.
+ */
+export function mentionSuggestions(
+  people: readonly { name: string; kind: MentionSuggestion['kind'] }[],
+): MentionSuggestion[] {
+  const firstNames = new Map<string, number>();
+  for (const person of people) {
+    if (person.kind !== 'member') continue;
+    const first = person.name.trim().toLowerCase().split(/\s+/)[0] ?? '';
+    firstNames.set(first, (firstNames.get(first) ?? 0) + 1);
+  }
+  const seen = new Set<string>();
+  const suggestions: MentionSuggestion[] = [];
+  for (const person of people) {
+    const trimmed = person.name.trim();
+    const lower = trimmed.toLowerCase();
+    const first = lower.split(/\s+/)[0] ?? '';
+    const handle =
+      person.kind === 'agent'
+        ? lower
+        : firstNames.get(first) === 1
+          ? first
+          : lower.replace(/\s+/g, '');
+    if (!isMentionHandle(handle) || seen.has(`${person.kind}:${handle}`)) continue;
+    seen.add(`${person.kind}:${handle}`);
+    suggestions.push({ handle, name: trimmed, kind: person.kind });
+  }
+  return suggestions;
+}

@@ -2,6 +2,8 @@ import { AppError, isId } from '@ferry/core';
 import type { Db, Role, Room } from '@ferry/db';
 import { z } from 'zod';
 import { can } from './capabilities.js';
+import { activeSeatNames } from './members.js';
+import { mentionSuggestions, type MentionSuggestion } from './mentions.js';
 import { joinRoom, type RoomSeat } from './rooms.js';
 
 /**
@@ -28,6 +30,44 @@ export function listRoomPeople(db: Db, roomId: string): Promise<RoomPerson[]> {
     .where('m.left_at', 'is', null)
     .orderBy('u.name')
     .execute();
+}
+
+/**
+ * Whom the composer's @-autocomplete offers in a room, the viewer left out: the room's people, and
+ * the agents a mention there reaches (an agent's own room: that agent; a ticket's conversation,
+ * which nobody joins: every active member of the workspace and every agent, as routing reads
+ * mentions there). At most 200, by name.
+ */
+export async function roomMentionSuggestions(
+  db: Db,
+  room: Pick<Room, 'id' | 'workspace_id' | 'kind'>,
+  viewerMemberId: string,
+): Promise<MentionSuggestion[]> {
+  const conversation = room.kind === 'conversation';
+  const [members, agents] = await Promise.all([
+    conversation
+      ? activeSeatNames(db, [room.workspace_id]).then((seats) =>
+          seats.map((seat) => ({ memberId: seat.id, name: seat.name })),
+        )
+      : listRoomPeople(db, room.id),
+    room.kind === 'agent' || conversation
+      ? db
+          .selectFrom('agents')
+          .select('name')
+          .where('workspace_id', '=', room.workspace_id)
+          .$if(!conversation, (q) => q.where('room_id', '=', room.id))
+          .orderBy('name')
+          .limit(100)
+          .execute()
+      : Promise.resolve([]),
+  ]);
+  const people = [
+    ...members
+      .filter((member) => member.memberId !== viewerMemberId)
+      .map((member) => ({ name: member.name, kind: 'member' as const })),
+    ...agents.map((agent) => ({ name: agent.name, kind: 'agent' as const })),
+  ].sort((a, b) => a.name.localeCompare(b.name));
+  return mentionSuggestions(people).slice(0, 200);
 }
 
 /** Active workspace members who are not in the room: whom the form offers. */

@@ -10,6 +10,7 @@ import {
   postMessageSchema,
   workspaceMentionHandles,
   conversationParticipants,
+  roomMentionSuggestions,
   countRoomMembers,
   createChannel,
   createRoomSchema,
@@ -125,16 +126,18 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
       throw new AppError('bad_request', 'That link to earlier messages is not valid.');
     }
     const conversation = room.room.kind === 'conversation';
-    const [{ messages, more }, handles, memberCount, feedbackId, participants] = await Promise.all([
-      listMessages(db, room.room.id, { before }),
-      workspaceMentionHandles(db, workspace.id),
-      countRoomMembers(db, room.room.id),
-      conversation && can(member.role, 'feedback.read')
-        ? feedbackForRoom(db, room.room.id)
-        : Promise.resolve(undefined),
-      // Nobody joins a ticket's conversation, so its header names who takes part instead.
-      conversation ? conversationParticipants(db, room.room.id) : Promise.resolve(undefined),
-    ]);
+    const [{ messages, more }, handles, memberCount, feedbackId, participants, mentions] =
+      await Promise.all([
+        listMessages(db, room.room.id, { before }),
+        workspaceMentionHandles(db, workspace.id),
+        countRoomMembers(db, room.room.id),
+        conversation && can(member.role, 'feedback.read')
+          ? feedbackForRoom(db, room.room.id)
+          : Promise.resolve(undefined),
+        // Nobody joins a ticket's conversation, so its header names who takes part instead.
+        conversation ? conversationParticipants(db, room.room.id) : Promise.resolve(undefined),
+        roomMentionSuggestions(db, room.room, member.id),
+      ]);
     const newest = messages.at(-1);
     if (before === undefined && newest) await readRoom(res, room.room.id, newest.id);
     const canManageWebhooks = can(member.role, 'webhooks.manage');
@@ -163,6 +166,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
           canManageWebhooks,
           payloads,
           composer,
+          mentions,
         }),
       status,
     );

@@ -4,6 +4,7 @@ import {
   ROOM_NAME_MAX,
   roomLabel,
   type MentionHandles,
+  type MentionSuggestion,
   type Participant,
   type RoomListItem,
   type OriginalPayload,
@@ -156,6 +157,8 @@ export interface RoomPageData {
   /** Webhook messages' original payloads, for admins' "View payload". */
   payloads?: ReadonlyMap<string, OriginalPayload> | undefined;
   composer?: { draft?: string; error?: string | undefined };
+  /** Whom the composer's @-autocomplete offers (mention-complete.js). */
+  mentions?: MentionSuggestion[] | undefined;
 }
 
 const PARTICIPANT_NOTE: Record<Participant['role'], string> = {
@@ -188,7 +191,7 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
   return layout(ctx, {
     title: label,
     section: 'rooms',
-    scripts: ['/assets/room.js'],
+    scripts: ['/assets/room.js', '/assets/mention-complete.js'],
     roomId: room.id,
     body: html`<div class="room" data-room-id="${room.id}" data-live="${String(latest)}">
       <header class="room-head">
@@ -261,12 +264,25 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
             rows="2"
             maxlength="${MESSAGE_BODY_MAX}"
             placeholder="Message ${label}"
-            aria-describedby="message-body-error"
+            aria-describedby="message-body-error mention-hint"
+            data-mentions="${JSON.stringify(data.mentions ?? [])}"
             ${composer.error ? html`aria-invalid="true"` : ''}
           >
 ${composer.draft ?? ''}</textarea>
           <button type="submit">Send</button>
+          <ul
+            class="mention-list"
+            id="mention-list"
+            role="listbox"
+            aria-label="People to mention"
+            hidden
+          ></ul>
         </div>
+        <p class="visually-hidden" id="mention-hint">
+          Type @ and a name to mention someone: arrow keys choose, Enter or Tab inserts, Escape
+          closes.
+        </p>
+        <p class="visually-hidden" id="mention-status" role="status" aria-live="polite"></p>
         <p class="error" id="message-body-error" ${composer.error ? '' : html`hidden`}>
           ${composer.error ?? ''}
         </p>
