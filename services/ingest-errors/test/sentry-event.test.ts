@@ -99,7 +99,10 @@ describe('a Sentry event as a SPEC.md report', () => {
 
   it.each([
     [{ sdk: { name: 'sentry.javascript.node' } }, 'node'],
-    [{ sdk: { name: 'sentry.javascript.nextjs' } }, 'node'],
+    [{ sdk: { name: 'sentry.javascript.nextjs' }, platform: 'node' }, 'node'],
+    [{ sdk: { name: 'sentry.javascript.nextjs' }, platform: 'javascript' }, 'js'],
+    [{ sdk: { name: 'sentry.javascript.sveltekit' }, platform: 'node' }, 'node'],
+    [{ sdk: { name: 'sentry.javascript.bun' }, platform: 'javascript' }, 'node'],
     [{ sdk: { name: 'sentry.javascript.browser' } }, 'js'],
     [{ sdk: { name: 'sentry.javascript.react' } }, 'js'],
     [{ sdk: { name: 'sentry.javascript.react-native' } }, 'mobile'],

@@ -164,6 +164,18 @@ describe('Sentry endpoints and hostile bodies', () => {
     expect(await viaDsn.json()).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/) });
   });
 
+  it('an unknown key sent with the request is refused before the body is read: 403, not 413', async () => {
+    const answer = await fetch(`${service.url}/api/1/envelope/?sentry_key=pk_unknown`, {
+      method: 'POST',
+      headers: { 'Content-Encoding': 'gzip' },
+      body: new Uint8Array(bomb),
+    });
+    expect(answer.status).toBe(403);
+    expect(await answer.json()).toEqual({
+      error: { code: 'forbidden', message: expect.stringContaining('DSN') },
+    });
+  });
+
   it('a request with no key at all answers 401', async () => {
     const answer = await fetch(`${service.url}/api/1/envelope/`, {
       method: 'POST',

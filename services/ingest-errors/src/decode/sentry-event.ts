@@ -106,19 +106,23 @@ function backtrace(frames: readonly (Frame | null)[] | undefined): string[] {
 const MOBILE =
   /cocoa|android|react-native|flutter|dart|capacitor|cordova|ionic|unity|xamarin|maui|kotlin-multiplatform|objc|swift/;
 
+/** JavaScript SDKs that only ever run on a server. */
+const SERVER_JS = /\.node$|\bnode\b|nestjs|bun|deno|\bserverless\b|aws-serverless|google-cloud/;
+
 /**
  * SPEC.md's source from the SDK's name (`sentry.javascript.node`, `sentry.python`, `raven-ruby`),
  * else the event's platform: browser JavaScript is `js`, mobile SDKs are `mobile`, any other `api`.
+ * The framework SDKs that run on both sides (`sentry.javascript.nextjs`, sveltekit, nuxt, remix,
+ * astro...) send one name from both: their server client says platform `node`, the browser's
+ * `javascript`, so the platform decides.
  */
 export function sentrySource(event: Pick<SentryEvent, 'sdk' | 'platform'>): ErrorSource {
   const name = (event.sdk?.name ?? '').toLowerCase();
   if (MOBILE.test(name)) return 'mobile';
-  if (
-    /\.node$|\bnode\b|nestjs|nextjs|bun|deno|\bserverless\b|aws-serverless|google-cloud/.test(name)
-  ) {
-    return 'node';
+  if (SERVER_JS.test(name)) return 'node';
+  if (name.startsWith('sentry.javascript.')) {
+    return (event.platform ?? '').toLowerCase() === 'node' ? 'node' : 'js';
   }
-  if (name.startsWith('sentry.javascript.')) return 'js';
   if (name.includes('python')) return 'python';
   if (name.includes('ruby')) return 'ruby';
   if (name.includes('php')) return 'php';

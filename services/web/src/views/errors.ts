@@ -605,7 +605,14 @@ function sentrySection(publicUrl: string, workspace: Pick<Workspace, 'public_key
       Already using a Sentry SDK (JavaScript, Node, Python, Ruby, PHP, mobile)? Give it this DSN;
       nothing else changes. Errors and messages are kept; performance data and sessions are dropped.
     </p>
-    ${copyableSnippet({ id: 'sentry-dsn', what: 'the DSN', text: dsn, testId: 'sentry-dsn' })}
+    ${copyableSnippet({
+      id: 'sentry-dsn',
+      what: 'the DSN',
+      text: dsn,
+      // The curl example's look: light, and wrapped rather than cut off on a phone.
+      className: 'curl',
+      testId: 'sentry-dsn',
+    })}
     ${snippets.map(
       ([name, snippet]) =>
         html`<h3>${snippet.label}</h3>
@@ -613,6 +620,7 @@ function sentrySection(publicUrl: string, workspace: Pick<Workspace, 'public_key
             id: `sentry-snippet-${name}`,
             what: `the ${snippet.label} set-up`,
             text: snippet.code,
+            className: 'curl',
             testId: `sentry-snippet-${name}`,
           })}`,
     )}
