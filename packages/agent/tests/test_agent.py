@@ -220,6 +220,22 @@ class AgentFlowTest(AgentTestCase):
             reply["text"])
 
 
+    def test_a_silent_resumed_cli_is_not_run_again(self):
+        """#4: a resumed run the watchdog stopped is not retried on a new session (which would
+        wait as long again before failing the same way)."""
+        os.makedirs(self.state_dir)
+        with open(os.path.join(self.state_dir, "state.json"), "w") as f:
+            json.dump({"version": 1, "queue": [], "done": {}, "sessions": {
+                "room_hang": {"cli": "claude", "id": "sess-hang", "updated_at": "0"}}}, f)
+        item = message_item("Any news?", conversation="room_hang")
+        self.gw.add_work(item)
+        self.start_agent(FAKE_CLI_HANG="1", SERVICE_CLI_IDLE_SECONDS="0.5")
+        reply = self.wait_reply(item["work_id"])
+        self.assertIn("the CLI printed nothing for 0.5 seconds", reply["text"])
+        [run] = self.cli_runs()
+        self.assertEqual(run["argv"][run["argv"].index("--resume") + 1], "sess-hang")
+
+
 class CodexFlowTest(AgentTestCase):
     cli = "codex"
 

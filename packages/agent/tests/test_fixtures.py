@@ -193,6 +193,27 @@ class WatchdogTest(ReplayCase):
         self.assertTrue(r.error.startswith("the CLI printed nothing for 0.5 seconds and was "
                                            "stopped (SERVICE_CLI_IDLE_SECONDS)"), r.error)
 
+    def test_a_stopped_cli_whose_daemon_keeps_its_output_open(self):
+        """#4: the kill reaches the CLI's process group; a child that left it (its own session)
+        may keep stdout open, and the agent does not wait for that child."""
+        pidfile = os.path.join(self.tmp, "daemon.pid")
+        script = os.path.join(self.tmp, "cli.py")
+        with open(script, "w") as f:
+            f.write("import subprocess, sys, time\nsys.stdin.read()\n"
+                    "p = subprocess.Popen(['sleep', '60'], start_new_session=True)\n"
+                    "open(%r, 'w').write(str(p.pid))\ntime.sleep(60)\n" % pidfile)
+        runner = cli.Runner(cli="claude", command=[sys.executable, script], timeout=120)
+        runner.idle_timeout = 0.5
+        started = time.monotonic()
+        try:
+            r = runner.run("Fix it", self.cwd, None, lambda c: None)
+        finally:
+            with open(pidfile) as f:
+                os.kill(int(f.read()), 9)
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertTrue(r.stopped)
+        self.assertTrue(r.error.startswith("the CLI printed nothing for 0.5 seconds"), r.error)
+
     def test_a_cli_that_prints_is_not_stopped(self):
         runner = cli.Runner(cli="codex", command=[sys.executable, FAKE_CLI], timeout=60,
                             env=dict(os.environ, FAKE_CLI_SLEEP="0.5"))
