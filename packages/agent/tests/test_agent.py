@@ -264,6 +264,23 @@ class CodexFlowTest(AgentTestCase):
         self.assertEqual(reply["text"], "The coding CLI (codex) failed: codex 0.45 or later is "
                                         "required (found output of an older version).")
 
+    def test_a_thread_codex_no_longer_has(self):
+        """#8: codex starts a new thread for an unknown id; the conversation keeps the new one."""
+        os.makedirs(self.state_dir)
+        with open(os.path.join(self.state_dir, "state.json"), "w") as f:
+            json.dump({"version": 1, "queue": [], "done": {}, "sessions": {
+                "room_gone": {"cli": "codex", "id": "thr-gone", "updated_at": "0"}}}, f)
+        item = message_item("Any news?", conversation="room_gone")
+        self.gw.add_work(item)
+        self.start_agent(FAKE_CLI_RESUME_FAIL="1")
+        reply = self.wait_reply(item["work_id"])
+        self.assertEqual(reply["text"], "The button already submits the form; nothing else to "
+                                        "change.")
+        [run] = self.cli_runs()
+        self.assertEqual(run["argv"][-3:], ["resume", "thr-gone", "-"])
+        thread = state_of(self.state_dir)["sessions"]["room_gone"]["id"]
+        self.assertNotEqual(thread, "thr-gone")
+
     def test_a_follow_up_prompt_beginning_with_a_dash(self):
         """#2 and #7: `codex exec --json --sandbox workspace-write resume ID -`."""
         first = feedback_item(conversation="room_cdash")

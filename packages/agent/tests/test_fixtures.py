@@ -123,6 +123,14 @@ class CodexReplayTest(ReplayCase):
                                   "for url (https://api.openai.com/v1/responses)")
         self.assertEqual(chips, WORK)
 
+    def test_resume_of_an_unknown_thread_starts_a_new_one(self):
+        """#8: the real shape: codex exec resume with an id it has no rollout for starts a new
+        thread, whose id the agent keeps from then on."""
+        r, _ = self.replay("codex", resume="thr-gone", FAKE_CLI_RESUME_FAIL="1")
+        self.assertTrue(r.ok, r.error)
+        self.assertNotEqual(r.session_id, "thr-gone")
+        self.assertEqual(len(r.session_id), UUID_LEN)
+
     def test_resume_keeps_the_thread_and_puts_every_option_before_resume(self):
         """#7: `codex exec --json --sandbox workspace-write resume ID -`."""
         r, chips = self.replay("codex", resume="thr-1")
@@ -135,9 +143,11 @@ class CodexReplayTest(ReplayCase):
     def test_older_versions_are_named(self):
         """#3: before 0.44 ({"id", "msg"} lines) and 0.44 (item_type, assistant_message)."""
         for fixture in ("old-0.43", "old-0.44"):
-            r, chips = self.replay("codex", fixture)
-            self.assertFalse(r.ok, fixture)
-            self.assertEqual(r.error, OLD_CODEX, fixture)
+            with self.subTest(fixture):
+                r, chips = self.replay("codex", fixture)
+                self.assertFalse(r.ok, fixture)
+                self.assertEqual(r.error, OLD_CODEX, fixture)
+                self.assertEqual(r.text, "")
 
 
 class PromptOnStdinTest(ReplayCase):
@@ -249,9 +259,12 @@ class FakeCliParsesLikeTheRealOnesTest(unittest.TestCase):
     def test_codex_unknown_argument_and_options_after_resume(self):
         p = self.fake("exec", "--json", "-x wrote to you")
         self.assertEqual((p.returncode, p.stdout), (2, ""))
-        self.assertTrue(p.stderr.startswith("error: unexpected argument '-x wrote to you' found"
-                                            "\n\n  tip: to pass '-x wrote to you' as a value, "
-                                            "use '-- -x wrote to you'"), p.stderr)
+        self.assertTrue(p.stderr.startswith("error: unexpected argument '-x' found\n\n  tip: to "
+                                            "pass '-x' as a value, use '-- -x'"), p.stderr)
+        p = self.fake("exec", "--no-such=1", "-")
+        self.assertIn("error: unexpected argument '--no-such' found", p.stderr)
+        p = self.fake("exec", "--json", "-sworkspace-write", "-", stdin="hi")
+        self.assertEqual(p.returncode, 0, p.stderr)  # a short option's attached value
         p = self.fake("exec", "resume", "t1", "--json", "hi")
         self.assertEqual(p.returncode, 2)
         self.assertIn("error: unexpected argument '--json' found", p.stderr)
