@@ -176,10 +176,13 @@ class Runner:
         killed_at: Optional[float] = None
         eof = False
 
+        last_chip = ""
+
         def send(new: List[str]) -> None:
-            nonlocal chips
+            nonlocal chips, last_chip
             for chip in new:
                 chips += 1
+                last_chip = chip
                 try:
                     on_chip(chip)
                 except Exception as e:  # noqa: BLE001 - a chip never stops the run
@@ -220,10 +223,15 @@ class Runner:
                 stopped_because = ("the CLI ran longer than %d seconds and was stopped"
                                    % self.timeout)
             elif self.idle_timeout and self.idle_timeout > 0 and now - last_line >= self.idle_timeout:
+                # Before any step it is most likely stuck on a login or a question; after one,
+                # that step (a long test run) may be what kept it silent.
                 stopped_because = (
                     "the CLI printed nothing for %g seconds and was stopped "
-                    "(SERVICE_CLI_IDLE_SECONDS); it may be waiting for a login or a prompt: run "
-                    "`%s` by hand in %s to see" % (self.idle_timeout, name, cwd))
+                    "(SERVICE_CLI_IDLE_SECONDS); %s" % (self.idle_timeout, (
+                        "its last step was \"%s\" (raise SERVICE_CLI_IDLE_SECONDS if a step "
+                        "may take that long)" % last_chip if last_chip else
+                        "it may be waiting for a login or a prompt: run `%s` by hand in %s to see"
+                        % (name, cwd))))
             if stopped_because is not None:
                 log.warning("stopping the CLI: %s", stopped_because)
                 _kill_group(proc, signal.SIGKILL)

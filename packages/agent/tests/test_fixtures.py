@@ -224,6 +224,27 @@ class WatchdogTest(ReplayCase):
         self.assertTrue(r.stopped)
         self.assertTrue(r.error.startswith("the CLI printed nothing for 0.5 seconds"), r.error)
 
+    def test_a_silent_step_is_named(self):
+        """#4: silent after a step (a long test run): the error names that step, not a login."""
+        script = os.path.join(self.tmp, "cli.py")
+        with open(script, "w") as f:
+            f.write("import json, sys, time\nsys.stdin.read()\nfor e in (%r, %r):\n"
+                    "    print(json.dumps(e), flush=True)\ntime.sleep(60)\n" % (
+                        {"type": "thread.started", "thread_id": "t1"},
+                        {"type": "item.started", "item": {
+                            "id": "item_0", "type": "command_execution",
+                            "command": "/bin/bash -lc 'npm test'", "aggregated_output": "",
+                            "exit_code": None, "status": "in_progress"}}))
+        runner = cli.Runner(cli="codex", command=[sys.executable, script], timeout=60)
+        runner.idle_timeout, runner.chip_hold = 1, 0.1
+        chips = []
+        r = runner.run("Fix it", self.cwd, None, chips.append)
+        self.assertEqual(chips, ["Running npm test"])
+        self.assertEqual(r.error, "the CLI printed nothing for 1 seconds and was stopped "
+                                  "(SERVICE_CLI_IDLE_SECONDS); its last step was \"Running npm "
+                                  "test\" (raise SERVICE_CLI_IDLE_SECONDS if a step may take "
+                                  "that long)")
+
     def test_a_cli_that_prints_is_not_stopped(self):
         runner = cli.Runner(cli="codex", command=[sys.executable, FAKE_CLI], timeout=60,
                             env=dict(os.environ, FAKE_CLI_SLEEP="0.5"))
