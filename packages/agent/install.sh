@@ -301,7 +301,7 @@ cmd_dispatch() {
       printf 'SERVICE_CLI=%s\n' "$cli"
       if [[ -n $cli_path ]]; then
         printf 'SERVICE_CLI_COMMAND=%s\n' "$(env_value "$cli_path")"
-        printf 'PATH=%s\n' "$(env_value "$(dirname "$cli_path"):/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")"
+        printf 'PATH=%s\n' "$(env_value "$(dirname "$cli_path"):$UNIT_PATH")"
       fi
       [[ -n $name ]] && printf 'SERVICE_AGENT_NAME=%s\n' "$(env_value "$name")"
       printf 'SERVICE_STATE_DIR=%s\n' "$(env_value "$state_dir")"
@@ -322,20 +322,37 @@ cmd_dispatch() {
   say "  logs:     journalctl -u service-dispatch@$id -f"
 }
 
-# cli_status ENV_FILE -> "claude 2.1.332" (the CLI and its version), or says it is missing
+# systemd's PATH for a unit that sets none (the env file's PATH, when install.sh found the CLI,
+# replaces it).
+UNIT_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# instance_user ID -> User= of the instance's drop-in (empty: the unit runs as root)
+instance_user() {
+  sed -n 's/^User=//p' "$UNIT_DIR/service-dispatch@$1.service.d/10-user.conf" 2>/dev/null | head -n1
+}
+
+# cli_status ID -> "claude 2.1.332" (the CLI and its version), or says it is missing. Looked up
+# as the unit would run it: as the instance's user, with the unit's PATH (not root's).
 cli_status() {
-  local cli command program version
-  cli=$(env_get "$1" SERVICE_CLI)
+  local env_file=$ETC_DIR/$1.env user cli command program path version
+  local as_user=()
+  user=$(instance_user "$1")
+  if [[ -n $user && $user != "$(id -un)" ]]; then as_user=("${RUNUSER_CMD[@]}" "$user" --); fi
+  cli=$(env_get "$env_file" SERVICE_CLI)
   cli=${cli:-claude}
-  command=$(env_get "$1" SERVICE_CLI_COMMAND)
+  command=$(env_get "$env_file" SERVICE_CLI_COMMAND)
   command=${command:-$cli}
+  path=$(env_get "$env_file" PATH)
+  path=${path:-$UNIT_PATH}
   read -r program _ <<<"$command"
-  if ! command -v "$program" >/dev/null 2>&1; then
-    printf '%s MISSING (%s not found)' "$cli" "$program"
+  if ! ${as_user[@]+"${as_user[@]}"} env PATH="$path" bash -c 'command -v -- "$1"' bash "$program" \
+    >/dev/null 2>&1 </dev/null; then
+    printf '%s MISSING (%s not found%s)' "$cli" "$program" "${user:+ for $user}"
     return
   fi
   # shellcheck disable=SC2086 # SERVICE_CLI_COMMAND is a command line: split it as the agent does
-  version=$(timeout 10 $command --version 2>/dev/null </dev/null | head -n1 || true)
+  version=$(${as_user[@]+"${as_user[@]}"} env PATH="$path" timeout 10 $command --version \
+    2>/dev/null </dev/null | head -n1 || true)
   version=${version% (Claude Code)}
   version=${version#codex-cli }
   printf '%s %s' "$cli" "${version:-(version unknown)}"
@@ -356,7 +373,7 @@ cmd_list() {
     project=$(env_get "$ETC_DIR/$id.env" PROJECT)
     name=$(env_get "$ETC_DIR/$id.env" SERVICE_AGENT_NAME)
     url=$(env_get "$ETC_DIR/$id.env" SERVICE_URL)
-    cli=$(cli_status "$ETC_DIR/$id.env")
+    cli=$(cli_status "$id")
     [[ -n $name ]] && project="$project ($name)"
     printf '%-18s %-16s %-20s %-24s %s\n' "$id" "$status" "$project" "$cli" "$url"
   done <<<"$ids"

@@ -30,6 +30,9 @@ from .streams import (CHIP_MAX, Blocked, ClaudeMapper, CliResult, CodexMapper,  
 log = logging.getLogger("ferry_agent.cli")
 
 PROMPT_LIMIT = 100000  # bytes: a feedback context never needs more
+DRAIN_SECONDS = 5.0  # after the agent stopped the CLI: how long its output may stay open
+EXIT_SECONDS = 60.0  # after the CLI closed its output: how long it may take to exit (it may still
+# be saving its session)
 # A CLI's own error lines on stderr (commander's "error: unknown option", clap's "error:
 # unexpected argument", Claude Code's "No conversation found with session ID").
 ERROR_LINE = re.compile(r"^\s*(error|fatal|Error|ERROR|Fatal)\b|No conversation found")
@@ -170,11 +173,16 @@ class Runner:
         chips = 0
         started = last_line = time.monotonic()
         stopped_because: Optional[str] = None
+        killed_at: Optional[float] = None
+        eof = False
+
+        last_chip = ""
 
         def send(new: List[str]) -> None:
-            nonlocal chips
+            nonlocal chips, last_chip
             for chip in new:
                 chips += 1
+                last_chip = chip
                 try:
                     on_chip(chip)
                 except Exception as e:  # noqa: BLE001 - a chip never stops the run
@@ -183,9 +191,9 @@ class Runner:
         while True:
             now = time.monotonic()
             waits = [1.0]
-            if self.timeout and self.timeout > 0:
+            if stopped_because is None and self.timeout and self.timeout > 0:
                 waits.append(started + self.timeout - now)
-            if self.idle_timeout and self.idle_timeout > 0:
+            if stopped_because is None and self.idle_timeout and self.idle_timeout > 0:
                 waits.append(last_line + self.idle_timeout - now)
             due = mapper.next_due()
             if due is not None:
@@ -196,29 +204,48 @@ class Runner:
                 line = ""
             now = time.monotonic()
             if line is None:
+                eof = True
                 break
             send(mapper.due(now))
             if line:
                 last_line = now
                 send(self._parse(mapper, line, now))
             if stopped_because is not None:
-                continue  # draining what was printed before the kill
+                # Draining what was printed before the kill; a process that left the group (a
+                # daemon it started) may hold stdout open, so the drain is bounded.
+                if killed_at is not None and now - killed_at >= DRAIN_SECONDS:
+                    log.warning("the CLI's output stayed open after it was stopped; not waiting")
+                    break
+                continue
             if mapper.fatal:
                 stopped_because = mapper.fatal
             elif self.timeout and self.timeout > 0 and now - started >= self.timeout:
                 stopped_because = ("the CLI ran longer than %d seconds and was stopped"
                                    % self.timeout)
             elif self.idle_timeout and self.idle_timeout > 0 and now - last_line >= self.idle_timeout:
+                # Before any step it is most likely stuck on a login or a question; after one,
+                # that step (a long test run) may be what kept it silent.
                 stopped_because = (
                     "the CLI printed nothing for %g seconds and was stopped "
-                    "(SERVICE_CLI_IDLE_SECONDS); it may be waiting for a login or a prompt: run "
-                    "`%s` by hand in %s to see" % (self.idle_timeout, name, cwd))
+                    "(SERVICE_CLI_IDLE_SECONDS); %s" % (self.idle_timeout, (
+                        "its last step was \"%s\" (raise SERVICE_CLI_IDLE_SECONDS if a step "
+                        "may take that long)" % last_chip if last_chip else
+                        "it may be waiting for a login or a prompt: run `%s` by hand in %s to see"
+                        % (name, cwd))))
             if stopped_because is not None:
                 log.warning("stopping the CLI: %s", stopped_because)
                 _kill_group(proc, signal.SIGKILL)
+                killed_at = now
         send(mapper.flush())
-        proc.stdout.close()
-        code = proc.wait()
+        if eof:
+            proc.stdout.close()  # (after a cut-short drain its reader thread still holds it)
+        try:
+            code = proc.wait(timeout=EXIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            # It closed stdout but did not exit: nothing more can come from it.
+            log.warning("the CLI closed its output but did not exit; stopping it")
+            _kill_group(proc, signal.SIGKILL)
+            code = proc.wait()
         err_text = stderr.join()
         self._proc = None
         result = mapper.outcome()
@@ -227,6 +254,7 @@ class Runner:
         if stopped_because is not None:
             result.ok = False
             result.error = stopped_because
+            result.stopped = True
         elif result.incomplete:
             own = error_lines(err_text, prompt)
             result.error = "%s (exit code %s%s)" % (result.error, code, ": " + own if own else "")

@@ -171,6 +171,9 @@ class CliResult:
     incomplete: bool = False
     launched: bool = True
     blocked: List[Blocked] = field(default_factory=list)
+    # The agent stopped the CLI itself (no output, too long, too old a version): running it again
+    # on a fresh session would only fail the same way, after the same wait.
+    stopped: bool = False
 
 
 class _Mapper:

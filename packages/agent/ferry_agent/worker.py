@@ -261,8 +261,8 @@ class Worker(threading.Thread):
                                      progress.add)
             if self._stopping.is_set():
                 raise Stopping()
-            if (not result.ok and resume and result.launched and result.chips == 0
-                    and not git.status_entries(cwd)):
+            if (not result.ok and resume and result.launched and not result.stopped
+                    and result.chips == 0 and not git.status_entries(cwd)):
                 log.warning("resuming session %s failed (%s); starting a new one", resume,
                             result.error)
                 self.state.forget_session(conv)

@@ -5,8 +5,9 @@ follows).
 
 Claude Code when argv has `-p`/`--print`, Codex when it has `exec`. Unknown dash-arguments are
 refused the way the real parsers refuse them: Claude Code's (commander) prints
-`error: unknown option '-x'` and exits 1; Codex's (clap) prints `error: unexpected argument '-x'
-found` and exits 2; so does an option after codex's `resume` (the form docs/exec.md never uses).
+`error: unknown option '-x wrote to you'` (the whole argument) and exits 1; Codex's (clap) prints
+`error: unexpected argument '-x' found` (the first unknown short flag, or the long option's name)
+and exits 2; so does an option after codex's `resume` (the form docs/exec.md never uses).
 The prompt is read from stdin when none is given as an argument (claude) or it is `-` (codex).
 
 Which transcript: FAKE_CLI_FIXTURE when set, else `failed-turn` (claude) / `turn-failed` (codex)
@@ -22,7 +23,8 @@ Environment:
                       without touching the disk when this is unset
   FAKE_CLI_REPLY      the final assistant text instead of the recorded one
   FAKE_CLI_FAIL       1: the failed-turn transcript
-  FAKE_CLI_RESUME_FAIL 1: resuming fails as the real CLI fails for an unknown session
+  FAKE_CLI_RESUME_FAIL 1: resuming behaves as the real CLI does for an unknown session (claude:
+                      nothing on stdout, stderr, exit 1; codex: a new thread)
   FAKE_CLI_NO_TOOLS   1: replay without any tool use
   FAKE_CLI_SLEEP      seconds to sleep before the final reply
   FAKE_CLI_HANG       1: print nothing and wait (a CLI stuck on a login prompt)
@@ -134,7 +136,8 @@ def parse_codex(argv):
             if arg == "--last":
                 resume["last"] = True
             elif arg.startswith("-") and arg != "-":
-                raise clap_error(arg, "codex exec resume [SESSION_ID] [PROMPT]")
+                raise clap_error(arg.partition("=")[0] if arg.startswith("--") else arg[:2],
+                                 "codex exec resume [SESSION_ID] [PROMPT]")
             else:
                 resume["args"].append(arg)
             continue
@@ -144,10 +147,21 @@ def parse_codex(argv):
         if not arg.startswith("-") or arg == "-":
             positional.append(arg)
             continue
-        name, _, inline = arg.partition("=")
-        kind = CODEX_OPTIONS.get(name)
-        if kind is None:
-            raise clap_error(arg, "codex exec [OPTIONS] [PROMPT] [COMMAND]")
+        if arg.startswith("--"):
+            name, _, inline = arg.partition("=")
+            if name not in CODEX_OPTIONS:  # clap names the option without its value
+                raise clap_error(name, "codex exec [OPTIONS] [PROMPT] [COMMAND]")
+        else:
+            # clap reads `-abc` one short flag at a time and names the first unknown one
+            # (`-x wrote to you` is refused as '-x'); a short option takes the rest as its value.
+            name, inline = arg[:2], arg[2:]
+            while CODEX_OPTIONS.get(name) == "flag" and inline:
+                opts[name] = True
+                name, inline = "-" + inline[0], inline[1:]
+            if name not in CODEX_OPTIONS:
+                raise clap_error(name, "codex exec [OPTIONS] [PROMPT] [COMMAND]")
+            inline = inline[1:] if inline.startswith("=") else inline
+        kind = CODEX_OPTIONS[name]
         if kind == "flag":
             opts[name] = True
             continue
@@ -368,7 +382,12 @@ def main():
             name = "resume"
         else:
             name = "edit-and-test"
-    code = replay(cli, name, resume or str(uuid.uuid4()), cwd)
+    session = resume or str(uuid.uuid4())
+    if resume and cli == "codex" and os.environ.get("FAKE_CLI_RESUME_FAIL") == "1":
+        # codex exec resume with an id it has no rollout for starts a new thread (exec's lib.rs:
+        # no resume path found -> a new conversation), with its own thread id.
+        session = str(uuid.uuid4())
+    code = replay(cli, name, session, cwd)
     record({"event": "end", "argv": argv, "start": start, "time": time.time()})
     override = os.environ.get("FAKE_CLI_EXIT")
     return int(override) if override else code

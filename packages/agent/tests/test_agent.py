@@ -220,6 +220,22 @@ class AgentFlowTest(AgentTestCase):
             reply["text"])
 
 
+    def test_a_silent_resumed_cli_is_not_run_again(self):
+        """#4: a resumed run the watchdog stopped is not retried on a new session (which would
+        wait as long again before failing the same way)."""
+        os.makedirs(self.state_dir)
+        with open(os.path.join(self.state_dir, "state.json"), "w") as f:
+            json.dump({"version": 1, "queue": [], "done": {}, "sessions": {
+                "room_hang": {"cli": "claude", "id": "sess-hang", "updated_at": "0"}}}, f)
+        item = message_item("Any news?", conversation="room_hang")
+        self.gw.add_work(item)
+        self.start_agent(FAKE_CLI_HANG="1", SERVICE_CLI_IDLE_SECONDS="0.5")
+        reply = self.wait_reply(item["work_id"])
+        self.assertIn("the CLI printed nothing for 0.5 seconds", reply["text"])
+        [run] = self.cli_runs()
+        self.assertEqual(run["argv"][run["argv"].index("--resume") + 1], "sess-hang")
+
+
 class CodexFlowTest(AgentTestCase):
     cli = "codex"
 
@@ -247,6 +263,23 @@ class CodexFlowTest(AgentTestCase):
         reply = self.wait_reply(old["work_id"])
         self.assertEqual(reply["text"], "The coding CLI (codex) failed: codex 0.45 or later is "
                                         "required (found output of an older version).")
+
+    def test_a_thread_codex_no_longer_has(self):
+        """#8: codex starts a new thread for an unknown id; the conversation keeps the new one."""
+        os.makedirs(self.state_dir)
+        with open(os.path.join(self.state_dir, "state.json"), "w") as f:
+            json.dump({"version": 1, "queue": [], "done": {}, "sessions": {
+                "room_gone": {"cli": "codex", "id": "thr-gone", "updated_at": "0"}}}, f)
+        item = message_item("Any news?", conversation="room_gone")
+        self.gw.add_work(item)
+        self.start_agent(FAKE_CLI_RESUME_FAIL="1")
+        reply = self.wait_reply(item["work_id"])
+        self.assertEqual(reply["text"], "The button already submits the form; nothing else to "
+                                        "change.")
+        [run] = self.cli_runs()
+        self.assertEqual(run["argv"][-3:], ["resume", "thr-gone", "-"])
+        thread = state_of(self.state_dir)["sessions"]["room_gone"]["id"]
+        self.assertNotEqual(thread, "thr-gone")
 
     def test_a_follow_up_prompt_beginning_with_a_dash(self):
         """#2 and #7: `codex exec --json --sandbox workspace-write resume ID -`."""

@@ -65,6 +65,29 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual(c.base_branch, "develop")
         self.assertEqual(c.state_dir, os.path.join(self.tmp, "st"))
 
+    def test_permission_defaults_and_the_watchdog(self):
+        """#1 and #4: Claude Code may edit and run npm test plus SERVICE_TEST_COMMAND; Codex
+        keeps the workspace-write sandbox; SERVICE_CLI_ARGS replaces either; 600 s of silence."""
+        c = config.load(self.env())
+        self.assertEqual(c.cli_args, ["--permission-mode", "acceptEdits", "--allowedTools",
+                                      "Bash(npm test:*)"])
+        self.assertEqual((c.cli_idle_seconds, c.cli_timeout_seconds), (600.0, 3600.0))
+        c = config.load(self.env(SERVICE_TEST_COMMAND=" bundle exec rspec ",
+                                 SERVICE_CLI_IDLE_SECONDS="90"))
+        self.assertEqual(c.cli_args[-2:], ["Bash(npm test:*)", "Bash(bundle exec rspec:*)"])
+        self.assertEqual(c.cli_idle_seconds, 90.0)
+        c = config.load(self.env(SERVICE_TEST_COMMAND="npm test"))
+        self.assertEqual(c.cli_args[-1:], ["Bash(npm test:*)"])  # not twice
+        c = config.load(self.env(SERVICE_CLI="codex", SERVICE_TEST_COMMAND="make check"))
+        self.assertEqual(c.cli_args, ["--sandbox", "workspace-write"])
+        c = config.load(self.env(SERVICE_CLI_ARGS="--permission-mode acceptEdits",
+                                 SERVICE_TEST_COMMAND="make check"))
+        self.assertEqual(c.cli_args, ["--permission-mode", "acceptEdits"])
+        with self.assertRaises(config.ConfigError) as cm:
+            config.load(self.env(SERVICE_TEST_COMMAND="make check)", SERVICE_CLI_IDLE_SECONDS="x"))
+        self.assertEqual(len(cm.exception.problems), 2)
+        self.assertIn("SERVICE_TEST_COMMAND cannot hold parentheses", str(cm.exception))
+
     def test_every_problem_listed(self):
         with self.assertRaises(config.ConfigError) as cm:
             config.load({"SERVICE_URL": "ftp://x", "SERVICE_INSTALL_ID": "short",

@@ -123,6 +123,14 @@ class CodexReplayTest(ReplayCase):
                                   "for url (https://api.openai.com/v1/responses)")
         self.assertEqual(chips, WORK)
 
+    def test_resume_of_an_unknown_thread_starts_a_new_one(self):
+        """#8: the real shape: codex exec resume with an id it has no rollout for starts a new
+        thread, whose id the agent keeps from then on."""
+        r, _ = self.replay("codex", resume="thr-gone", FAKE_CLI_RESUME_FAIL="1")
+        self.assertTrue(r.ok, r.error)
+        self.assertNotEqual(r.session_id, "thr-gone")
+        self.assertEqual(len(r.session_id), UUID_LEN)
+
     def test_resume_keeps_the_thread_and_puts_every_option_before_resume(self):
         """#7: `codex exec --json --sandbox workspace-write resume ID -`."""
         r, chips = self.replay("codex", resume="thr-1")
@@ -135,9 +143,11 @@ class CodexReplayTest(ReplayCase):
     def test_older_versions_are_named(self):
         """#3: before 0.44 ({"id", "msg"} lines) and 0.44 (item_type, assistant_message)."""
         for fixture in ("old-0.43", "old-0.44"):
-            r, chips = self.replay("codex", fixture)
-            self.assertFalse(r.ok, fixture)
-            self.assertEqual(r.error, OLD_CODEX, fixture)
+            with self.subTest(fixture):
+                r, chips = self.replay("codex", fixture)
+                self.assertFalse(r.ok, fixture)
+                self.assertEqual(r.error, OLD_CODEX, fixture)
+                self.assertEqual(r.text, "")
 
 
 class PromptOnStdinTest(ReplayCase):
@@ -193,6 +203,51 @@ class WatchdogTest(ReplayCase):
         self.assertTrue(r.error.startswith("the CLI printed nothing for 0.5 seconds and was "
                                            "stopped (SERVICE_CLI_IDLE_SECONDS)"), r.error)
 
+    def test_a_stopped_cli_whose_daemon_keeps_its_output_open(self):
+        """#4: the kill reaches the CLI's process group; a child that left it (its own session)
+        may keep stdout open, and the agent does not wait for that child."""
+        pidfile = os.path.join(self.tmp, "daemon.pid")
+        script = os.path.join(self.tmp, "cli.py")
+        with open(script, "w") as f:
+            f.write("import subprocess, sys, time\nsys.stdin.read()\n"
+                    "p = subprocess.Popen(['sleep', '60'], start_new_session=True)\n"
+                    "open(%r, 'w').write(str(p.pid))\ntime.sleep(60)\n" % pidfile)
+        runner = cli.Runner(cli="claude", command=[sys.executable, script], timeout=120)
+        runner.idle_timeout = 0.5
+        started = time.monotonic()
+        try:
+            r = runner.run("Fix it", self.cwd, None, lambda c: None)
+        finally:
+            with open(pidfile) as f:
+                try:
+                    os.kill(int(f.read()), 9)
+                except ProcessLookupError:
+                    pass  # it had already ended
+        self.assertLess(time.monotonic() - started, 30)
+        self.assertTrue(r.stopped)
+        self.assertTrue(r.error.startswith("the CLI printed nothing for 0.5 seconds"), r.error)
+
+    def test_a_silent_step_is_named(self):
+        """#4: silent after a step (a long test run): the error names that step, not a login."""
+        script = os.path.join(self.tmp, "cli.py")
+        with open(script, "w") as f:
+            f.write("import json, sys, time\nsys.stdin.read()\nfor e in (%r, %r):\n"
+                    "    print(json.dumps(e), flush=True)\ntime.sleep(60)\n" % (
+                        {"type": "thread.started", "thread_id": "t1"},
+                        {"type": "item.started", "item": {
+                            "id": "item_0", "type": "command_execution",
+                            "command": "/bin/bash -lc 'npm test'", "aggregated_output": "",
+                            "exit_code": None, "status": "in_progress"}}))
+        runner = cli.Runner(cli="codex", command=[sys.executable, script], timeout=60)
+        runner.idle_timeout, runner.chip_hold = 1, 0.1
+        chips = []
+        r = runner.run("Fix it", self.cwd, None, chips.append)
+        self.assertEqual(chips, ["Running npm test"])
+        self.assertEqual(r.error, "the CLI printed nothing for 1 seconds and was stopped "
+                                  "(SERVICE_CLI_IDLE_SECONDS); its last step was \"Running npm "
+                                  "test\" (raise SERVICE_CLI_IDLE_SECONDS if a step may take "
+                                  "that long)")
+
     def test_a_cli_that_prints_is_not_stopped(self):
         runner = cli.Runner(cli="codex", command=[sys.executable, FAKE_CLI], timeout=60,
                             env=dict(os.environ, FAKE_CLI_SLEEP="0.5"))
@@ -228,9 +283,12 @@ class FakeCliParsesLikeTheRealOnesTest(unittest.TestCase):
     def test_codex_unknown_argument_and_options_after_resume(self):
         p = self.fake("exec", "--json", "-x wrote to you")
         self.assertEqual((p.returncode, p.stdout), (2, ""))
-        self.assertTrue(p.stderr.startswith("error: unexpected argument '-x wrote to you' found"
-                                            "\n\n  tip: to pass '-x wrote to you' as a value, "
-                                            "use '-- -x wrote to you'"), p.stderr)
+        self.assertTrue(p.stderr.startswith("error: unexpected argument '-x' found\n\n  tip: to "
+                                            "pass '-x' as a value, use '-- -x'"), p.stderr)
+        p = self.fake("exec", "--no-such=1", "-")
+        self.assertIn("error: unexpected argument '--no-such' found", p.stderr)
+        p = self.fake("exec", "--json", "-sworkspace-write", "-", stdin="hi")
+        self.assertEqual(p.returncode, 0, p.stderr)  # a short option's attached value
         p = self.fake("exec", "resume", "t1", "--json", "hi")
         self.assertEqual(p.returncode, 2)
         self.assertIn("error: unexpected argument '--json' found", p.stderr)

@@ -246,8 +246,29 @@ class InstallTest(unittest.TestCase):
         # --list names the CLI and its version, and says when it is gone
         self.assertRegex(self.run_sh("--list").stdout, r"(?m)^%s\s+down \(inactive\)\s+shop\s+"
                                                       r"claude 2\.1\.332\s" % f[:-4])
+        with open(os.path.join(self.tmp, "runuser.log")) as f:  # the version, asked as dev
+            self.assertIn("dev -- env PATH=%s:/usr/local/sbin:" % bindir, f.read())
         os.remove(claude)
-        self.assertIn("claude MISSING (%s not found)" % claude, self.run_sh("--list").stdout)
+        self.assertIn("claude MISSING (%s not found for dev)" % claude,
+                      self.run_sh("--list").stdout)
+
+    def test_list_looks_for_the_cli_on_the_units_path_not_roots(self):
+        """#5: a CLI that only the installer's own PATH has is missing for the unit, whose PATH
+        is systemd's when install.sh did not find the CLI."""
+        r = self.dispatch()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("warning: claude was not found for", r.stderr)
+        [f] = self.env_files()
+        self.assertNotIn("SERVICE_CLI_COMMAND", read_env(os.path.join(self.etc, f)))
+        bindir = os.path.join(self.tmp, "root-bin")
+        os.makedirs(bindir)
+        with open(os.path.join(bindir, "claude"), "w") as fh:
+            fh.write("#!/bin/sh\necho '2.1.332 (Claude Code)'\n")
+        os.chmod(os.path.join(bindir, "claude"), 0o755)
+        self.path_prefix = bindir  # on the PATH install.sh runs with, not the unit's
+        self.assertRegex(self.run_sh("--list").stdout,
+                         r"(?m)^%s\s+down \(inactive\)\s+shop\s+claude MISSING \(claude not "
+                         r"found\)\s" % f[:-4])
 
     def test_update_pulls_reinstalls_and_restarts_all(self):
         # the agent's code as a git checkout with an origin

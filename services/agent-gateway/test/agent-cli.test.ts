@@ -26,7 +26,7 @@ interface CliRun {
  * A filed feedback -> the Python agent -> the conversation, with the fake CLI replaying the
  * recorded Claude Code and Codex transcripts (packages/agent/tests/fixtures, issue #23): the
  * chips, the proposal and the reply land in the ticket's conversation, a refused command shows as
- * blocked, and a follow-up from a member whose name begins with `-` reaches the CLI on stdin.
+ * blocked, and a follow-up from a member whose name begins with `-` reaches each CLI on stdin.
  */
 describe('the local agent with each CLI, end to end', () => {
   let gateway: Gateway;
@@ -118,8 +118,8 @@ describe('the local agent with each CLI, end to end', () => {
     return { messages, chips, replies: messages.filter((m) => m.kind === 'text') };
   }
 
-  it('Claude Code: a refused `npm test` is a Blocked chip, and the reply says the tests did not run', async () => {
-    const { workspace, agent, room, runs } = await setUp('claude', {
+  it('Claude Code: a refused `npm test` is a Blocked chip, the reply says the tests did not run, and a follow-up from "-x" resumes the session', async () => {
+    const { workspace, owner, agent, room, runs } = await setUp('claude', {
       FAKE_CLI_FIXTURE: 'denied-bash',
     });
     const { messages, chips, replies } = await conversation(room, agent, 1);
@@ -152,6 +152,22 @@ describe('the local agent with each CLI, end to end', () => {
           .executeTakeFirstOrThrow()
       ).cli;
     await waitUntil(async () => (await cli()) === 'claude 2.1.332', 'a heartbeat naming the CLI');
+
+    // A follow-up from a member named "-x": Claude Code's commander would read it as an option.
+    await postMessage(gateway.ctx.db, {
+      roomId: room,
+      workspaceId: workspace.id,
+      authorKind: 'member',
+      authorMemberId: owner.id,
+      displayName: '-x',
+      body: '@shop also make it green',
+    });
+    await conversation(room, agent, 2);
+    const [, follow] = runs();
+    expect(follow!.argv.slice(-2)[0]).toBe('--resume');
+    expect(follow!.argv.at(-1)).toMatch(/^[0-9a-f-]{36}$/);
+    expect(follow!.argv.slice(0, -2)).toEqual(run!.argv);
+    expect(follow!.prompt).toBe('-x wrote to you:\n@shop also make it green');
   }, 60_000);
 
   it('Codex: chips, proposal and reply; a follow-up from "-x" resumes the thread with the prompt on stdin', async () => {
