@@ -31,6 +31,8 @@ import type {
 } from './types.js';
 import { webRoutes, type WebHandler } from './web.js';
 
+export { WEB_FLOW_DOCS } from './web.js';
+
 export * from './types.js';
 export { verifyAppJwt } from './state.js';
 export { OpenApi } from './openapi.js';
