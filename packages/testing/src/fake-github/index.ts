@@ -186,6 +186,14 @@ export class FakeGitHub {
     this.state.assignmentSteps = [...steps];
   }
 
+  /**
+   * Whether a task's sessions show their prompt. GitHub's description has the field but does not
+   * require it; false shows a task as GitHub may: no prompt anywhere, only the name derived from it.
+   */
+  showSessionPrompts(show: boolean): void {
+    this.state.sessionPrompts = show;
+  }
+
   /** Undoes refuseAgentTasks: the task API answers that user again. */
   allowAgentTasks(login: string): void {
     this.state.refusedAgentUsers.delete(login.toLowerCase());

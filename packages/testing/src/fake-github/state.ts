@@ -114,6 +114,8 @@ export class FakeState {
   taskSteps: FakeTaskStep[] = DEFAULT_TASK_STEPS;
   assignmentSteps: FakeAssignmentStep[] = DEFAULT_ASSIGNMENT_STEPS;
   readonly refusedAgentUsers = new Map<string, number>();
+  /** GitHub's description makes a session's `prompt` optional: false answers without it. */
+  sessionPrompts = true;
 
   readonly installationTokens = new Map<string, { installationId: number; expiresAt: number }>();
   readonly userTokens = new Map<string, { login: string; expiresAt: number; revoked: boolean }>();
