@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FakeGitHub } from '@ferry/testing';
+import { FakeGitHub, PREVIEW_DOCS } from '@ferry/testing';
 import { createGitHubClient, loadGithubSettings, type GitHubClient } from '../src/index.js';
 
 /**
@@ -119,7 +119,7 @@ describe('GitHub client against GitHub-shaped answers', () => {
     }
   });
 
-  it('sends the assignment with both GraphQL features the coding-agent docs ask for', async () => {
+  it(`sends the assignment with both GraphQL features the coding-agent docs ask for (${PREVIEW_DOCS})`, async () => {
     const installationId = String(
       fake.addInstallation({ account: 'zed', repos: [{ name: 'app' }], users: ['ada-gh'] }).id,
     );
