@@ -520,9 +520,11 @@ export function createGitHubClient(app: GithubApp, options: GitHubClientOptions 
 
     /**
      * The fallback when the task API is unavailable to the account: assign the issue to the
-     * coding agent (its bot id from suggestedActors), with the base branch to work from. The
-     * GraphQL path the docs give, which also tells first whether the agent can be assigned at
-     * all; the REST one (POST .../assignees with agent_assignment) needs the same permissions.
+     * coding agent (its bot id from suggestedActors), with the base branch to work from. Of the
+     * two paths the coding-agent docs give, the GraphQL one: it tells first whether the agent can
+     * be assigned at all, and the REST one's `agent_assignment` (POST .../issues/{n}/assignees)
+     * is not in GitHub's published description yet, so nothing could check what we send there
+     * (packages/testing's conformance test fails when it appears).
      */
     assignCodingAgent(
       token: string,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FakeGitHub } from '@ferry/testing';
+import { FakeGitHub, PREVIEW_DOCS } from '@ferry/testing';
 import { createGitHubClient, loadGithubSettings, type GitHubClient } from '../src/index.js';
 
 /**
@@ -92,7 +92,34 @@ describe('GitHub client against GitHub-shaped answers', () => {
     expect(list.query).toMatchObject({ sort: 'created_at', direction: 'desc' });
   });
 
-  it('sends the assignment with both GraphQL features the coding-agent docs ask for', async () => {
+  it('without any session prompt, adopts the one new task on the base ref whose name names the issue', async () => {
+    // GitHub's description does not require a session's prompt: then only the name (derived
+    // from the prompt) and the session's base ref are left to go by, and only an unambiguous
+    // match is taken.
+    fake.scriptTasks(['in_progress']);
+    fake.showSessionPrompts(false);
+    try {
+      const requestedAt = new Date();
+      const marker = '<!-- ferry-dispatch: dsp_unnamed -->';
+      const start = (issue: number, baseRef = 'main') =>
+        client.startAgentTask(token, 'acme/shop', {
+          prompt: `Fix the problem reported in issue #${issue} and open a pull request.\n\n${marker}`,
+          baseRef,
+        });
+      await start(120);
+      await start(21, 'develop');
+      const lost = await start(21);
+      const lookFor = { marker, requestedAt, baseRef: 'main', issueNumber: 21 };
+      expect((await client.findStartedTask(token, 'acme/shop', lookFor))?.id).toBe(lost.id);
+      // Two such tasks: which one this dispatch started cannot be told, so neither is taken.
+      await start(21);
+      expect(await client.findStartedTask(token, 'acme/shop', lookFor)).toBeNull();
+    } finally {
+      fake.showSessionPrompts(true);
+    }
+  });
+
+  it(`sends the assignment with both GraphQL features the coding-agent docs ask for (${PREVIEW_DOCS})`, async () => {
     const installationId = String(
       fake.addInstallation({ account: 'zed', repos: [{ name: 'app' }], users: ['ada-gh'] }).id,
     );

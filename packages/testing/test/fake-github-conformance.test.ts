@@ -140,6 +140,35 @@ describe("GitHub's OpenAPI description as the fake's checker", () => {
       'query parameter prompt is not one agent-tasks/list-tasks-for-repo takes',
     ]);
   });
+
+  it('has no agent_assignment on the REST assignment, so Ferry assigns the agent over GraphQL', () => {
+    // The coding-agent docs (PREVIEW_DOCS) offer two assignments: GraphQL's
+    // replaceActorsForAssignable with agentAssignment, and POST .../issues/{n}/assignees with
+    // `copilot-swe-agent[bot]` and `agent_assignment`. The published description's
+    // issues/add-assignees does not take that field (in @octokit/openapi 23.0.2), so the fake
+    // could not check such a request; Ferry keeps the GraphQL one, whose preview fields the fake's
+    // schema takes from the same page. When this fails, GitHub has published the field, and the
+    // REST path can be weighed again.
+    const assign = api.operation('POST /repos/{owner}/{repo}/issues/{issue_number}/assignees')!;
+    const params = { owner: 'acme', repo: 'shop', issue_number: '7' };
+    expect(
+      api.checkRequest(assign, {
+        params,
+        query: {},
+        body: { assignees: ['copilot-swe-agent[bot]'] },
+      }),
+    ).toEqual([]);
+    expect(
+      api.checkRequest(assign, {
+        params,
+        query: {},
+        body: {
+          assignees: ['copilot-swe-agent[bot]'],
+          agent_assignment: { target_repo: 'acme/shop', base_branch: 'main' },
+        },
+      }),
+    ).toEqual([`body: field "agent_assignment" is not in GitHub's description`]);
+  });
 });
 
 describe("the fake's GraphQL schema", () => {

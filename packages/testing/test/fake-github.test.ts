@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { COPILOT_BOT, FakeGitHub } from '../src/fake-github/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { COPILOT_BOT, FakeGitHub, PREVIEW_DOCS, WEB_FLOW_DOCS } from '../src/fake-github/index.js';
 
 interface Answer {
   status: number;
@@ -29,6 +29,20 @@ async function call(
     // not JSON: keep the text
   }
   return { status: res.status, body, headers: res.headers };
+}
+
+/**
+ * Fails the test that just ran when the fake answered outside GitHub's OpenAPI description during
+ * it (a field the description lacks, a required one missing): the answer itself was a 500, and
+ * this names the field, the operation and the status.
+ */
+function answersOnlyAsDescribed(fake: () => FakeGitHub): void {
+  let checked = 0;
+  afterEach(() => {
+    const violations = fake().violations.slice(checked);
+    checked = fake().violations.length;
+    expect(violations).toEqual([]);
+  });
 }
 
 /** A field of an answer's JSON body, by path (`data.repository.id`). */
@@ -128,6 +142,7 @@ describe.each([
   afterAll(async () => {
     await fake.close();
   });
+  answersOnlyAsDescribed(() => fake);
 
   it('lays out its URLs like github.com or GHES', () => {
     const origin = fake.webUrl.replace(pathPrefix ?? '', '');
@@ -199,7 +214,8 @@ describe.each([
     expect(fake.requestsTo('POST', '/repos/acme/shop/issues')).toHaveLength(3);
   });
 
-  it('runs the OAuth web flow; refresh tokens are single use', async () => {
+  // Not in GitHub's REST description (the web host): as WEB_FLOW_DOCS describe it, pages and dates.
+  it(`runs the OAuth web flow; refresh tokens are single use (${WEB_FLOW_DOCS.join('; ')})`, async () => {
     const { access, refresh } = await userTokens(fake, 'alice');
     const me = await call(`${fake.apiUrl}/user`, { token: access });
     expect(me.status).toBe(200);
@@ -225,8 +241,18 @@ describe.each([
         body: form.toString(),
       });
     const renewed = (await (await refreshOnce()).json()) as Record<string, unknown>;
-    expect(renewed.access_token).toMatch(/^ghu_/);
-    expect(renewed.refresh_token).toMatch(/^ghr_/);
+    expect(renewed).toEqual({
+      access_token: expect.stringMatching(/^ghu_/),
+      expires_in: 28_800,
+      refresh_token: expect.stringMatching(/^ghr_/),
+      refresh_token_expires_in: expect.any(Number),
+      scope: '',
+      token_type: 'bearer',
+    });
+    // The access token issued beside the refresh token no longer works; the new one does.
+    expect((await call(`${fake.apiUrl}/user`, { token: access })).status).toBe(401);
+    const renewedToken = renewed.access_token as string;
+    expect((await call(`${fake.apiUrl}/user`, { token: renewedToken })).status).toBe(200);
     const again = await refreshOnce();
     expect(again.status).toBe(200);
     expect(await again.json()).toMatchObject({ error: 'bad_refresh_token' });
@@ -310,7 +336,8 @@ describe.each([
     expect(field(refused, 'message')).toBe('Agent tasks are not available for this account');
   });
 
-  it('assigns Copilot over GraphQL only with the feature header, then walks the timeline', async () => {
+  // Public preview, not in GitHub's published GraphQL schema: as PREVIEW_DOCS (page and date).
+  it(`assigns Copilot over GraphQL only with the feature header, then walks the timeline (${PREVIEW_DOCS})`, async () => {
     const { access } = await userTokens(fake, 'alice');
     const token = await installationToken(fake, installationId);
     const issue = await call(`${fake.apiUrl}/repos/acme/repo-0/issues`, {
@@ -430,7 +457,7 @@ describe.each([
     expect((await call(`${fake.apiUrl}/user`, { token: access })).status).toBe(200);
   });
 
-  it('installs the App for the acting user and redirects to the setup URL', async () => {
+  it(`installs the App for the acting user and redirects to the setup URL (${WEB_FLOW_DOCS[2]})`, async () => {
     fake.actAs('carol');
     const install = await call(`${fake.webUrl}/apps/${fake.slug}/installations/new?state=s1`);
     expect(install.status).toBe(302);
@@ -476,6 +503,7 @@ describe('FakeGitHub token lifetimes', () => {
   afterAll(async () => {
     await fake.close();
   });
+  answersOnlyAsDescribed(() => fake);
 
   it('expires user access tokens after their lifetime, and revokes on command', async () => {
     const { access } = await userTokens(fake, 'alice');

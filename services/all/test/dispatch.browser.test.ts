@@ -16,15 +16,22 @@ const SHOTS = '/tmp/ferry-shots';
 
 interface TicketView {
   status: string;
-  dispatches: Array<{ status: string; pr_url: string | null; issue_url: string | null }>;
+  dispatches: Array<{
+    status: string;
+    pr_url: string | null;
+    issue_url: string | null;
+    error: string | null;
+  }>;
 }
 
 /**
  * Hosted dispatch as people do it, against the fake GitHub: an admin connects the App (install,
  * then authorize, in the browser), links and enables a repo; a member authorizes; the admin picks
- * the dispatch identity. An API client dispatches a ticket and polls it to `pr_opened`; the
- * conversation shows GitHub's messages; the ticket is triaged. Without an identity, the ticket
- * page's button runs as the person clicking.
+ * the dispatch identity. An API client dispatches a ticket and polls it to `pr_opened` (the PR
+ * found from the task's artifact by GraphQL) and on to `completed`; the conversation shows
+ * GitHub's messages and the ticket links the PR; the ticket is triaged. Without an identity, the
+ * ticket page's button runs as the person clicking; that task fails, and the ticket shows GitHub's
+ * own reason. The fake answers only in the shapes of GitHub's description (assertConformance).
  */
 describe('hosted dispatch end to end', () => {
   let fake: FakeGitHub;
@@ -178,8 +185,23 @@ describe('hosted dispatch end to end', () => {
       (r) => r.path === '/user' && r.headers.authorization === taskCall.headers.authorization,
     );
     expect(adaTokens.length).toBeGreaterThan(0);
+    // GitHub's task names its PR only by GraphQL global id: the link came from node(id:).
+    const prUrl = ticket!.dispatches[0]!.pr_url!;
+    expect(
+      fake.requestsTo('POST', '/graphql').some((r) => JSON.stringify(r.body).includes('node(id:')),
+    ).toBe(true);
 
-    // The conversation shows GitHub's messages.
+    // The task goes on to completed.
+    await waitUntil(
+      async () => {
+        ticket = (await (await api(`/api/v1/feedback/${filed.id}`)).json()) as TicketView;
+        return ticket.dispatches[0]?.status === 'completed';
+      },
+      'the dispatch to complete',
+      20_000,
+    );
+
+    // The conversation shows GitHub's messages, and the ticket links the pull request.
     await admin.goto(`${base}/feedback/${filed.id}`);
     await admin
       .getByText(/opened a pull request/)
@@ -189,6 +211,13 @@ describe('hosted dispatch end to end', () => {
       .getByText(/started GitHub’s coding agent/)
       .first()
       .waitFor();
+    await admin
+      .getByText(/completed the task/)
+      .first()
+      .waitFor();
+    const prLink = admin.locator(`.dispatch-links a[href="${prUrl}"]`);
+    await prLink.waitFor();
+    expect(await prLink.textContent()).toMatch(/^Pull request #\d+/);
     await admin.screenshot({ path: `${SHOTS}/dispatch-ticket-1280.png`, fullPage: true });
 
     // No identity: the ticket page's button runs as the person clicking (Ada authorized).
@@ -210,6 +239,9 @@ describe('hosted dispatch end to end', () => {
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
       'no_dispatch_identity',
     );
+    // This task fails: GitHub gives its reason on the session (sessions[].error.message).
+    const reason = 'The checkout tests failed on Safari.';
+    fake.scriptTasks(['in_progress', { state: 'failed', error: reason }]);
     await member.goto(`${base}/feedback/${second.id}`);
     await member.getByLabel(/Repository/).selectOption(shop.id);
     await member.getByRole('button', { name: 'Dispatch' }).click();
@@ -228,5 +260,22 @@ describe('hosted dispatch end to end', () => {
       started_via: 'member',
       started_by_member_id: ada.id,
     });
+    await waitUntil(
+      async () => {
+        const view = (await (await api(`/api/v1/feedback/${second.id}`)).json()) as TicketView;
+        return view.dispatches[0]?.status === 'failed';
+      },
+      'the second dispatch to fail',
+      20_000,
+    );
+    await member.reload();
+    await member
+      .locator('.dispatch-error')
+      .getByText(`GitHub’s coding agent failed: ${reason}`)
+      .waitFor();
+    await member.screenshot({ path: `${SHOTS}/dispatch-ticket-failed-390.png`, fullPage: true });
+
+    // Every request Ferry sent was one GitHub's description takes; every answer, one it allows.
+    fake.assertConformance();
   }, 90_000);
 });

@@ -111,7 +111,9 @@ describe('hosted dispatch flow', () => {
         .requestsTo('POST', /graphql$/)
         .filter((r) => JSON.stringify(r.body).includes('replaceActorsForAssignable'))
         .at(-1)!;
-      // "Using Copilot cloud agent via the API" asks for both features on the assignment.
+      // "Using Copilot cloud agent via the API" asks for both features on the assignment
+      // (docs.github.com/copilot/how-tos/use-copilot-agents/cloud-agent/use-cloud-agent-via-the-api,
+      // read 2026-11-25: PREVIEW_DOCS in packages/testing).
       expect(assign.headers['graphql-features']).toBe(
         'issues_copilot_assignment_api_support,coding_agent_model_selection',
       );

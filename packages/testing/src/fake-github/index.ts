@@ -31,6 +31,8 @@ import type {
 } from './types.js';
 import { webRoutes, type WebHandler } from './web.js';
 
+export { WEB_FLOW_DOCS } from './web.js';
+
 export * from './types.js';
 export { verifyAppJwt } from './state.js';
 export { OpenApi } from './openapi.js';
@@ -182,6 +184,14 @@ export class FakeGitHub {
   scriptAssignment(steps: FakeAssignmentStep[]): void {
     if (steps.length === 0) throw new Error('FakeGitHub.scriptAssignment needs at least one step');
     this.state.assignmentSteps = [...steps];
+  }
+
+  /**
+   * Whether a task's sessions show their prompt. GitHub's description has the field but does not
+   * require it; false shows a task as GitHub may: no prompt anywhere, only the name derived from it.
+   */
+  showSessionPrompts(show: boolean): void {
+    this.state.sessionPrompts = show;
   }
 
   /** Undoes refuseAgentTasks: the task API answers that user again. */

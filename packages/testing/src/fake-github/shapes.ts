@@ -290,7 +290,7 @@ export function task(state: FakeState, found: TaskState): TaskJson {
         created_at: found.createdAt,
         updated_at: found.updatedAt,
         ...(finished ? { completed_at: found.updatedAt } : {}),
-        ...(body.prompt === undefined ? {} : { prompt: body.prompt }),
+        ...(body.prompt === undefined || !state.sessionPrompts ? {} : { prompt: body.prompt }),
         ...(body.base_ref === undefined ? {} : { base_ref: body.base_ref }),
         ...(step.error === undefined ? {} : { error: { message: step.error } }),
       },

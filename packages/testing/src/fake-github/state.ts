@@ -114,10 +114,16 @@ export class FakeState {
   taskSteps: FakeTaskStep[] = DEFAULT_TASK_STEPS;
   assignmentSteps: FakeAssignmentStep[] = DEFAULT_ASSIGNMENT_STEPS;
   readonly refusedAgentUsers = new Map<string, number>();
+  /** GitHub's description makes a session's `prompt` optional: false answers without it. */
+  sessionPrompts = true;
 
   readonly installationTokens = new Map<string, { installationId: number; expiresAt: number }>();
   readonly userTokens = new Map<string, { login: string; expiresAt: number; revoked: boolean }>();
-  readonly refreshTokens = new Map<string, { login: string; used: boolean; expiresAt: number }>();
+  /** Each refresh token with the access token issued beside it (which a refresh revokes). */
+  readonly refreshTokens = new Map<
+    string,
+    { login: string; used: boolean; expiresAt: number; accessToken: string }
+  >();
   readonly oauthCodes = new Map<string, { login: string; used: boolean; expiresAt: number }>();
 
   constructor(readonly accessTokenTtlSeconds: number) {
@@ -284,6 +290,7 @@ export class FakeState {
     });
     this.refreshTokens.set(refreshToken, {
       login,
+      accessToken,
       used: false,
       expiresAt: now + REFRESH_TOKEN_TTL_SECONDS * 1000,
     });

@@ -6,9 +6,16 @@ import type { RecordedRequest } from './types.js';
 /**
  * The browser side of github.com: the OAuth authorize page and token endpoint, and the App's
  * install page. GitHub's REST description does not cover these (they live on the web host), so
- * they follow GitHub's docs: "Generating a user access token for a GitHub App" and "Refreshing
- * user access tokens" (docs.github.com/apps/creating-github-apps/authenticating-with-a-github-app).
+ * they follow GitHub's docs pages (WEB_FLOW_DOCS): the token answer's fields, errors as HTTP 200
+ * with `error`, codes good for ten minutes, a refresh token used once and the access token it
+ * came with dead after it, and the setup URL's `installation_id` (which the docs warn can be
+ * spoofed: Ferry checks it with GET /user/installations).
  */
+export const WEB_FLOW_DOCS = [
+  'docs.github.com/apps/creating-github-apps/authenticating-with-a-github-app/generating-a-user-access-token-for-a-github-app (read 2026-11-26)',
+  'docs.github.com/apps/creating-github-apps/authenticating-with-a-github-app/refreshing-user-access-tokens (read 2026-11-26)',
+  'docs.github.com/apps/creating-github-apps/registering-a-github-app/about-the-setup-url (read 2026-11-26)',
+] as const;
 
 const OAUTH_CODE_TTL_MS = 10 * 60 * 1000;
 
@@ -68,7 +75,11 @@ export function webRoutes(state: FakeState, hooks: WebHooks): Record<string, Web
             'The refresh token passed is incorrect or expired.',
           );
         }
+        // "Once you use a refresh token, that refresh token and the old user access token will
+        // no longer work" (WEB_FLOW_DOCS).
         refresh.used = true;
+        const previous = state.userTokens.get(refresh.accessToken);
+        if (previous) previous.revoked = true;
         return { status: 200, json: state.issueUserTokens(refresh.login) };
       }
       const code = state.oauthCodes.get(params.code ?? '');
