@@ -270,7 +270,7 @@ describe('payload families', () => {
       [
         '**Publish Adaptive Card Schema**',
         'For Samples and Templates, see [https://adaptivecards.io/samples](https://adaptivecards.io/samples)',
-        '- **Board:**: Adaptive Cards\n- **List:**: Backlog\n- **Assigned to:**: Matt Hidinger\n- **Due date:**: Not set',
+        '- **Board**: Adaptive Cards\n- **List**: Backlog\n- **Assigned to**: Matt Hidinger\n- **Due date**: Not set',
         '[View](<https://adaptivecards.io>)',
       ].join('\n\n'),
     );
