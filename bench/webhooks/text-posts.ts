@@ -26,6 +26,8 @@ import { basePort, ROOT, sleep, startService, stopChild, waitHealthy } from '../
  * the rounds alternate which side goes first, and each round's own ratio (two runs seconds apart)
  * is printed with their median, which a load that swings between rounds moves least.
  *
+ * BENCH_SIDE_BY_SIDE=1 runs both at once instead (see sideBySide).
+ *
  *   pnpm --filter @ferry/bench exec node --import tsx webhooks/text-posts.ts
  */
 const BEFORE_REF = process.env.BENCH_BEFORE_REF ?? 'main';
@@ -79,6 +81,44 @@ async function measure(ctx: TestContext, entry: string, keys: string[], port: nu
   }
 }
 
+/**
+ * BENCH_SIDE_BY_SIDE=1: both processes up at once, loaded at the same moments (CONNECTIONS each),
+ * so whatever else the machine runs weighs on both alike; each round's ratio is of two loads that
+ * shared every second. On a busy shared machine this says more than alternating runs.
+ */
+async function sideBySide(
+  ctx: TestContext,
+  variants: { before: string; after: string },
+  keys: string[],
+): Promise<void> {
+  const port = basePort();
+  const env = { ...ctx.env, WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000000', LOG_LEVEL: 'warn' };
+  const before = startService(variants.before, { ...env, PORT: String(port) });
+  const after = startService(variants.after, { ...env, PORT: String(port + 1) });
+  try {
+    await Promise.all([waitHealthy(before, port), waitHealthy(after, port + 1)]);
+    await Promise.all([load(port, keys, WARM_MS), load(port + 1, keys, WARM_MS)]);
+    const ratios: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const [b, a] = await Promise.all([
+        load(port, keys, DURATION_MS),
+        load(port + 1, keys, DURATION_MS),
+      ]);
+      ratios.push(a / b);
+      console.log(`round ${round + 1}: before ${b.toFixed(0)}/s, after ${a.toFixed(0)}/s`);
+    }
+    console.log(
+      [
+        `side by side, incoming {"${FIELD}"} posts, ${CONNECTIONS} connections each, ${DURATION_MS / 1000} s x ${ROUNDS} rounds`,
+        `(load ${os.loadavg()[0]!.toFixed(1)}): median after/before ${median(ratios).toFixed(2)}`,
+        `(${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; must be >= 0.90)`,
+      ].join(' '),
+    );
+  } finally {
+    await Promise.all([stopChild(before), stopChild(after)]);
+  }
+}
+
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -114,6 +154,10 @@ async function main(): Promise<void> {
       before: path.relative(ROOT, path.join(scratch, 'src/main.ts')),
       after: 'services/webhooks-in/src/main.ts',
     };
+    if (process.env.BENCH_SIDE_BY_SIDE === '1') {
+      await sideBySide(ctx, variants, keys);
+      return;
+    }
     const figures: Record<keyof typeof variants, number[]> = { before: [], after: [] };
     const port = basePort();
     const ratios: number[] = [];
