@@ -8,6 +8,12 @@
 // handle. Global: reset `lastIndex` or use String.replace/matchAll.
 export const MENTION = /(^|[^\p{L}\p{N}_])@([\p{L}\p{N}](?:[\p{L}\p{N}_.-]*[\p{L}\p{N}_])?)/gu;
 
+/**
+ * `@here`, `@channel`, `@everyone` (Slack's `<!here>`, `<!channel>`, `<!everyone>`, which incoming
+ * webhooks write this way): a mention of every seat in the message's room, whoever is named so.
+ */
+export const BROADCAST_HANDLES: ReadonlySet<string> = new Set(['here', 'channel', 'everyone']);
+
 /** Lower-cased `@handles` that resolve to a workspace member (see mentionHandles). */
 export type MentionHandles = ReadonlySet<string>;
 

@@ -3,7 +3,12 @@ import type { AuthorKind, Db, Message, MessageKind, NewMessage } from '@ferry/db
 import { writeEvents, type OutboxEvent } from '@ferry/queues';
 import { z } from 'zod';
 import { activeSeatNames } from './members.js';
-import { mentionedHandles, mentionHandles, type MentionHandles } from './mentions.js';
+import {
+  BROADCAST_HANDLES,
+  mentionedHandles,
+  mentionHandles,
+  type MentionHandles,
+} from './mentions.js';
 import { recordMentions } from './notifications.js';
 
 /**
@@ -316,5 +321,6 @@ export async function workspaceMentionHandles(
   workspaceId: string,
 ): Promise<MentionHandles> {
   const seats = await activeSeatNames(db, [workspaceId]);
-  return mentionHandles(seats.map((seat) => seat.name));
+  // `@here` and the like mention the room (recordMentions), so they are highlighted as mentions.
+  return new Set([...mentionHandles(seats.map((seat) => seat.name)), ...BROADCAST_HANDLES]);
 }

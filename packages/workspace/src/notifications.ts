@@ -2,7 +2,7 @@ import { isId } from '@ferry/core';
 import type { Db, MentionReason, Member, Message, Role, RoomKind } from '@ferry/db';
 import { sql } from 'kysely';
 import { activeSeatNames } from './members.js';
-import { mentionedHandles, mentionHandles } from './mentions.js';
+import { BROADCAST_HANDLES, mentionedHandles, mentionHandles } from './mentions.js';
 import { roomAccess, roomsWithSeats } from './rooms.js';
 
 /**
@@ -11,7 +11,8 @@ import { roomAccess, roomsWithSeats } from './rooms.js';
  * - A seat's unread messages in a room are those after its `last_read_message_id` (message ids sort
  *   by time) that it did not write. Reading the room (its page, or a live message arriving while
  *   the page is in view) moves the mark forward; it never moves back.
- * - A mention is a message that asks for a seat's attention: an `@handle` of theirs, or an agent's
+ * - A mention is a message that asks for a seat's attention: an `@handle` of theirs, `@here`,
+ *   `@channel` or `@everyone` in a room they sit in (an incoming webhook's `<!here>`), or an agent's
  *   (or GitHub's) reply in the conversation of a ticket assigned to them. Rows are written in the
  *   message's own transaction (postMessages), so a mention exists exactly when its message does.
  *   Who may open the room is decided when mentions are read: access changes after writing.
@@ -78,6 +79,25 @@ export async function recordMentions(
       for (const handle of handles) {
         for (const memberId of byHandle.get(`${message.workspace_id} ${handle}`) ?? []) {
           add(memberId, message, 'mention');
+        }
+      }
+    }
+    // `@here`/`@channel`/`@everyone`: every active seat in the room (one read for the batch).
+    const broadcasts = mentioning
+      .filter((entry) => entry.handles.some((handle) => BROADCAST_HANDLES.has(handle)))
+      .map((entry) => entry.message);
+    if (broadcasts.length) {
+      const roomSeats = await trx
+        .selectFrom('room_members as rm')
+        .innerJoin('members as m', 'm.id', 'rm.member_id')
+        .select(['rm.room_id', 'rm.member_id'])
+        .where('rm.room_id', 'in', [...new Set(broadcasts.map((message) => message.room_id))])
+        .where('rm.left_at', 'is', null)
+        .where('m.left_at', 'is', null)
+        .execute();
+      for (const message of broadcasts) {
+        for (const seat of roomSeats) {
+          if (seat.room_id === message.room_id) add(seat.member_id, message, 'mention');
         }
       }
     }

@@ -2,7 +2,7 @@ import { AppError, isId, newId } from '@ferry/core';
 import type { Db, Member, Role, Room, RoomKind } from '@ferry/db';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { can } from './capabilities.js';
+import { can, type Capability } from './capabilities.js';
 
 /**
  * Rooms and who may open them. Every check reads the database (room seat AND workspace seat both
@@ -135,6 +135,27 @@ export async function usersWhoCanOpen(
       .filter((r) => roomAccess(r.kind, r.role, r.joined_at !== null) === 'open')
       .map((r) => r.user_id),
   );
+}
+
+/**
+ * Of `userIds`, those whose active seat in the workspace holds `capability`: who of a room's live
+ * readers gets what only some roles see (an admin's "View payload" under a webhook message).
+ */
+export async function usersWhoCan(
+  db: Db,
+  workspaceId: string,
+  userIds: readonly string[],
+  capability: Capability,
+): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('members')
+    .select(['user_id', 'role'])
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', 'in', [...new Set(userIds)])
+    .where('left_at', 'is', null)
+    .execute();
+  return new Set(rows.filter((row) => can(row.role, capability)).map((row) => row.user_id));
 }
 
 export interface RoomListItem {

@@ -173,6 +173,39 @@ describe('notifications', () => {
     expect((await unreadState(ctx.db, guest)).mentions).toBe(0);
   });
 
+  it('records @here, @channel and @everyone as a mention of every seat in the room, never the author', async () => {
+    const ida = await person('Ida Here');
+    const joe = await person('Joe Channel');
+    const gone = await person('Gone Away');
+    const outside = await person('Otto Outside');
+    const room = await createRoom(ctx.db, workspace, { members: [ida, joe, gone] });
+    await leaveRoom(ctx.db, room.id, gone.id);
+    const mentioned = async (body: string, author: typeof ida | undefined) => {
+      const message = author
+        ? await say(room, author, body)
+        : await postMessage(ctx.db, {
+            roomId: room.id,
+            workspaceId: room.workspace_id,
+            authorKind: 'webhook',
+            authorRef: 'iwh_test',
+            displayName: 'CI',
+            body,
+          });
+      const rows = await ctx.db
+        .selectFrom('mentions')
+        .select('member_id')
+        .where('message_id', '=', message.id)
+        .execute();
+      return rows.map((row) => row.member_id).sort();
+    };
+    // A webhook's Slack `<!here>`, as the decoder writes it: everyone seated, nobody who left.
+    expect(await mentioned('Deploy failed @here', undefined)).toEqual([ida.id, joe.id].sort());
+    expect(await mentioned('@channel: standup', ida)).toEqual([joe.id]);
+    expect(await mentioned('ping @EVERYONE.', joe)).toEqual([ida.id]);
+    expect(await mentioned('not a broadcast: ops@here.example', ida)).toEqual([]);
+    expect((await unreadState(ctx.db, outside)).mentions).toBe(0);
+  });
+
   it("counts an agent's (or GitHub's) reply on a ticket as a mention of its assignee", async () => {
     const owner = await person('Olive Owner', 'admin');
     const ticket = await createFeedback(ctx.db, workspace, { assignee_member_id: owner.id });

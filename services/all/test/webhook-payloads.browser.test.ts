@@ -191,6 +191,9 @@ describe('incoming payload families in the browser', () => {
       );
       expect(await pageWidth(page)).toBeLessThanOrEqual(1);
       await page.screenshot({ path: `${SHOTS}/room-${width}.png`, fullPage: true });
+      // Each message whole (the room's list scrolls inside itself and may cut the first one).
+      await slack.screenshot({ path: `${SHOTS}/slack-attachment-${width}.png` });
+      await teams.screenshot({ path: `${SHOTS}/teams-card-${width}.png` });
 
       // Admins: the payload as it arrived, closed until opened.
       const disclosure = slack.locator('details.payload');

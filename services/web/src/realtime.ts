@@ -10,9 +10,11 @@ import {
   findRoomSeat,
   liveChannelKey,
   findMessageWithPrevious,
+  messagePayloads,
   messagesAfter,
   MESSAGES_STORED_EVENT,
   storedMessagesSchema,
+  usersWhoCan,
   usersWhoCanOpen,
   workspaceMentionHandles,
   type MentionHandles,
@@ -163,8 +165,26 @@ async function deliverLocally(
   const found = await findMessageWithPrevious(db, announced.roomId, announced.id);
   if (!found) return;
   const { message, previous } = found;
-  const html = messageItem(message, await handles(message.workspace_id), { previous }).value;
-  io.local.to(channel).emit('message:new', { id: message.id, roomId: message.room_id, html });
+  const mentionable = await handles(message.workspace_id);
+  const html = messageItem(message, mentionable, { previous }).value;
+  const event = { id: message.id, roomId: message.room_id, html };
+  // A webhook message carries admins' "View payload" (as the room page renders it for them): those
+  // sockets get their own rendering; the rest the shared one.
+  const admins =
+    message.author_kind === 'webhook'
+      ? await usersWhoCan(db, message.workspace_id, [...allowed], 'webhooks.manage')
+      : new Set<string>();
+  const payloads = admins.size ? await messagePayloads(db, [message.id]) : undefined;
+  if (!payloads?.size) {
+    io.local.to(channel).emit('message:new', event);
+    return;
+  }
+  const adminHtml = messageItem(message, mentionable, { previous, payloads }).value;
+  for (const socket of sockets) {
+    if (!allowed.has(socket.data.userId)) continue;
+    const admin = admins.has(socket.data.userId);
+    socket.emit('message:new', admin ? { ...event, html: adminHtml } : event);
+  }
 }
 
 /**
@@ -222,8 +242,15 @@ async function onRoomJoin(
   if (!after) return;
   const missed = await messagesAfter(db, roomId, after);
   if (!missed.length) return;
-  const handles = await workspaceMentionHandles(db, missed[0]!.workspace_id);
-  const items = messageItems(missed, handles, { before: await findMessage(db, roomId, after) });
+  const workspaceId = missed[0]!.workspace_id;
+  const handles = await workspaceMentionHandles(db, workspaceId);
+  const admin = (await usersWhoCan(db, workspaceId, [socket.data.userId], 'webhooks.manage')).size;
+  const hooked = missed.filter((m) => m.author_kind === 'webhook').map((m) => m.id);
+  const items = messageItems(missed, handles, {
+    before: await findMessage(db, roomId, after),
+    // An admin's catch-up shows "View payload" as the room page does.
+    payloads: admin && hooked.length ? await messagePayloads(db, hooked) : undefined,
+  });
   missed.forEach((message, i) => {
     socket.emit('message:new', { id: message.id, roomId: message.room_id, html: items[i]!.value });
   });

@@ -631,6 +631,57 @@ describe('rooms and messages', () => {
       }
     });
 
+    it("gives admins' sockets a webhook message's View payload, live and on catch-up, and members none", async () => {
+      const { cookie: adminCookie, workspace, seat: admin } = await world('admin');
+      const { seat: member, cookie: memberCookie } = await seatIn(workspace, 'member');
+      const room = await createRoom(web.ctx.db, workspace, { members: [admin, member] });
+      const hook = (body: string) =>
+        postMessage(web.ctx.db, {
+          roomId: room.id,
+          workspaceId: workspace.id,
+          authorKind: 'webhook',
+          authorRef: 'iwh_live',
+          displayName: 'CI',
+          body,
+          metadata: { webhook_id: 'iwh_live', format: 'slack' },
+          originalPayload: { format: 'json', payload: '{"text":"Deploy *42*"}', truncated: false },
+        });
+      const adminLive = await LiveClient.open(web.url, await adminCookie());
+      const memberLive = await LiveClient.open(web.url, await memberCookie());
+      try {
+        expect(await adminLive.join({ roomId: room.id })).toEqual({ ok: true });
+        expect(await memberLive.join({ roomId: room.id })).toEqual({ ok: true });
+        const first = await hook('Deploy **42**');
+        await adminLive.waitFor(() => adminLive.messages.length === 1, 'admin: message:new');
+        await memberLive.waitFor(() => memberLive.messages.length === 1, 'member: message:new');
+        expect(adminLive.messages[0]!.html).toContain('<summary>View payload</summary>');
+        expect(adminLive.messages[0]!.html).toContain('&quot;text&quot;: &quot;Deploy *42*&quot;');
+        expect(memberLive.messages[0]!.html).toContain('Deploy <strong>42</strong>');
+        expect(memberLive.messages[0]!.html).not.toContain('View payload');
+
+        // A page that joins after the message (catch-up) renders it the same way per viewer.
+        const second = await hook('Deploy **43**');
+        await adminLive.waitFor(() => adminLive.messages.length === 2, 'admin: second message');
+        const adminLate = await LiveClient.open(web.url, await adminCookie());
+        const memberLate = await LiveClient.open(web.url, await memberCookie());
+        try {
+          expect(await adminLate.join({ roomId: room.id, after: first.id })).toEqual({ ok: true });
+          expect(await memberLate.join({ roomId: room.id, after: first.id })).toEqual({ ok: true });
+          await adminLate.waitFor(() => adminLate.messages.length === 1, 'admin catch-up');
+          await memberLate.waitFor(() => memberLate.messages.length === 1, 'member catch-up');
+          expect(adminLate.messages[0]!.id).toBe(second.id);
+          expect(adminLate.messages[0]!.html).toContain('View payload');
+          expect(memberLate.messages[0]!.html).not.toContain('View payload');
+        } finally {
+          adminLate.close();
+          memberLate.close();
+        }
+      } finally {
+        adminLive.close();
+        memberLive.close();
+      }
+    });
+
     it('keeps unread counts live: unread:message, room:read and unread:sync, junk ignored', async () => {
       const { workspace, seat, cookie } = await world();
       const writer = await seatIn(workspace);

@@ -270,7 +270,7 @@ describe('payload families', () => {
       [
         '**Publish Adaptive Card Schema**',
         'For Samples and Templates, see [https://adaptivecards.io/samples](https://adaptivecards.io/samples)',
-        '- **Board:**: Adaptive Cards\n- **List:**: Backlog\n- **Assigned to:**: Matt Hidinger\n- **Due date:**: Not set',
+        '- **Board**: Adaptive Cards\n- **List**: Backlog\n- **Assigned to**: Matt Hidinger\n- **Due date**: Not set',
         '[View](<https://adaptivecards.io>)',
       ].join('\n\n'),
     );
@@ -316,5 +316,16 @@ describe('request bodies', () => {
     const read = readPayload('application/json', big);
     expect(read.original).toHaveLength(STORED_PAYLOAD_MAX);
     expect(read.truncated).toBe(true);
+    // 64 KB are bytes: two-byte and four-byte characters are cut whole, never inside one.
+    const wide = readPayload('application/json', JSON.stringify({ body: 'é🎉'.repeat(20_000) }));
+    expect(wide.truncated).toBe(true);
+    expect(Buffer.byteLength(wide.original)).toBeLessThanOrEqual(STORED_PAYLOAD_MAX);
+    expect(Buffer.byteLength(wide.original)).toBeGreaterThan(STORED_PAYLOAD_MAX - 4);
+    expect(wide.original).toMatch(/(?:é|🎉)$/u);
+    const fits = JSON.stringify({ body: 'é'.repeat(30_000) });
+    expect(readPayload('application/json', fits)).toMatchObject({
+      original: fits,
+      truncated: false,
+    });
   });
 });

@@ -108,6 +108,13 @@ describe('incoming payload families over HTTP', () => {
     });
     expect(original).toMatchObject({ format: 'json', truncated: false });
     expect(JSON.parse(original!.payload)).toMatchObject({ icon_emoji: ':robot_face:' });
+    // `<!here>` notifies as an @-mention does: the room's seats, the key's creator among them.
+    const mentions = await ctx.db
+      .selectFrom('mentions')
+      .select(['member_id', 'reason'])
+      .where('message_id', '=', id)
+      .execute();
+    expect(mentions).toEqual([{ member_id: admin.id, reason: 'mention' }]);
   });
 
   it('Slack client, blocks only and attachments only: 201 with what a reader needs', async () => {

@@ -82,6 +82,17 @@ export function curlExample(ingestUrl: string): string {
   ].join('\n');
 }
 
+/**
+ * An example's JSON with one top-level field a line: each part of the payload is easy to find,
+ * and the shell passes the newlines inside the quotes as they are.
+ */
+function exampleJson(payload: Record<string, unknown>): string {
+  const fields = Object.entries(payload).map(
+    ([name, value]) => `  ${JSON.stringify(name)}: ${JSON.stringify(value)}`,
+  );
+  return `{\n${fields.join(',\n')}\n}`;
+}
+
 /** A Slack-style post: what a tool configured for a Slack incoming webhook sends (mrkdwn, an attachment). */
 export function slackExample(ingestUrl: string): string {
   const payload = {
@@ -102,7 +113,7 @@ export function slackExample(ingestUrl: string): string {
   return [
     `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
     `  -H 'Content-Type: application/json' \\`,
-    `  -d ${shellQuote(JSON.stringify(payload))}`,
+    `  -d ${shellQuote(exampleJson(payload))}`,
   ].join('\n');
 }
 
@@ -124,7 +135,7 @@ export function discordExample(ingestUrl: string): string {
   return [
     `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
     `  -H 'Content-Type: application/json' \\`,
-    `  -d ${shellQuote(JSON.stringify(payload))}`,
+    `  -d ${shellQuote(exampleJson(payload))}`,
   ].join('\n');
 }
 

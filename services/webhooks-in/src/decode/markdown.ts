@@ -60,7 +60,8 @@ export function fieldList(fields: readonly { name: string; value: string }[]): s
     .filter((field) => field.name.trim() || field.value.trim())
     .map((field) => {
       const value = field.value.trim().replace(/\n+/g, ' · ');
-      const name = field.name.trim().replace(/\n+/g, ' ');
+      // Adaptive Cards' FactSet titles often end in a colon (`Board:`); the list adds its own.
+      const name = field.name.trim().replace(/\n+/g, ' ').replace(/\s*:$/, '');
       return name ? `- **${name}**: ${value}` : `- ${value}`;
     })
     .join('\n');

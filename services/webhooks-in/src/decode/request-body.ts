@@ -1,4 +1,4 @@
-import { AppError, storable, storableDeep, truncate } from '@ferry/core';
+import { AppError, storable, storableDeep } from '@ferry/core';
 
 /**
  * The request body as a payload object. SPEC.md's `application/json`, and the
@@ -10,7 +10,7 @@ import { AppError, storable, storableDeep, truncate } from '@ferry/core';
 
 export type PayloadFormat = 'json' | 'form';
 
-/** DESIGN.md: the original payload is kept with the message, at most this many characters. */
+/** DESIGN.md: the original payload is kept with the message, at most this many bytes (UTF-8). */
 export const STORED_PAYLOAD_MAX = 64 * 1024;
 
 export interface RequestPayload {
@@ -71,9 +71,18 @@ export function readPayload(
   return { value: fields, format: 'form', ...cap(JSON.stringify(fields)) };
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * The text cut to STORED_PAYLOAD_MAX bytes of UTF-8 (what "64 KB" says), never inside a character:
+ * encodeInto writes whole characters only, and `read` counts the code units they came from.
+ */
 function cap(text: string): { original: string; truncated: boolean } {
-  return {
-    original: truncate(storable(text), STORED_PAYLOAD_MAX),
-    truncated: text.length > STORED_PAYLOAD_MAX,
-  };
+  const clean = storable(text);
+  // A third of the budget in code units cannot exceed it (UTF-8 takes at most 3 bytes a code unit).
+  if (clean.length * 3 <= STORED_PAYLOAD_MAX || Buffer.byteLength(clean) <= STORED_PAYLOAD_MAX) {
+    return { original: clean, truncated: false };
+  }
+  const { read } = encoder.encodeInto(clean, new Uint8Array(STORED_PAYLOAD_MAX));
+  return { original: clean.slice(0, read), truncated: true };
 }
