@@ -36,15 +36,23 @@ function tint(name: string): number {
 }
 
 /**
- * The webhook badge: a link to the key's settings page when the viewer may manage webhooks
- * (`webhookKeyBase` is that room's `.../settings/webhooks`), plain text otherwise. Live messages
- * are rendered once for every viewer, so they get the plain badge until the page is reloaded.
+ * The webhook badge: a link to the key's settings page (under the key's own room, which may not
+ * be the message's) when the viewer may open it (`webhookKeyLinks`, pages/webhook-badges.ts),
+ * plain text otherwise. Live messages are rendered once for every viewer, so they get the plain
+ * badge until the page is reloaded.
  */
-function authorBadge(message: Message, webhookKeyBase: string | undefined): SafeHtml | '' {
-  if (message.author_kind === 'webhook' && webhookKeyBase && message.author_ref) {
+function authorBadge(
+  message: Message,
+  webhookKeyLinks: ReadonlyMap<string, string> | undefined,
+): SafeHtml | '' {
+  const href =
+    message.author_kind === 'webhook' && message.author_ref
+      ? webhookKeyLinks?.get(message.author_ref)
+      : undefined;
+  if (href) {
     return html`<a
       class="badge link"
-      href="${webhookKeyBase}/incoming/${message.author_ref}"
+      href="${href}"
       title="Posted through an incoming webhook: open its key"
       >webhook</a
     >`;
@@ -192,14 +200,14 @@ export function messageItems(
   messages: Message[],
   handles: MentionHandles,
   options: {
-    webhookKeyBase?: string | undefined;
+    webhookKeyLinks?: ReadonlyMap<string, string> | undefined;
     before?: Message | undefined;
     payloads?: ReadonlyMap<string, OriginalPayload> | undefined;
   } = {},
 ): SafeHtml[] {
   return messages.map((message, i) =>
     messageItem(message, handles, {
-      webhookKeyBase: options.webhookKeyBase,
+      webhookKeyLinks: options.webhookKeyLinks,
       payloads: options.payloads,
       previous: i === 0 ? options.before : messages[i - 1],
     }),
@@ -210,7 +218,8 @@ export function messageItem(
   message: Message,
   handles: MentionHandles,
   options: {
-    webhookKeyBase?: string | undefined;
+    /** Webhook key id -> its key page, for viewers who may open it. */
+    webhookKeyLinks?: ReadonlyMap<string, string> | undefined;
     /** The message just before this one in the room, if any: decides the grouping. */
     previous?: Message | undefined;
     /** Webhook messages' original payloads, given to admins only ("View payload"). */
@@ -233,7 +242,7 @@ export function messageItem(
     ${avatar(message)}
     <div class="content">
       <div class="meta">
-        <span class="author">${name}</span>${authorBadge(message, options.webhookKeyBase)}${
+        <span class="author">${name}</span>${authorBadge(message, options.webhookKeyLinks)}${
           message.kind === 'proposal' ? html`<span class="badge proposal">proposal</span>` : ''
         }
         ${timeAgo(message.created_at)}
