@@ -140,7 +140,7 @@ function progressChip(message: Message): SafeHtml {
     class="message chip author-${message.author_kind} kind-progress"
     data-id="${message.id}"
   >
-    <span class="chip-author">${message.display_name}</span>
+    <span class="chip-author" title="${message.display_name}">${message.display_name}</span>
     <span class="chip-text">${message.body}</span>
     ${timeAgo(message.created_at)}
   </li>`;
@@ -187,7 +187,8 @@ function groupedItem(
     <div class="avatar-gap" aria-hidden="true"></div>
     <div class="content">
       <div class="meta visually-hidden">
-        <span class="author">${message.display_name}</span> ${timeAgo(message.created_at)}
+        <span class="author" title="${message.display_name}">${message.display_name}</span>
+        ${timeAgo(message.created_at)}
       </div>
       <div class="body">${renderMarkdown(message.body, handles)}</div>
       ${payloadDisclosure(message, payloads)}
@@ -242,7 +243,8 @@ export function messageItem(
     ${avatar(message)}
     <div class="content">
       <div class="meta">
-        <span class="author">${name}</span>${authorBadge(message, options.webhookKeyLinks)}${
+        <span class="author" title="${name}">${name}</span
+        >${authorBadge(message, options.webhookKeyLinks)}${
           message.kind === 'proposal' ? html`<span class="badge proposal">proposal</span>` : ''
         }
         ${timeAgo(message.created_at)}
