@@ -2,6 +2,7 @@ import querystring from 'node:querystring';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { storableDeep, type AppError, type Logger } from '@ferry/core';
+import { compressResponses } from './compress.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { redactPath } from './redact.js';
@@ -39,6 +40,8 @@ export function createHttpApp({
   app.use(requestId);
   app.use(metrics.middleware);
   for (const routes of hotRoutes) app.use(routes);
+  // After the hot routes (small JSON answers to machines), before everything else.
+  app.use(compressResponses());
   app.use(
     pinoHttp({
       logger,

@@ -91,7 +91,8 @@ export function widgetTables(
         'Cross-Origin-Resource-Policy': 'cross-origin',
         'X-Content-Type-Options': 'nosniff',
       });
-      if (req.get('if-none-match') === etag) {
+      // Weak comparison (req.fresh): a compressed answer's ETag is the weak W/"…" (compress.ts).
+      if (req.fresh) {
         res.status(304).end();
         return;
       }
