@@ -205,8 +205,8 @@ describe('Errors pages', () => {
     );
     expect(text).toContain('Ada Lovelace');
     expect(text).toContain('mailto:ada@example.test');
-    // The visitor token's prefix only: the token itself is not stored.
-    expect(text).toContain('vt_ada_123_s…');
+    // Never the visitor's token, not even its start (#28).
+    expect(text).not.toContain('vt_ada');
     expect(text).not.toContain('secret_rest');
     expect(text).toContain('2026-11-02T10:08:21.000Z');
   });
@@ -332,5 +332,58 @@ describe('Errors pages', () => {
     const anonymous = await new FormClient(web.url).get(member.errors);
     expect(anonymous.status).toBe(302);
     expect(anonymous.location).toMatch(/^\/login\?next=/);
+  });
+  it("names a widget visitor by what service('identify', …) said, never by their token (#28)", async () => {
+    const { client, errors, workspace } = await seated('member');
+    const tenant = { 'Content-Type': 'application/json', 'X-Service-Tenant': workspace.public_key };
+    const made = await fetch(`${web.url}/widget/v1/visitors`, {
+      method: 'POST',
+      headers: tenant,
+      body: '{}',
+    });
+    const { visitor } = (await made.json()) as { visitor: { token: string } };
+    const identify = (token: string, body: unknown) =>
+      fetch(`${web.url}/widget/v1/visitors/identity`, {
+        method: 'POST',
+        headers: { ...tenant, 'X-Service-Visitor': token },
+        body: JSON.stringify(body),
+      });
+    expect((await identify('vt_unknown', { label: 'X' })).status).toBe(401);
+    expect((await identify(visitor.token, { email: 'not an email' })).status).toBe(422);
+    const identified = await identify(visitor.token, {
+      label: 'Vera Visitor',
+      role: 'customer',
+      email: 'vera@example.test',
+    });
+    expect(identified.status).toBe(204);
+
+    const visitorRow = await web.ctx.db
+      .selectFrom('visitors')
+      .select('id')
+      .where('workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+    const anonymous = await createVisitor(web.ctx.db, workspace);
+    await web.ctx.db
+      .updateTable('visitors')
+      .set({ name: null })
+      .where('id', '=', anonymous.id)
+      .execute();
+    const group = await createErrorGroup(web.ctx.db, workspace, { error_class: 'TypeError' });
+    await createErrorOccurrence(web.ctx.db, group, {
+      message: 'identified',
+      visitor_id: visitorRow.id,
+      occurred_at: new Date(Date.now() - 1000),
+    });
+    await createErrorOccurrence(web.ctx.db, group, {
+      message: 'anonymous',
+      visitor_id: anonymous.id,
+      occurred_at: new Date(Date.now() - 2000),
+    });
+    const page = (await client.get(`${errors}/${group.id}`)).text;
+    expect(page).toContain('Vera Visitor (customer)');
+    expect(page).toContain('href="mailto:vera@example.test"');
+    expect(page).toContain('a visitor who was not identified');
+    expect(page).not.toContain('vt_');
+    expect(page).not.toContain('unnamed');
   });
 });

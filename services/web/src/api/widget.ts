@@ -19,7 +19,9 @@ import {
   fileFeedback,
   fileFeedbackSchema,
   findVisitorId,
+  identifyVisitor,
   registerVisitor,
+  visitorIdentitySchema,
   type TenantCache,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
@@ -119,6 +121,27 @@ export function widgetTables(
     const visitor = await registerVisitor(db, workspaceId);
     res.status(201).json({ visitor });
   });
+
+  // `service('identify', …)`: who the visitor is, so the Errors page can name them (never by
+  // their token). Sent by the widget when the identity changes, with the visitor's token.
+  endpoints.post(
+    '/visitors/identity',
+    { access: publicKey, before: [requireJsonBody] },
+    async (req, res) => {
+      const workspaceId = await workspaceOf(req.get('X-Service-Tenant'));
+      const visitorId = await findVisitorId(db, workspaceId, req.get('X-Service-Visitor'));
+      if (!visitorId) {
+        throw new AppError(
+          'invalid_token',
+          'Send a visitor token from /widget/v1/visitors in the X-Service-Visitor header.',
+        );
+      }
+      await limit(`identity:${visitorId}`, limits.feedbackPerVisitor, 'identify calls');
+      const identity = parseInput(visitorIdentitySchema, req.body, 'identity');
+      await identifyVisitor(db, visitorId, identity);
+      res.status(204).end();
+    },
+  );
 
   endpoints.post(
     '/feedback',

@@ -70,12 +70,18 @@ function messageText(message: string, className: string): SafeHtml {
     : html`<p class="muted ${className}">(no message)</p>`;
 }
 
+/**
+ * The visitor as the host page identified them (`service('identify', {label, role, email})`):
+ * label, role and email, shown to those who may read errors (members and above). Never their
+ * token, not even its start: it says nothing to a person and is the visitor's own.
+ */
 function visitor(o: OccurrenceWithVisitor): SafeHtml {
   if (!o.visitor) return muted('unknown');
-  // Only the token's prefix is stored (the token itself is a secret the browser keeps).
-  const { name, email, token_prefix } = o.visitor;
-  return html`${optional(name, undefined, 'unnamed')} ${email ? html` · ${mailto(email)}` : ''} ·
-  ${code(`${token_prefix}…`)}`;
+  const { name, email, role } = o.visitor;
+  if (!name && !email && !role) return muted('a visitor who was not identified');
+  return html`${optional(name, undefined, 'unnamed')}${role ? html` (${role})` : ''}${
+    email ? html` · ${mailto(email)}` : ''
+  }`;
 }
 
 const STATUS_LABEL: Record<ErrorStatus, string> = {
