@@ -48,6 +48,7 @@ describe('Errors pages', () => {
     const page = await client.get(errors);
     expect(page.status).toBe(200);
     expect(page.text).toContain('No errors reported yet');
+    expect(page.text).not.toContain('Error ingestion is turned off');
     expect(page.text).toContain('curl -X POST http://ferry.example.test:8080/ingest/errors');
     expect(page.text).toContain(`X-Service-Tenant: ${workspace.public_key}`);
     expect(page.text).toContain('<strong>0 occurrences</strong> retained');
@@ -385,5 +386,32 @@ describe('Errors pages', () => {
     expect(page).toContain('a visitor who was not identified');
     expect(page).not.toContain('vt_');
     expect(page).not.toContain('unnamed');
+  });
+});
+
+describe('Errors pages with ERROR_INGESTION_ENABLED=false (#28)', () => {
+  let web: WebHarness;
+  beforeAll(async () => {
+    web = await startWeb({ ERROR_INGESTION_ENABLED: 'false' });
+  });
+  afterAll(async () => {
+    await web.close();
+  });
+
+  it('say that ingestion is off where they show how to send a report, and on the list', async () => {
+    const { client, base, workspace } = await signedInSeat(web, 'member');
+    for (const path of [`${base}/errors`, `${base}/settings/errors`]) {
+      const page = await client.get(path);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('Error ingestion is turned off on this server');
+      // Before the curl example, not somewhere below it.
+      expect(page.text.indexOf('data-testid="ingestion-off"')).toBeLessThan(
+        page.text.indexOf('data-testid="ingest-curl"'),
+      );
+    }
+    await createErrorGroup(web.ctx.db, workspace, { error_class: 'KeptFromBefore' });
+    const list = await client.get(`${base}/errors`);
+    expect(list.text).toContain('KeptFromBefore');
+    expect(list.text).toContain('Error ingestion is turned off on this server');
   });
 });
