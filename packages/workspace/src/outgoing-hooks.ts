@@ -300,6 +300,38 @@ export async function requestSendOnce(
   await producer.add('webhook-send-once', deliveryId ? { hookId, deliveryId } : { hookId });
 }
 
+/** The database's clock: the start of a wait for what another process will write. */
+export async function databaseNow(db: Db): Promise<Date> {
+  const { rows } = await sql<{ now: Date }>`select now() as now`.execute(db);
+  return rows[0]?.now ?? new Date();
+}
+
+/**
+ * Waits for webhooks-out to record an attempt of the hook made after `since` (a test event or a
+ * re-send just asked for), at most `timeoutMs`; true when it did. The attempt and the hook's
+ * failure counter are written in one transaction, so once it is there the hook page is current.
+ */
+export async function waitForAttempt(
+  db: Db,
+  hookId: string,
+  since: Date,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await db
+      .selectFrom('webhook_attempts')
+      .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+      .select('webhook_attempts.id')
+      .where('webhook_deliveries.hook_id', '=', hookId)
+      .where('webhook_attempts.attempted_at', '>=', since)
+      .executeTakeFirst();
+    if (row) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Wakes webhooks-out for the hook (after a re-enable released held deliveries). */
 export async function requestDrain(producer: Producer, hookId: string): Promise<void> {
   await producer.add('webhook-drain', { hookId });

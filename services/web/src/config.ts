@@ -39,6 +39,11 @@ const loadOwnSettings = defineConfig({
    * they show how to send a report (set it alike on both in a split deployment).
    */
   ERROR_INGESTION_ENABLED: booleanFromEnv.default(true),
+  /**
+   * The same limit webhooks-out puts on one attempt: "Send test event" and "Send again" wait up to
+   * this (plus a margin) for the attempt, so the page they lead back to shows it.
+   */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });
 
 /** What the web service reads from the environment beyond the shared config; parsed at start. */
@@ -55,6 +60,8 @@ export interface WebSettings {
   runRelay: boolean;
   /** ERROR_INGESTION_ENABLED: false turns reports away; the Errors pages say so. */
   errorIngestionEnabled: boolean;
+  /** How long "Send test event" waits for its attempt (WEBHOOK_TIMEOUT_MS plus a margin). */
+  sendOnceWaitMs: number;
 }
 
 export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettings {
@@ -71,6 +78,7 @@ export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettin
     },
     runRelay: own.WEB_RELAY,
     errorIngestionEnabled: own.ERROR_INGESTION_ENABLED,
+    sendOnceWaitMs: own.WEBHOOK_TIMEOUT_MS + 2_000,
     github,
   };
 }

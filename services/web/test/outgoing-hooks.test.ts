@@ -16,7 +16,8 @@ describe('outgoing webhook pages', () => {
   let box: SecretBox;
 
   beforeAll(async () => {
-    web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false' });
+    // No webhooks-out here: test events and re-sends wait only briefly for their attempts.
+    web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false', WEBHOOK_TIMEOUT_MS: '100' });
     producer = createProducer({ connection: web.ctx.redis, prefix: web.ctx.config.REDIS_PREFIX });
     box = new SecretBox(web.ctx.config.APP_SECRET);
   });

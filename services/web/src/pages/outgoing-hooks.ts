@@ -4,6 +4,7 @@ import type { OutgoingWebhook } from '@ferry/db';
 import type { WebDeps } from '../deps.js';
 import {
   createOutgoingHook,
+  databaseNow,
   deleteOutgoingHook,
   disableOutgoingHook,
   findDelivery,
@@ -16,6 +17,7 @@ import {
   revealSigningSecret,
   rotateSigningSecret,
   targetUrlProblem,
+  waitForAttempt,
   type RoomSeat,
 } from '@ferry/workspace';
 import { flash, noStore, renderPage, seat } from '../request-context.js';
@@ -160,10 +162,26 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     res.redirect(303, webhooksPath(workspace, room.room.id));
   });
 
+  /**
+   * Asks webhooks-out to send once, and waits (bounded) for the attempt: the page the redirect
+   * leads to then shows it and the failure counter as they are, not a click behind.
+   */
+  async function sendOnceAndWait(hookId: string, deliveryId?: string): Promise<boolean> {
+    const since = await databaseNow(db);
+    await requestSendOnce(producer, hookId, deliveryId);
+    return waitForAttempt(db, hookId, since, deps.settings.sendOnceWaitMs);
+  }
+
   routes.post('/:hookId/test', admin, async (req, res) => {
     const { item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
-    await requestSendOnce(producer, hook.id);
-    flash(req, 'ok', 'A test event is on its way. Reload to see it in the log.');
+    const done = await sendOnceAndWait(hook.id);
+    flash(
+      req,
+      'ok',
+      done
+        ? 'The test event was sent: its attempt is in the log below.'
+        : 'A test event is on its way. Reload to see it in the log.',
+    );
     res.redirect(303, here);
   });
 
@@ -172,8 +190,14 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     const { deliveryId } = req.params as { deliveryId: string };
     const delivery = await findDelivery(db, hook.id, deliveryId);
     if (!delivery) throw new AppError('not_found', 'No such delivery.');
-    await requestSendOnce(producer, hook.id, delivery.id);
-    flash(req, 'ok', 'Sent again with the same webhook-id. Reload to see the attempt.');
+    const done = await sendOnceAndWait(hook.id, delivery.id);
+    flash(
+      req,
+      'ok',
+      done
+        ? 'Sent again with the same webhook-id: the attempt is in the log below.'
+        : 'Sent again with the same webhook-id. Reload to see the attempt.',
+    );
     res.redirect(303, here);
   });
 
