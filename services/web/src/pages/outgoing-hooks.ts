@@ -4,6 +4,7 @@ import type { OutgoingWebhook } from '@ferry/db';
 import type { WebDeps } from '../deps.js';
 import {
   createOutgoingHook,
+  DELIVERY_LOG_PAGE_SIZE,
   databaseNow,
   deleteOutgoingHook,
   disableOutgoingHook,
@@ -22,6 +23,7 @@ import {
 } from '@ferry/workspace';
 import { flash, noStore, renderPage, seat } from '../request-context.js';
 import { plural } from '../views/format.js';
+import { pageParam } from '../views/pager.js';
 import {
   deleteHookConfirmPage,
   outgoingHookCreatePage,
@@ -61,7 +63,8 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     rawSecret?: string,
   ): Promise<void> {
     const { workspace } = seat(res);
-    const deliveries = await listDeliveryLog(db, hook.id);
+    const page = pageParam((req.query as Record<string, unknown>).page);
+    const { deliveries, total } = await listDeliveryLog(db, hook.id, { page });
     noStore(res);
     renderPage(req, res, (ctx) =>
       outgoingHookPage(ctx, {
@@ -70,6 +73,9 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
         hook,
         rotating: previousSecretLive(hook),
         deliveries,
+        page,
+        pages: Math.max(1, Math.ceil(total / DELIVERY_LOG_PAGE_SIZE)),
+        total,
         rawSecret,
       }),
     );
