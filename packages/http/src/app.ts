@@ -55,25 +55,20 @@ export function createHttpApp({
           method: req.method,
           url: redactPath(req.url),
         }),
-        res: (res: { statusCode: number; headers?: Record<string, unknown> }) => ({
-          statusCode: res.statusCode,
-          headers: redactHeaders(res.headers),
-        }),
+        // No header dump at info, request or response: the status, and a redirect's (redacted)
+        // target, which is what a reader of the log needs.
+        res: (res: { statusCode: number; headers?: Record<string, unknown> }) => {
+          const location = res.headers?.location;
+          return {
+            statusCode: res.statusCode,
+            ...(typeof location === 'string' ? { location: redactPath(location) } : {}),
+          };
+        },
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   );
   return app;
-}
-
-/** Response headers for a log line: a redirect's target redacted, cookies never logged. */
-function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (name === 'set-cookie') continue;
-    out[name] = name === 'location' && typeof value === 'string' ? redactPath(value) : value;
-  }
-  return out;
 }
 
 export function finishApp(

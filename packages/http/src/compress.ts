@@ -34,12 +34,12 @@ export function compressResponses(): RequestHandler {
  */
 function weakenEtagWhenEncoded(res: ServerResponse): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  res.writeHead = ((...args: unknown[]) => {
+  res.writeHead = (...args: unknown[]) => {
     const encoding = res.getHeader('Content-Encoding');
     const etag = res.getHeader('ETag');
     if (encoding && encoding !== 'identity' && typeof etag === 'string' && !etag.startsWith('W/')) {
       res.setHeader('ETag', `W/${etag}`);
     }
     return writeHead(...args);
-  });
+  };
 }
