@@ -33,6 +33,13 @@ import type { WebDeps } from '../deps.js';
  * credentials, body caps, the API's own field caps and rate limits per key, visitor and address.
  */
 
+/** If-None-Match against our ETag, weakly (RFC 9110 8.8.3.2): `W/"x"` and `"x"` are the same. */
+function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
+}
+
 /** Public-key CORS and tenant lookup for the widget's endpoints (packages/http's shared helper). */
 function widgetApi(tenants: TenantCache): PublicKeyApi {
   return publicKeyApi({
@@ -93,8 +100,9 @@ export function widgetTables(
         'Cross-Origin-Resource-Policy': 'cross-origin',
         'X-Content-Type-Options': 'nosniff',
       });
-      // Weak comparison (req.fresh): a compressed answer's ETag is the weak W/"…" (compress.ts).
-      if (req.fresh) {
+      // Weak comparison: a compressed answer's ETag is the weak W/"…" (packages/http compress.ts),
+      // and a client revalidates with whichever form it was given.
+      if (etagMatches(req.get('if-none-match'), etag)) {
         res.status(304).end();
         return;
       }
