@@ -232,6 +232,8 @@ export function messageItem(
     return groupedItem(message, handles, options.payloads);
   }
   const name = message.display_name;
+  // The whole name on hover: a long one is cut with an ellipsis (app.css).
+  const author = html`<span class="author" title="${name}">${name}</span>`;
   const proposal =
     message.kind === 'proposal'
       ? html`<div class="proposal-line">${proposalBadge(message)}</div>`
@@ -243,8 +245,7 @@ export function messageItem(
     ${avatar(message)}
     <div class="content">
       <div class="meta">
-        <span class="author" title="${name}">${name}</span
-        >${authorBadge(message, options.webhookKeyLinks)}${
+        ${author}${authorBadge(message, options.webhookKeyLinks)}${
           message.kind === 'proposal' ? html`<span class="badge proposal">proposal</span>` : ''
         }
         ${timeAgo(message.created_at)}
