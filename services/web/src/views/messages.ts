@@ -187,7 +187,7 @@ function groupedItem(
     <div class="avatar-gap" aria-hidden="true"></div>
     <div class="content">
       <div class="meta visually-hidden">
-        <span class="author" title="${message.display_name}">${message.display_name}</span>
+        <span class="author">${message.display_name}</span>
         ${timeAgo(message.created_at)}
       </div>
       <div class="body">${renderMarkdown(message.body, handles)}</div>
