@@ -191,8 +191,11 @@ export interface VisitorsTable {
   token_hash: string;
   /** The token's first characters, to tell visitors apart on the Errors page. */
   token_prefix: string;
+  /** The label `service('identify', …)` gave, if any. */
   name: string | null;
   email: string | null;
+  /** The role `service('identify', …)` gave, if any. */
+  role: string | null;
   created_at: CreatedAt;
   last_seen_at: DefaultTimestamp;
 }

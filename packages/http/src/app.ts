@@ -2,6 +2,7 @@ import querystring from 'node:querystring';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { storableDeep, type AppError, type Logger } from '@ferry/core';
+import { compressResponses } from './compress.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { redactPath } from './redact.js';
@@ -39,6 +40,8 @@ export function createHttpApp({
   app.use(requestId);
   app.use(metrics.middleware);
   for (const routes of hotRoutes) app.use(routes);
+  // After the hot routes (small JSON answers to machines), before everything else.
+  app.use(compressResponses());
   app.use(
     pinoHttp({
       logger,
@@ -52,25 +55,20 @@ export function createHttpApp({
           method: req.method,
           url: redactPath(req.url),
         }),
-        res: (res: { statusCode: number; headers?: Record<string, unknown> }) => ({
-          statusCode: res.statusCode,
-          headers: redactHeaders(res.headers),
-        }),
+        // No header dump at info, request or response: the status, and a redirect's (redacted)
+        // target, which is what a reader of the log needs.
+        res: (res: { statusCode: number; headers?: Record<string, unknown> }) => {
+          const location = res.headers?.location;
+          return {
+            statusCode: res.statusCode,
+            ...(typeof location === 'string' ? { location: redactPath(location) } : {}),
+          };
+        },
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
     }),
   );
   return app;
-}
-
-/** Response headers for a log line: a redirect's target redacted, cookies never logged. */
-function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (name === 'set-cookie') continue;
-    out[name] = name === 'location' && typeof value === 'string' ? redactPath(value) : value;
-  }
-  return out;
 }
 
 export function finishApp(

@@ -7,6 +7,12 @@ export interface Api {
   sendFeedback(body: unknown): Promise<SendResult>;
   /** POST /ingest/errors, fire-and-forget: every failure is swallowed. */
   sendErrors(body: unknown): void;
+  /**
+   * `service('identify', …)`: remembered, and sent (POST /widget/v1/visitors/identity) with the
+   * next error report when it differs from what this browser last sent, so the Errors page names
+   * the visitor. No request of its own on every page load.
+   */
+  setIdentity(identity: Record<string, string>): void;
 }
 
 const FAILED = 'We could not send your feedback. Check your connection and try again.';
@@ -21,6 +27,30 @@ export function createApi(cfg: WidgetConfig): Api {
   const storageKey = `ferry.visitor.${cfg.key}`;
   let token: string | null = readToken(storageKey);
   let pending: Promise<string | null> | null = null;
+  const identityKey = `ferry.identity.${cfg.key}`;
+  let identity = '';
+
+  /** The identity, once per change per browser (localStorage remembers what was sent). */
+  function sendIdentity(visitor: string | null): void {
+    if (!visitor || !identity) return;
+    const sent = `${visitor} ${identity}`;
+    try {
+      if (localStorage.getItem(identityKey) === sent) return;
+    } catch {
+      // Storage may be disabled: send it, at most once per report.
+    }
+    post('/widget/v1/visitors/identity', identity, { visitor, keepalive: true }).then(
+      (response) => {
+        if (!response.ok) return;
+        try {
+          localStorage.setItem(identityKey, sent);
+        } catch {
+          // Sent again with the next report: harmless.
+        }
+      },
+      noop,
+    );
+  }
 
   function post(
     path: string,
@@ -145,8 +175,18 @@ export function createApi(cfg: WidgetConfig): Api {
         return;
       }
       visitorToken()
-        .then((visitor) => post('/ingest/errors', json, { visitor, keepalive: true }))
+        .then((visitor) => {
+          sendIdentity(visitor);
+          return post('/ingest/errors', json, { visitor, keepalive: true });
+        })
         .then(noop, noop);
+    },
+    setIdentity(value) {
+      try {
+        identity = Object.keys(value).length ? JSON.stringify(value) : '';
+      } catch {
+        identity = '';
+      }
     },
   };
 }

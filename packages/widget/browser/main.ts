@@ -46,6 +46,7 @@ function boot(): void {
   const commands: Record<string, (...args: unknown[]) => void> = {
     identify(value) {
       identity = cleanIdentity(value);
+      api.setIdentity({ ...identity });
       if (ui) ui.setIdentity(identity);
     },
     reportError(error, context) {

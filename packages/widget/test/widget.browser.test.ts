@@ -44,6 +44,7 @@ const ANSWERS: Record<string, [number, unknown]> = {
   '/widget/v1/visitors': [201, { visitor: { id: 'vis_test1', token: VISITOR_TOKEN } }],
   '/widget/v1/feedback': [201, { feedback: { id: 'fb_test1' } }],
   '/ingest/errors': [202, { accepted: 1, ids: ['err_test1'] }],
+  '/widget/v1/visitors/identity': [204, null],
 };
 
 function listen(server: http.Server): Promise<string> {
@@ -605,6 +606,12 @@ describe('the widget bundle in a browser', () => {
       expect(post.headers['x-service-visitor']).toBe(VISITOR_TOKEN);
     }
     expect(posts('/widget/v1/visitors')).toHaveLength(1);
+    // identify() went with the first report, once (not again with each): the Errors page names
+    // the visitor by it, never by their token (#28).
+    const identities = posts('/widget/v1/visitors/identity');
+    expect(identities).toHaveLength(1);
+    expect(identities[0]!.headers['x-service-visitor']).toBe(VISITOR_TOKEN);
+    expect(identities[0]!.body).toEqual({ label: 'Ada Lovelace', role: 'Billing admin' });
     expect(seen.errors.filter((text) => !/host page/.test(text))).toEqual([]);
     // The page's own uncaught errors (and the simulated one) stay the page's: reported by the
     // browser as usual, untouched by the widget.

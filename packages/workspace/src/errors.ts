@@ -214,7 +214,8 @@ export async function findErrorGroup(
     .executeTakeFirst();
 }
 
-export type OccurrenceVisitor = Pick<Visitor, 'id' | 'name' | 'email' | 'token_prefix'>;
+/** Who the visitor is (their identify call), never their token. */
+export type OccurrenceVisitor = Pick<Visitor, 'id' | 'name' | 'email' | 'role'>;
 export type OccurrenceWithVisitor = ErrorOccurrence & { visitor: OccurrenceVisitor | null };
 
 /**
@@ -232,12 +233,7 @@ export async function latestOccurrences(
       join.onRef('v.id', '=', 'o.visitor_id').onRef('v.workspace_id', '=', 'o.workspace_id'),
     )
     .selectAll('o')
-    .select([
-      'v.id as v_id',
-      'v.name as v_name',
-      'v.email as v_email',
-      'v.token_prefix as v_token_prefix',
-    ])
+    .select(['v.id as v_id', 'v.name as v_name', 'v.email as v_email', 'v.role as v_role'])
     .where('o.group_id', '=', group.id)
     .where('o.workspace_id', '=', group.workspace_id)
     .orderBy('o.occurred_at', 'desc')
@@ -245,12 +241,9 @@ export async function latestOccurrences(
     .limit(limit)
     .offset(offset)
     .execute();
-  return rows.map(({ v_id, v_name, v_email, v_token_prefix, ...occurrence }) => ({
+  return rows.map(({ v_id, v_name, v_email, v_role, ...occurrence }) => ({
     ...occurrence,
-    visitor:
-      v_id !== null && v_token_prefix !== null
-        ? { id: v_id, name: v_name, email: v_email, token_prefix: v_token_prefix }
-        : null,
+    visitor: v_id !== null ? { id: v_id, name: v_name, email: v_email, role: v_role } : null,
   }));
 }
 

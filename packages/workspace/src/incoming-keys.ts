@@ -124,6 +124,28 @@ export async function findIncomingKey(
   return row ? { ...row, state: incomingKeyState(row) } : undefined;
 }
 
+/**
+ * The rooms that these keys belong to (deleted keys left out), keyed by key id. A key may post
+ * to another room than its own (`channel` in the payload), so a webhook message's badge must link
+ * to the key's page under the key's room, not the room the message is in.
+ */
+export async function incomingKeyRooms(
+  db: Db,
+  workspaceId: string,
+  keyIds: readonly string[],
+): Promise<Map<string, string>> {
+  const ids = [...new Set(keyIds)].filter((id) => isId(id, 'incomingWebhook'));
+  if (!ids.length) return new Map();
+  const rows = await db
+    .selectFrom('incoming_webhooks')
+    .select(['id', 'room_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.room_id]));
+}
+
 /** The raw key, decrypted for the key page's Reveal. */
 export function revealIncomingKey(
   box: SecretBox,

@@ -221,40 +221,64 @@ export async function deleteOutgoingHook(
 
 export interface DeliveryLogItem extends Omit<WebhookDelivery, 'body'> {
   attempts_log: WebhookAttempt[];
+  /** The delivered message's author and its first characters (null for test events, or gone). */
+  message_author: string | null;
+  message_excerpt: string | null;
 }
 
-/** The delivery log: newest deliveries first, each with its attempts (newest first). */
+/** Deliveries on one page of a hook's log. */
+export const DELIVERY_LOG_PAGE_SIZE = 10;
+/** How much of a delivered message the log shows. */
+export const DELIVERY_EXCERPT_CHARS = 140;
+
+/**
+ * One page of the delivery log: newest deliveries first, each with its attempts (newest first)
+ * and the start of the message it carried; `total` counts every delivery of the hook.
+ */
 export async function listDeliveryLog(
   db: Db,
   hookId: string,
-  limit = 50,
-): Promise<DeliveryLogItem[]> {
-  // One snapshot for both reads: the attempt and its delivery's new status commit together, and
-  // two separate reads could show the attempt with the status from before it (read committed).
-  const { deliveries, attempts } = await db
+  { page = 1, pageSize = DELIVERY_LOG_PAGE_SIZE }: { page?: number; pageSize?: number } = {},
+): Promise<{ deliveries: DeliveryLogItem[]; total: number }> {
+  // One snapshot for every read: the attempt and its delivery's new status commit together, and
+  // separate reads could show the attempt with the status from before it (read committed).
+  const { deliveries, attempts, total } = await db
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
-      const deliveries = await trx
+      const { count } = await trx
         .selectFrom('webhook_deliveries')
-        .select([
-          'id',
-          'hook_id',
-          'message_id',
-          'event',
-          'status',
-          'attempts',
-          'next_attempt_at',
-          'last_status_code',
-          'created_at',
-          'delivered_at',
-        ])
+        .select((eb) => eb.fn.countAll<string>().as('count'))
         .where('hook_id', '=', hookId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
+        .executeTakeFirstOrThrow();
+      const deliveries = await trx
+        .selectFrom('webhook_deliveries as d')
+        .leftJoin('messages as m', 'm.id', 'd.message_id')
+        .select([
+          'd.id',
+          'd.hook_id',
+          'd.message_id',
+          'd.event',
+          'd.status',
+          'd.attempts',
+          'd.next_attempt_at',
+          'd.last_status_code',
+          'd.created_at',
+          'd.delivered_at',
+          'm.display_name as message_author',
+        ])
+        .select(
+          sql<string | null>`left(m.body, ${DELIVERY_EXCERPT_CHARS + 1})`.as('message_excerpt'),
+        )
+        .where('d.hook_id', '=', hookId)
+        .orderBy('d.created_at', 'desc')
+        .orderBy('d.id', 'desc')
+        .limit(pageSize)
+        .offset((Math.max(1, page) - 1) * pageSize)
         .execute();
-      if (!deliveries.length) return { deliveries, attempts: [] as WebhookAttempt[] };
+      if (!deliveries.length) {
+        return { deliveries, attempts: [] as WebhookAttempt[], total: Number(count) };
+      }
       const attempts = await trx
         .selectFrom('webhook_attempts')
         .selectAll()
@@ -265,16 +289,25 @@ export async function listDeliveryLog(
         )
         .orderBy('attempted_at', 'desc')
         .execute();
-      return { deliveries, attempts };
+      return { deliveries, attempts, total: Number(count) };
     });
-  if (!deliveries.length) return [];
   const byDelivery = new Map<string, WebhookAttempt[]>();
   for (const attempt of attempts) {
     const list = byDelivery.get(attempt.delivery_id) ?? [];
     list.push(attempt);
     byDelivery.set(attempt.delivery_id, list);
   }
-  return deliveries.map((d) => ({ ...d, attempts_log: byDelivery.get(d.id) ?? [] }));
+  return {
+    total,
+    deliveries: deliveries.map((d) => ({
+      ...d,
+      message_excerpt:
+        d.message_excerpt !== null && d.message_excerpt.length > DELIVERY_EXCERPT_CHARS
+          ? `${d.message_excerpt.slice(0, DELIVERY_EXCERPT_CHARS)}…`
+          : d.message_excerpt,
+      attempts_log: byDelivery.get(d.id) ?? [],
+    })),
+  };
 }
 
 export async function findDelivery(
@@ -298,6 +331,38 @@ export async function requestSendOnce(
   deliveryId?: string,
 ): Promise<void> {
   await producer.add('webhook-send-once', deliveryId ? { hookId, deliveryId } : { hookId });
+}
+
+/** The database's clock: the start of a wait for what another process will write. */
+export async function databaseNow(db: Db): Promise<Date> {
+  const { rows } = await sql<{ now: Date }>`select now() as now`.execute(db);
+  return rows[0]?.now ?? new Date();
+}
+
+/**
+ * Waits for webhooks-out to record an attempt of the hook made after `since` (a test event or a
+ * re-send just asked for), at most `timeoutMs`; true when it did. The attempt and the hook's
+ * failure counter are written in one transaction, so once it is there the hook page is current.
+ */
+export async function waitForAttempt(
+  db: Db,
+  hookId: string,
+  since: Date,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await db
+      .selectFrom('webhook_attempts')
+      .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+      .select('webhook_attempts.id')
+      .where('webhook_deliveries.hook_id', '=', hookId)
+      .where('webhook_attempts.attempted_at', '>=', since)
+      .executeTakeFirst();
+    if (row) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Wakes webhooks-out for the hook (after a re-enable released held deliveries). */

@@ -1,5 +1,6 @@
 import { generateSecret, hashSecret, newId, visiblePrefix } from '@ferry/core';
 import type { Db } from '@ferry/db';
+import { z } from 'zod';
 
 /**
  * The public side of a workspace, as the browser widget and error reporters see it: its public
@@ -83,4 +84,34 @@ export async function registerVisitor(
     .returning('id')
     .executeTakeFirstOrThrow();
   return { id: row.id, token };
+}
+
+/** `service('identify', {label, role, email})` as the widget sends it (each optional). */
+export const visitorIdentitySchema = z.object({
+  label: z.string().trim().max(120, 'At most 120 characters.').optional(),
+  role: z.string().trim().max(120, 'At most 120 characters.').optional(),
+  email: z.union([z.literal(''), z.email('Enter an email address.').max(254)]).optional(),
+});
+export type VisitorIdentity = z.infer<typeof visitorIdentitySchema>;
+
+/**
+ * Records who an identified visitor is (what the host page told the widget): the Errors page then
+ * names them by their label, role and email, never by their token. Absent fields are cleared, as
+ * the latest identify call is the whole truth.
+ */
+export async function identifyVisitor(
+  db: Db,
+  visitorId: string,
+  identity: VisitorIdentity,
+): Promise<void> {
+  await db
+    .updateTable('visitors')
+    .set({
+      name: identity.label || null,
+      role: identity.role || null,
+      email: identity.email || null,
+      last_seen_at: new Date(),
+    })
+    .where('id', '=', visitorId)
+    .execute();
 }

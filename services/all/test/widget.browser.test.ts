@@ -327,6 +327,8 @@ ${tag}
 
     const bundle = await fetch(`${ferry.url}/widget/v1.js`);
     expect(bundle.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    // Compressed (#28), and still revalidated by its (now weak) ETag.
+    expect(bundle.headers.get('content-encoding')).toBe('gzip');
     const etag = bundle.headers.get('etag')!;
     expect(
       (await fetch(`${ferry.url}/widget/v1.js`, { headers: { 'if-none-match': etag } })).status,

@@ -5,6 +5,12 @@
   'use strict';
 
   function selectText(el) {
+    // A read-only field (an invite link) selects its value; anything else its text.
+    if (typeof el.select === 'function' && 'value' in el) {
+      el.focus();
+      el.select();
+      return;
+    }
     const range = document.createRange();
     range.selectNodeContents(el);
     const selection = window.getSelection();
@@ -51,7 +57,7 @@
     if (!button) return;
     const target = document.querySelector(button.getAttribute('data-copy'));
     if (!target) return;
-    const text = target.textContent.trim();
+    const text = ('value' in target ? String(target.value) : target.textContent).trim();
     const clipboard = window.navigator.clipboard;
     if (clipboard && window.isSecureContext) {
       clipboard.writeText(text).then(

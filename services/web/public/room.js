@@ -123,13 +123,15 @@ function main() {
   function refreshTimes() {
     for (const time of list.querySelectorAll('time[datetime]')) {
       const seconds = Math.round((Date.now() - Date.parse(time.getAttribute('datetime'))) / 1000);
+      // Rounded to the nearest unit, as views/format.ts relativeAmount does.
       let value = Math.max(0, seconds);
       let label = 'second';
       for (const [size, unit] of UNITS) {
         label = unit;
-        if (value < size) break;
-        value = Math.floor(value / size);
+        if (Math.round(value) < size) break;
+        value /= size;
       }
+      value = Math.round(value);
       time.textContent =
         seconds < 5 ? 'just now' : value + ' ' + label + (value === 1 ? '' : 's') + ' ago';
     }

@@ -34,6 +34,16 @@ const loadOwnSettings = defineConfig({
   SIGNIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** The web service's own entry runs an outbox relay unless the `relay` service does (compose). */
   WEB_RELAY: booleanFromEnv.default(true),
+  /**
+   * The same switch the ingest-errors service obeys: the Errors pages say when it is off, where
+   * they show how to send a report (set it alike on both in a split deployment).
+   */
+  ERROR_INGESTION_ENABLED: booleanFromEnv.default(true),
+  /**
+   * The same limit webhooks-out puts on one attempt: "Send test event" and "Send again" wait up to
+   * this (plus a margin) for the attempt, so the page they lead back to shows it.
+   */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });
 
 /** What the web service reads from the environment beyond the shared config; parsed at start. */
@@ -48,6 +58,10 @@ export interface WebSettings {
   github: GithubSettings;
   /** WEB_RELAY: services/web/src/main.ts runs the outbox relay too. */
   runRelay: boolean;
+  /** ERROR_INGESTION_ENABLED: false turns reports away; the Errors pages say so. */
+  errorIngestionEnabled: boolean;
+  /** How long "Send test event" waits for its attempt (WEBHOOK_TIMEOUT_MS plus a margin). */
+  sendOnceWaitMs: number;
 }
 
 export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettings {
@@ -63,6 +77,8 @@ export function loadWebSettings(env: NodeJS.ProcessEnv = process.env): WebSettin
       perAddress: own.SIGNIN_ATTEMPTS_PER_ADDRESS_PER_MINUTE,
     },
     runRelay: own.WEB_RELAY,
+    errorIngestionEnabled: own.ERROR_INGESTION_ENABLED,
+    sendOnceWaitMs: own.WEBHOOK_TIMEOUT_MS + 2_000,
     github,
   };
 }

@@ -193,6 +193,42 @@ describe('destructive actions ask first; outgoing hooks disable, re-enable and d
     expect(row.deleted_at).not.toBeNull();
   });
 
+  it('asks before rotating an incoming key, which breaks every sender too (#28)', async () => {
+    const { client, tab, room, workspace, admin } = await seated();
+    const { webhook } = await createIncomingKey(web.ctx.db, box, {
+      workspaceId: workspace.id,
+      roomId: room.id,
+      name: 'Deploy bot',
+      createdBy: admin.id,
+    });
+    const keyPage = `${tab}/incoming/${webhook.id}`;
+    const page = (await client.get(keyPage)).text;
+    // A link to the question, not a form that rotates at once.
+    expect(page).toContain(`href="${keyPage}/rotate"`);
+    expect(page).not.toContain(`action="${keyPage}/rotate"`);
+    const question = await client.get(`${keyPage}/rotate`);
+    expectQuestion(
+      question.text,
+      'Rotate the key &quot;Deploy bot&quot;?',
+      `${keyPage}/rotate`,
+      keyPage,
+    );
+    const unchanged = await web.ctx.db
+      .selectFrom('incoming_webhooks')
+      .select(['key_hash', 'rotated_at'])
+      .where('id', '=', webhook.id)
+      .executeTakeFirstOrThrow();
+    expect(unchanged.key_hash).toBe(webhook.key_hash);
+    const rotated = await client.post(`${keyPage}/rotate`, {}, { csrfFrom: `${keyPage}/rotate` });
+    expect(rotated.location).toBe(keyPage);
+    const row = await web.ctx.db
+      .selectFrom('incoming_webhooks')
+      .select('key_hash')
+      .where('id', '=', webhook.id)
+      .executeTakeFirstOrThrow();
+    expect(row.key_hash).not.toBe(webhook.key_hash);
+  });
+
   it('asks before leaving a room, with Cancel back where the person came from', async () => {
     const { client, room, base } = await seated();
     const roomPage = `${base}/rooms/${room.id}`;

@@ -48,6 +48,7 @@ describe('Errors pages', () => {
     const page = await client.get(errors);
     expect(page.status).toBe(200);
     expect(page.text).toContain('No errors reported yet');
+    expect(page.text).not.toContain('Error ingestion is turned off');
     expect(page.text).toContain('curl -X POST http://ferry.example.test:8080/ingest/errors');
     expect(page.text).toContain(`X-Service-Tenant: ${workspace.public_key}`);
     expect(page.text).toContain('<strong>0 occurrences</strong> retained');
@@ -205,8 +206,8 @@ describe('Errors pages', () => {
     );
     expect(text).toContain('Ada Lovelace');
     expect(text).toContain('mailto:ada@example.test');
-    // The visitor token's prefix only: the token itself is not stored.
-    expect(text).toContain('vt_ada_123_s…');
+    // Never the visitor's token, not even its start (#28).
+    expect(text).not.toContain('vt_ada');
     expect(text).not.toContain('secret_rest');
     expect(text).toContain('2026-11-02T10:08:21.000Z');
   });
@@ -332,5 +333,85 @@ describe('Errors pages', () => {
     const anonymous = await new FormClient(web.url).get(member.errors);
     expect(anonymous.status).toBe(302);
     expect(anonymous.location).toMatch(/^\/login\?next=/);
+  });
+  it("names a widget visitor by what service('identify', …) said, never by their token (#28)", async () => {
+    const { client, errors, workspace } = await seated('member');
+    const tenant = { 'Content-Type': 'application/json', 'X-Service-Tenant': workspace.public_key };
+    const made = await fetch(`${web.url}/widget/v1/visitors`, {
+      method: 'POST',
+      headers: tenant,
+      body: '{}',
+    });
+    const { visitor } = (await made.json()) as { visitor: { token: string } };
+    const identify = (token: string, body: unknown) =>
+      fetch(`${web.url}/widget/v1/visitors/identity`, {
+        method: 'POST',
+        headers: { ...tenant, 'X-Service-Visitor': token },
+        body: JSON.stringify(body),
+      });
+    expect((await identify('vt_unknown', { label: 'X' })).status).toBe(401);
+    expect((await identify(visitor.token, { email: 'not an email' })).status).toBe(422);
+    const identified = await identify(visitor.token, {
+      label: 'Vera Visitor',
+      role: 'customer',
+      email: 'vera@example.test',
+    });
+    expect(identified.status).toBe(204);
+
+    const visitorRow = await web.ctx.db
+      .selectFrom('visitors')
+      .select('id')
+      .where('workspace_id', '=', workspace.id)
+      .executeTakeFirstOrThrow();
+    const anonymous = await createVisitor(web.ctx.db, workspace);
+    await web.ctx.db
+      .updateTable('visitors')
+      .set({ name: null })
+      .where('id', '=', anonymous.id)
+      .execute();
+    const group = await createErrorGroup(web.ctx.db, workspace, { error_class: 'TypeError' });
+    await createErrorOccurrence(web.ctx.db, group, {
+      message: 'identified',
+      visitor_id: visitorRow.id,
+      occurred_at: new Date(Date.now() - 1000),
+    });
+    await createErrorOccurrence(web.ctx.db, group, {
+      message: 'anonymous',
+      visitor_id: anonymous.id,
+      occurred_at: new Date(Date.now() - 2000),
+    });
+    const page = (await client.get(`${errors}/${group.id}`)).text;
+    expect(page).toContain('Vera Visitor (customer)');
+    expect(page).toContain('href="mailto:vera@example.test"');
+    expect(page).toContain('a visitor who was not identified');
+    expect(page).not.toContain('vt_');
+    expect(page).not.toContain('unnamed');
+  });
+});
+
+describe('Errors pages with ERROR_INGESTION_ENABLED=false (#28)', () => {
+  let web: WebHarness;
+  beforeAll(async () => {
+    web = await startWeb({ ERROR_INGESTION_ENABLED: 'false' });
+  });
+  afterAll(async () => {
+    await web.close();
+  });
+
+  it('say that ingestion is off where they show how to send a report, and on the list', async () => {
+    const { client, base, workspace } = await signedInSeat(web, 'member');
+    for (const path of [`${base}/errors`, `${base}/settings/errors`]) {
+      const page = await client.get(path);
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('Error ingestion is turned off on this server');
+      // Before the curl example, not somewhere below it.
+      expect(page.text.indexOf('data-testid="ingestion-off"')).toBeLessThan(
+        page.text.indexOf('data-testid="ingest-curl"'),
+      );
+    }
+    await createErrorGroup(web.ctx.db, workspace, { error_class: 'KeptFromBefore' });
+    const list = await client.get(`${base}/errors`);
+    expect(list.text).toContain('KeptFromBefore');
+    expect(list.text).toContain('Error ingestion is turned off on this server');
   });
 });

@@ -58,6 +58,13 @@ describe('members in a browser', () => {
     await owner.getByText(/Invite link created/).waitFor();
     const link = await owner.getByLabel('Invite link (member)').inputValue();
     expect(link).toMatch(/\/invite\/inv_/);
+    // The link can be copied again, with its own Copy button (#28).
+    await owner.context().grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: web.url,
+    });
+    await owner.getByRole('button', { name: 'Copy the member invite link' }).click();
+    await owner.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await owner.evaluate(() => navigator.clipboard.readText())).toBe(link);
     await check(owner, 'members-owner');
 
     // A newcomer opens the link, signs up through it, comes back and joins.

@@ -380,6 +380,8 @@ describe('members and roles', () => {
     );
     expect(made.status).toBe(302);
     const list = (await client.get(`${base}/members`)).text;
+    // Rounded to the nearest unit: a moment after it is made, a 7-day link has 7 days left (#28).
+    expect(list).toMatch(/Expires <time[^>]*>in 7 days<\/time>/);
     const path = /value="[^"]*?(\/invite\/inv_[A-Za-z0-9_-]+)"/.exec(list)?.[1];
     expect(path).toBeDefined();
     const stored = await db

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretBox } from '@ferry/core';
 import { createProducer, type Producer } from '@ferry/queues';
 import { createMember, createMessage, createRoom, createWorkspace } from '@ferry/testing';
+import { newId } from '@ferry/core';
 import { createOutgoingHook, OUTGOING_TARGET_MAX } from '@ferry/workspace';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
@@ -16,7 +17,8 @@ describe('outgoing webhook pages', () => {
   let box: SecretBox;
 
   beforeAll(async () => {
-    web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false' });
+    // No webhooks-out here: test events and re-sends wait only briefly for their attempts.
+    web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false', WEBHOOK_TIMEOUT_MS: '100' });
     producer = createProducer({ connection: web.ctx.redis, prefix: web.ctx.config.REDIS_PREFIX });
     box = new SecretBox(web.ctx.config.APP_SECRET);
   });
@@ -238,5 +240,58 @@ describe('outgoing webhook pages', () => {
     const otherRoom = await createRoom(web.ctx.db, admin.workspace, { members: [admin.seat] });
     const elsewhere = `/w/${admin.workspace.id}/${admin.workspace.slug}/rooms/${otherRoom.id}/settings/webhooks/outgoing/${hook.id}`;
     expect((await admin.client.get(elsewhere)).status).toBe(404);
+  });
+  it('pages the delivery log, newest first, each with its message excerpt (#28)', async () => {
+    const { client, tab, workspace, room, seat } = await seated();
+    const { hook } = await createOutgoingHook(
+      web.ctx.db,
+      new SecretBox(web.ctx.config.APP_SECRET),
+      {
+        workspaceId: workspace.id,
+        roomId: room.id,
+        targetUrl: 'https://93.184.216.34/hook',
+        createdBy: seat.id,
+      },
+    );
+    const start = Date.parse('2026-11-20T10:00:00Z');
+    for (let i = 0; i < 23; i++) {
+      const message = await createMessage(web.ctx.db, room, {
+        author_kind: 'member',
+        author_member_id: seat.id,
+        display_name: 'Grace',
+        body: `Deploy number ${i} <b>done</b> ${'and more words '.repeat(i === 22 ? 20 : 0)}`,
+      });
+      await web.ctx.db
+        .insertInto('webhook_deliveries')
+        .values({
+          id: newId('webhookDelivery'),
+          hook_id: hook.id,
+          message_id: message.id,
+          event: 'message_created',
+          body: '{}',
+          status: 'succeeded',
+          attempts: 1,
+          created_at: new Date(start + i * 60_000),
+        })
+        .execute();
+    }
+    const page = `${tab}/outgoing/${hook.id}`;
+    const first = (await client.get(page)).text;
+    expect(first.match(/data-testid="delivery"/g)).toHaveLength(10);
+    expect(first).toContain('23 deliveries, newest first');
+    expect(first).toContain('Page 1 of 3');
+    // The newest first, its message's start shown (escaped, cut with an ellipsis).
+    expect(first.indexOf('Deploy number 22')).toBeLessThan(first.indexOf('Deploy number 21'));
+    expect(first).toContain('Deploy number 22 &lt;b&gt;done&lt;/b&gt;');
+    expect(first).toMatch(/and more words …|and more …|…<\/span>/);
+    expect(first).not.toContain('Deploy number 12 ');
+    expect(first).toContain(`href="${page}?page=2"`);
+    const last = (await client.get(`${page}?page=3`)).text;
+    expect(last.match(/data-testid="delivery"/g)).toHaveLength(3);
+    expect(last).toContain('Deploy number 0 ');
+    const beyond = await client.get(`${page}?page=9`);
+    expect(beyond.status).toBe(200);
+    expect(beyond.text).not.toContain('Page 9 of');
+    expect(beyond.text).toContain(`href="${page}?page=3"`);
   });
 });

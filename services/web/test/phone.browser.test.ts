@@ -191,4 +191,90 @@ describe('every page at phone and desktop width', () => {
     await expect(page.getByRole('button', { name: 'Menu' }).isVisible()).resolves.toBe(false);
     await expect(page.getByRole('link', { name: 'Members' }).isVisible()).resolves.toBe(true);
   }, 180_000);
+  it('long names wrap or end in an ellipsis with the whole name on hover, at 390 and 1280 px (#28)', async () => {
+    const db = web.ctx.db;
+    // SPEC allows 120 characters for a person's name and a webhook's sender, 80 for a room's.
+    const longName = `Bartholomew${'x'.repeat(100)}Longname`.slice(0, 120);
+    const owner = await createUser(db, { name: longName });
+    const { workspace, owner: seat, generalRoomId } = await createWorkspace(db, owner, 'Acme');
+    const roomName = `incidents${'y'.repeat(71)}`;
+    const room = await createChannel(db, seat, roomName);
+    const sender = `DeploymentNotifier${'z'.repeat(102)}`;
+    for (const r of [room.id, generalRoomId]) {
+      await postMessage(db, {
+        roomId: r,
+        workspaceId: workspace.id,
+        authorKind: 'webhook',
+        authorRef: null,
+        displayName: sender,
+        body: 'Deployed',
+      });
+      await postMessage(db, {
+        roomId: r,
+        workspaceId: workspace.id,
+        authorKind: 'member',
+        authorMemberId: seat.id,
+        displayName: owner.name,
+        body: `hello @${roomName}`,
+      });
+    }
+    const colleague = await createMember(db, workspace, { role: 'member' });
+    await postMessage(db, {
+      roomId: generalRoomId,
+      workspaceId: workspace.id,
+      authorKind: 'member',
+      authorMemberId: colleague.id,
+      displayName: colleague.user.name,
+      body: `@${owner.name.toLowerCase()} look`,
+    });
+    const ticket = await createFeedback(db, workspace, {
+      reporter_label: `Veronica${'v'.repeat(112)}`,
+      assignee_member_id: seat.id,
+    });
+    const base = `/w/${workspace.id}/${workspace.slug}`;
+    const pages: [string, string][] = [
+      ['long-dashboard', base],
+      ['long-rooms', `${base}/rooms`],
+      ['long-room', `${base}/rooms/${room.id}`],
+      ['long-general', `${base}/rooms/${generalRoomId}`],
+      ['long-room-people', `${base}/rooms/${room.id}/people`],
+      ['long-members', `${base}/members`],
+      ['long-mentions', `${base}/mentions`],
+      ['long-feedback', `${base}/feedback`],
+      ['long-ticket', `${base}/feedback/${ticket.id}`],
+      ['long-workspaces', '/workspaces'],
+    ];
+    const page = await (await chrome.newContext()).newPage();
+    await signInWithForm(page, web.url, owner.email, owner.password);
+    await page.waitForURL(`${web.url}${base}`);
+    const problems: Record<string, unknown> = {};
+    for (const [name, path] of pages) {
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 844 });
+        const res = await page.goto(`${web.url}${path}`);
+        if (res?.status() !== 200) problems[`${name}@${width} status`] = res?.status();
+        const wide = await overflowing(page);
+        if (wide.length) problems[`${name}@${width} overflows`] = wide;
+        await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+      }
+    }
+    expect(problems).toEqual({});
+
+    // The room's own buttons stay on screen, and a cut name keeps the whole of it on hover.
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(`${web.url}${base}/rooms/${room.id}`);
+      for (const control of [
+        page.getByRole('link', { name: 'Leave' }),
+        page.getByRole('button', { name: 'Send' }),
+      ]) {
+        const box = await control.boundingBox();
+        expect(box && box.x + box.width).toBeLessThanOrEqual(width);
+      }
+      const author = page.locator('.message .author', { hasText: 'DeploymentNotifier' }).first();
+      await expect(author.getAttribute('title')).resolves.toBe(sender);
+      const authorBox = await author.boundingBox();
+      expect(authorBox!.width).toBeLessThan(width);
+    }
+  }, 180_000);
 });

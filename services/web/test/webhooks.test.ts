@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretBox } from '@ferry/core';
-import { createMember, createRoom, createWorkspace } from '@ferry/testing';
+import { createMember, createMessage, createRoom, createWorkspace } from '@ferry/testing';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
 describe('room settings: webhooks tab and incoming key page', () => {
@@ -123,5 +123,31 @@ describe('room settings: webhooks tab and incoming key page', () => {
     expect(page.text).toMatch(/<td>\s*20\s*<\/td>/);
     expect(page.text).toContain('name="target_url"');
     expect(page.text).toContain(`action="${tab}/outgoing"`);
+  });
+  it("links a webhook post's badge to the key's page under the key's own room (#28)", async () => {
+    const { client, tab, workspace, admin, room } = await setup();
+    const created = await client.post(`${tab}/incoming`, { name: 'Deploy bot' }, { csrfFrom: tab });
+    const keyPath = created.location ?? '';
+    const keyId = keyPath.split('/').pop() ?? '';
+    // The key belongs to `room` but posted to `deploys` (the payload's `channel`).
+    const deploys = await createRoom(web.ctx.db, workspace, { name: 'deploys', members: [admin] });
+    await createMessage(web.ctx.db, deploys, {
+      author_kind: 'webhook',
+      author_ref: keyId,
+      display_name: 'Deploy bot',
+      body: 'x',
+    });
+    const deploysPage = await client.get(
+      `/w/${workspace.id}/${workspace.slug}/rooms/${deploys.id}`,
+    );
+    expect(deploysPage.text).toContain(`href="${keyPath}"`);
+    expect(keyPath).toContain(`/rooms/${room.id}/`);
+    expect((await client.get(keyPath)).status).toBe(200);
+
+    // A deleted key's page is 404: its badge links nowhere.
+    await client.post(`${keyPath}/delete`, {}, { csrfFrom: keyPath });
+    const after = await client.get(`/w/${workspace.id}/${workspace.slug}/rooms/${deploys.id}`);
+    expect(after.text).not.toContain(`/incoming/${keyId}`);
+    expect(after.text).toContain('>webhook</span>');
   });
 });

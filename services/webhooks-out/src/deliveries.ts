@@ -174,9 +174,13 @@ async function writeAttempt(
       return { disabled: false, retryAt: null };
     }
 
+    // Counted while the hook is enabled: a disabled hook's counter stays at the failures that
+    // disabled it (a test event sent to it afterwards must not make 20 read 21).
     const hook = await trx
       .updateTable('outgoing_webhooks')
-      .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) }))
+      .set({
+        consecutive_failures: sql<number>`case when state = 'enabled' then consecutive_failures + 1 else consecutive_failures end`,
+      })
       .where('id', '=', delivery.hook_id)
       .returning(['state', 'consecutive_failures'])
       .executeTakeFirst();

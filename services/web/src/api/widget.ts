@@ -19,7 +19,9 @@ import {
   fileFeedback,
   fileFeedbackSchema,
   findVisitorId,
+  identifyVisitor,
   registerVisitor,
+  visitorIdentitySchema,
   type TenantCache,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
@@ -30,6 +32,13 @@ import type { WebDeps } from '../deps.js';
  * to), so nothing here reads data back; what protects these endpoints is CORS without
  * credentials, body caps, the API's own field caps and rate limits per key, visitor and address.
  */
+
+/** If-None-Match against our ETag, weakly (RFC 9110 8.8.3.2): `W/"x"` and `"x"` are the same. */
+function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
+}
 
 /** Public-key CORS and tenant lookup for the widget's endpoints (packages/http's shared helper). */
 function widgetApi(tenants: TenantCache): PublicKeyApi {
@@ -91,7 +100,9 @@ export function widgetTables(
         'Cross-Origin-Resource-Policy': 'cross-origin',
         'X-Content-Type-Options': 'nosniff',
       });
-      if (req.get('if-none-match') === etag) {
+      // Weak comparison: a compressed answer's ETag is the weak W/"…" (packages/http compress.ts),
+      // and a client revalidates with whichever form it was given.
+      if (etagMatches(req.get('if-none-match'), etag)) {
         res.status(304).end();
         return;
       }
@@ -118,6 +129,27 @@ export function widgetTables(
     const visitor = await registerVisitor(db, workspaceId);
     res.status(201).json({ visitor });
   });
+
+  // `service('identify', …)`: who the visitor is, so the Errors page can name them (never by
+  // their token). Sent by the widget when the identity changes, with the visitor's token.
+  endpoints.post(
+    '/visitors/identity',
+    { access: publicKey, before: [requireJsonBody] },
+    async (req, res) => {
+      const workspaceId = await workspaceOf(req.get('X-Service-Tenant'));
+      const visitorId = await findVisitorId(db, workspaceId, req.get('X-Service-Visitor'));
+      if (!visitorId) {
+        throw new AppError(
+          'invalid_token',
+          'Send a visitor token from /widget/v1/visitors in the X-Service-Visitor header.',
+        );
+      }
+      await limit(`identity:${visitorId}`, limits.feedbackPerVisitor, 'identify calls');
+      const identity = parseInput(visitorIdentitySchema, req.body, 'identity');
+      await identifyVisitor(db, visitorId, identity);
+      res.status(204).end();
+    },
+  );
 
   endpoints.post(
     '/feedback',

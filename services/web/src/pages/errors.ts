@@ -55,7 +55,7 @@ const STATUS_DONE: Record<ErrorStatus, string> = {
   ignored: 'Ignored. New occurrences still count but keep it out of the unresolved list.',
 };
 
-export function errorRoutes({ db, config }: WebDeps): RouteTable {
+export function errorRoutes({ db, config, settings }: WebDeps): RouteTable {
   const routes = routeTable();
 
   routes.get('/', capability('errors.read'), async (req, res) => {
@@ -86,6 +86,7 @@ export function errorRoutes({ db, config }: WebDeps): RouteTable {
       errorListPage(ctx, {
         workspace,
         publicUrl: config.PUBLIC_URL,
+        ingestionEnabled: settings.errorIngestionEnabled,
         filter,
         page,
         pages: list.pages,
@@ -161,7 +162,7 @@ export function errorRoutes({ db, config }: WebDeps): RouteTable {
 }
 
 /** /settings/errors: the public key and a ready report, for anyone who may read errors. */
-export function errorSettingsRoutes({ config }: WebDeps): RouteTable {
+export function errorSettingsRoutes({ config, settings }: WebDeps): RouteTable {
   const routes = routeTable();
   routes.get('/', capability('errors.read'), (req, res) => {
     const { workspace } = seat(res);
@@ -169,6 +170,7 @@ export function errorSettingsRoutes({ config }: WebDeps): RouteTable {
       errorSettingsPage(ctx, {
         workspace,
         publicUrl: config.PUBLIC_URL,
+        ingestionEnabled: settings.errorIngestionEnabled,
       }),
     );
   });

@@ -40,6 +40,7 @@ import {
 import { pageParam } from '../views/pager.js';
 import { routeTable, type RouteTable } from '@ferry/http';
 import { capability } from '../access.js';
+import { webhookKeyLinks } from './webhook-badges.js';
 
 /** Query values on a page are forgiving: junk falls back to the default instead of an error. */
 function statusParam(value: unknown): FeedbackStatus | undefined {
@@ -171,6 +172,12 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
         ? findErrorGroup(db, workspace.id, feedback.error_group_id)
         : Promise.resolve(undefined),
     ]);
+    const keyLinks = await webhookKeyLinks(db, {
+      workspace,
+      userId: seat(res).user.id,
+      canManageWebhooks: can(member.role, 'webhooks.manage'),
+      messages: conversation.messages,
+    });
     renderPage(
       req,
       res,
@@ -180,7 +187,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
           feedback,
           conversation,
           handles,
-          canManageWebhooks: can(member.role, 'webhooks.manage'),
+          webhookKeyLinks: keyLinks,
           dispatches,
           dispatch,
           triage,

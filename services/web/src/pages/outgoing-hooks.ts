@@ -4,6 +4,8 @@ import type { OutgoingWebhook } from '@ferry/db';
 import type { WebDeps } from '../deps.js';
 import {
   createOutgoingHook,
+  DELIVERY_LOG_PAGE_SIZE,
+  databaseNow,
   deleteOutgoingHook,
   disableOutgoingHook,
   findDelivery,
@@ -16,10 +18,12 @@ import {
   revealSigningSecret,
   rotateSigningSecret,
   targetUrlProblem,
+  waitForAttempt,
   type RoomSeat,
 } from '@ferry/workspace';
 import { flash, noStore, renderPage, seat } from '../request-context.js';
 import { plural } from '../views/format.js';
+import { pageParam } from '../views/pager.js';
 import {
   deleteHookConfirmPage,
   outgoingHookCreatePage,
@@ -59,7 +63,8 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     rawSecret?: string,
   ): Promise<void> {
     const { workspace } = seat(res);
-    const deliveries = await listDeliveryLog(db, hook.id);
+    const page = pageParam((req.query as Record<string, unknown>).page);
+    const { deliveries, total } = await listDeliveryLog(db, hook.id, { page });
     noStore(res);
     renderPage(req, res, (ctx) =>
       outgoingHookPage(ctx, {
@@ -68,6 +73,9 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
         hook,
         rotating: previousSecretLive(hook),
         deliveries,
+        page,
+        pages: Math.max(1, Math.ceil(total / DELIVERY_LOG_PAGE_SIZE)),
+        total,
         rawSecret,
       }),
     );
@@ -160,10 +168,26 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     res.redirect(303, webhooksPath(workspace, room.room.id));
   });
 
+  /**
+   * Asks webhooks-out to send once, and waits (bounded) for the attempt: the page the redirect
+   * leads to then shows it and the failure counter as they are, not a click behind.
+   */
+  async function sendOnceAndWait(hookId: string, deliveryId?: string): Promise<boolean> {
+    const since = await databaseNow(db);
+    await requestSendOnce(producer, hookId, deliveryId);
+    return waitForAttempt(db, hookId, since, deps.settings.sendOnceWaitMs);
+  }
+
   routes.post('/:hookId/test', admin, async (req, res) => {
     const { item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
-    await requestSendOnce(producer, hook.id);
-    flash(req, 'ok', 'A test event is on its way. Reload to see it in the log.');
+    const done = await sendOnceAndWait(hook.id);
+    flash(
+      req,
+      'ok',
+      done
+        ? 'The test event was sent: its attempt is in the log below.'
+        : 'A test event is on its way. Reload to see it in the log.',
+    );
     res.redirect(303, here);
   });
 
@@ -172,8 +196,14 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     const { deliveryId } = req.params as { deliveryId: string };
     const delivery = await findDelivery(db, hook.id, deliveryId);
     if (!delivery) throw new AppError('not_found', 'No such delivery.');
-    await requestSendOnce(producer, hook.id, delivery.id);
-    flash(req, 'ok', 'Sent again with the same webhook-id. Reload to see the attempt.');
+    const done = await sendOnceAndWait(hook.id, delivery.id);
+    flash(
+      req,
+      'ok',
+      done
+        ? 'Sent again with the same webhook-id: the attempt is in the log below.'
+        : 'Sent again with the same webhook-id. Reload to see the attempt.',
+    );
     res.redirect(303, here);
   });
 

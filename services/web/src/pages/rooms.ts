@@ -39,6 +39,7 @@ import {
 } from '../views/rooms.js';
 import { routeTable, type RouteTable } from '@ferry/http';
 import { anySeat, capability, self } from '../access.js';
+import { webhookKeyLinks } from './webhook-badges.js';
 
 /**
  * Rooms: the list (join, leave, create a channel) and the room page (messages, composer). Every
@@ -148,6 +149,13 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
           messages.filter((m) => m.author_kind === 'webhook').map((m) => m.id),
         )
       : undefined;
+    // Admins get the webhook badge as a link to the key's page, under the key's own room.
+    const keyLinks = await webhookKeyLinks(db, {
+      workspace,
+      userId: seat(res).user.id,
+      canManageWebhooks,
+      messages,
+    });
     renderPage(
       req,
       res,
@@ -164,6 +172,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
           participants,
           feedbackId,
           canManageWebhooks,
+          webhookKeyLinks: keyLinks,
           payloads,
           composer,
           mentions,

@@ -20,6 +20,7 @@ import {
   deleteKeyConfirmPage,
   incomingKeyPage,
   incomingKeyPath,
+  rotateKeyConfirmPage,
   webhooksPath,
   webhooksTabPage,
 } from '../views/webhooks.js';
@@ -138,6 +139,13 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
   routes.post('/incoming/:keyId/reveal', admin, async (req, res) => {
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
     keyPage(req, res, room, key, revealIncomingKey(box, key));
+  });
+
+  // Rotating asks first, like deleting: the GET is the question, the POST (its button) rotates.
+  routes.get('/incoming/:keyId/rotate', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
+    renderPage(req, res, (ctx) => rotateKeyConfirmPage(ctx, { workspace, room: room.room, key }));
   });
 
   routes.post('/incoming/:keyId/rotate', admin, async (req, res) => {

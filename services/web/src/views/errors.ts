@@ -45,11 +45,22 @@ export function sourceBadge(source: ErrorSource): SafeHtml {
   return html`<span class="badge source source-${source}">${source}</span>`;
 }
 
+/** ERROR_INGESTION_ENABLED=false: said wherever the pages show how to send a report. */
+export function ingestionOffNotice(): SafeHtml {
+  return html`<div class="flash error ingestion-off" role="status" data-testid="ingestion-off">
+    <strong>Error ingestion is turned off on this server</strong>
+    (<code>ERROR_INGESTION_ENABLED=false</code>): reports are refused with 503 and nothing new
+    appears here until it is turned back on.
+  </div>`;
+}
+
 export function firstReportHelp(
   publicUrl: string,
   workspace: Pick<Workspace, 'public_key'>,
+  ingestionEnabled = true,
 ): SafeHtml {
-  return html`<p>
+  return html`${ingestionEnabled ? '' : ingestionOffNotice()}
+    <p>
       Send reports to <code>${publicUrl}/ingest/errors</code> with your workspace public key in the
       <code>X-Service-Tenant</code> header. The key only lets a client post reports, so it is safe
       to ship inside an app.
@@ -70,12 +81,18 @@ function messageText(message: string, className: string): SafeHtml {
     : html`<p class="muted ${className}">(no message)</p>`;
 }
 
+/**
+ * The visitor as the host page identified them (`service('identify', {label, role, email})`):
+ * label, role and email, shown to those who may read errors (members and above). Never their
+ * token, not even its start: it says nothing to a person and is the visitor's own.
+ */
 function visitor(o: OccurrenceWithVisitor): SafeHtml {
   if (!o.visitor) return muted('unknown');
-  // Only the token's prefix is stored (the token itself is a secret the browser keeps).
-  const { name, email, token_prefix } = o.visitor;
-  return html`${optional(name, undefined, 'unnamed')} ${email ? html` · ${mailto(email)}` : ''} ·
-  ${code(`${token_prefix}…`)}`;
+  const { name, email, role } = o.visitor;
+  if (!name && !email && !role) return muted('a visitor who was not identified');
+  return html`${optional(name, undefined, 'unnamed')}${role ? html` (${role})` : ''}${
+    email ? html` · ${mailto(email)}` : ''
+  }`;
 }
 
 const STATUS_LABEL: Record<ErrorStatus, string> = {
@@ -234,6 +251,8 @@ export interface ErrorListFilter {
 export interface ErrorListData {
   workspace: Pick<Workspace, 'id' | 'slug' | 'public_key'>;
   publicUrl: string;
+  /** ERROR_INGESTION_ENABLED: false says so on the page. */
+  ingestionEnabled: boolean;
   filter: ErrorListFilter;
   page: number;
   pages: number;
@@ -400,10 +419,11 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
         data.allGroups === 0
           ? html`<div class="empty">
               <h2>No errors reported yet</h2>
-              ${firstReportHelp(data.publicUrl, data.workspace)}
+              ${firstReportHelp(data.publicUrl, data.workspace, data.ingestionEnabled)}
               <p>Reports with the same class and top backtrace frame are grouped here.</p>
             </div>`
-          : html`${statusTabs(path, data)} ${filterForm(path, data)} ${sourceTabs(path, data)}
+          : html`${data.ingestionEnabled ? '' : ingestionOffNotice()} ${statusTabs(path, data)}
+            ${filterForm(path, data)} ${sourceTabs(path, data)}
             ${data.groups.length ? groupsTable(base, data.groups, data.sparklines, data.facts) : noMatches(path, data)}
             ${pager({ path, query: listQuery(filter), page, pages: data.pages })}`
       }
@@ -630,7 +650,11 @@ function sentrySection(publicUrl: string, workspace: Pick<Workspace, 'public_key
 /** /settings/errors: the public key and a ready report. */
 export function errorSettingsPage(
   ctx: PageContext,
-  data: { workspace: Pick<Workspace, 'id' | 'slug' | 'public_key'>; publicUrl: string },
+  data: {
+    workspace: Pick<Workspace, 'id' | 'slug' | 'public_key'>;
+    publicUrl: string;
+    ingestionEnabled: boolean;
+  },
 ): SafeHtml {
   const base = workspaceBase(data.workspace);
   return layout(ctx, {
@@ -653,7 +677,7 @@ export function errorSettingsPage(
           ${copyButton('public-key', 'the public key')}
         </p>
         <h2>Send a first report</h2>
-        ${firstReportHelp(data.publicUrl, data.workspace)}
+        ${firstReportHelp(data.publicUrl, data.workspace, data.ingestionEnabled)}
         <p>
           Reports then appear on the <a href="${base}/errors">Errors</a> page, grouped by class and
           top backtrace frame.

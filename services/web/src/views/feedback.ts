@@ -493,8 +493,8 @@ export interface TicketData {
   /** The conversation room's latest messages, oldest first; `more` when earlier ones exist. */
   conversation: { messages: Message[]; more: boolean };
   handles: MentionHandles;
-  /** The viewer may manage webhooks: webhook badges link to their key, as in the room. */
-  canManageWebhooks: boolean;
+  /** Webhook badges' links to their keys' pages, for a viewer who may open them (as in the room). */
+  webhookKeyLinks?: ReadonlyMap<string, string> | undefined;
   dispatches: DispatchJson[];
   /** Undefined for a viewer who may not dispatch: the list still shows, without the form. */
   dispatch?: DispatchPanel | undefined;
@@ -508,7 +508,6 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
   const { feedback: f, conversation } = data;
   const base = workspaceBase(data.workspace);
   const roomHref = `${base}/rooms/${f.room_id}`;
-  const keyBase = data.canManageWebhooks ? `${roomHref}/settings/webhooks` : undefined;
   return layout(ctx, {
     title: ticketTitle(f),
     section: 'feedback',
@@ -543,7 +542,7 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
               conversation.messages.length
                 ? html`<ol class="messages readonly">
                     ${conversation.more ? html`<li class="muted">Earlier messages are in the room.</li>` : ''}
-                    ${messageItems(conversation.messages, data.handles, { webhookKeyBase: keyBase })}
+                    ${messageItems(conversation.messages, data.handles, { webhookKeyLinks: data.webhookKeyLinks })}
                   </ol>`
                 : html`<p class="muted">No messages yet.</p>`
             }

@@ -41,26 +41,35 @@ const UNITS: [number, string][] = [
 ];
 
 /**
- * "3 minutes ago" (or "in 3 minutes" for a time still to come, such as a retry) with the exact
- * time on hover (`<time datetime title>`); public/room.js keeps the text fresh with the same units.
+ * The relative amount and its unit, rounded to the nearest unit: a 7-day expiry a second after it
+ * was made is "7 days", not "6 days", and 90 seconds is "2 minutes". The fraction is carried from
+ * unit to unit and rounded once, at the unit it ends in.
  */
-export function timeAgo(date: Date | string | null | undefined): SafeHtml {
+export function relativeAmount(seconds: number): { value: number; unit: string } {
+  let value = Math.abs(seconds);
+  for (const [size, unit] of UNITS) {
+    if (Math.round(value) < size) return { value: Math.round(value), unit };
+    value /= size;
+  }
+  return { value: Math.round(value), unit: 'year' };
+}
+
+/**
+ * "3 minutes ago" (or "in 3 minutes" for a time still to come, such as a retry) with the exact
+ * time on hover (`<time datetime title>`); public/room.js keeps the text fresh with the same units
+ * and rounding.
+ */
+export function timeAgo(date: Date | string | null | undefined, now = Date.now()): SafeHtml {
   if (!date) return muted('never');
   const d = new Date(date);
-  const seconds = Math.round((Date.now() - d.getTime()) / 1000);
-  let value = Math.abs(seconds);
-  let label = 'second';
-  for (const [size, unit] of UNITS) {
-    label = unit;
-    if (value < size) break;
-    value = Math.floor(value / size);
-  }
+  const seconds = Math.round((now - d.getTime()) / 1000);
+  const { value, unit } = relativeAmount(seconds);
   const text =
     Math.abs(seconds) < 5
       ? 'just now'
       : seconds < 0
-        ? `in ${plural(value, label)}`
-        : `${plural(value, label)} ago`;
+        ? `in ${plural(value, unit)}`
+        : `${plural(value, unit)} ago`;
   return html`<time datetime="${d.toISOString()}" title="${d.toUTCString()}">${text}</time>`;
 }
 

@@ -171,7 +171,9 @@ export function layout(ctx: PageContext, options: PageOptions): SafeHtml {
           ${
             ctx.user
               ? html`<div class="account">
-                  <span class="who" title="${ctx.user.email}">${ctx.user.name}</span>
+                  <span class="who" title="${ctx.user.name} (${ctx.user.email})"
+                    >${ctx.user.name}</span
+                  >
                   <form method="post" action="/logout" class="inline">
                     <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
                     <button type="submit" class="link">Sign out</button>

@@ -36,15 +36,23 @@ function tint(name: string): number {
 }
 
 /**
- * The webhook badge: a link to the key's settings page when the viewer may manage webhooks
- * (`webhookKeyBase` is that room's `.../settings/webhooks`), plain text otherwise. Live messages
- * are rendered once for every viewer, so they get the plain badge until the page is reloaded.
+ * The webhook badge: a link to the key's settings page (under the key's own room, which may not
+ * be the message's) when the viewer may open it (`webhookKeyLinks`, pages/webhook-badges.ts),
+ * plain text otherwise. Live messages are rendered once for every viewer, so they get the plain
+ * badge until the page is reloaded.
  */
-function authorBadge(message: Message, webhookKeyBase: string | undefined): SafeHtml | '' {
-  if (message.author_kind === 'webhook' && webhookKeyBase && message.author_ref) {
+function authorBadge(
+  message: Message,
+  webhookKeyLinks: ReadonlyMap<string, string> | undefined,
+): SafeHtml | '' {
+  const href =
+    message.author_kind === 'webhook' && message.author_ref
+      ? webhookKeyLinks?.get(message.author_ref)
+      : undefined;
+  if (href) {
     return html`<a
       class="badge link"
-      href="${webhookKeyBase}/incoming/${message.author_ref}"
+      href="${href}"
       title="Posted through an incoming webhook: open its key"
       >webhook</a
     >`;
@@ -132,7 +140,7 @@ function progressChip(message: Message): SafeHtml {
     class="message chip author-${message.author_kind} kind-progress"
     data-id="${message.id}"
   >
-    <span class="chip-author">${message.display_name}</span>
+    <span class="chip-author" title="${message.display_name}">${message.display_name}</span>
     <span class="chip-text">${message.body}</span>
     ${timeAgo(message.created_at)}
   </li>`;
@@ -179,7 +187,8 @@ function groupedItem(
     <div class="avatar-gap" aria-hidden="true"></div>
     <div class="content">
       <div class="meta visually-hidden">
-        <span class="author">${message.display_name}</span> ${timeAgo(message.created_at)}
+        <span class="author">${message.display_name}</span>
+        ${timeAgo(message.created_at)}
       </div>
       <div class="body">${renderMarkdown(message.body, handles)}</div>
       ${payloadDisclosure(message, payloads)}
@@ -192,14 +201,14 @@ export function messageItems(
   messages: Message[],
   handles: MentionHandles,
   options: {
-    webhookKeyBase?: string | undefined;
+    webhookKeyLinks?: ReadonlyMap<string, string> | undefined;
     before?: Message | undefined;
     payloads?: ReadonlyMap<string, OriginalPayload> | undefined;
   } = {},
 ): SafeHtml[] {
   return messages.map((message, i) =>
     messageItem(message, handles, {
-      webhookKeyBase: options.webhookKeyBase,
+      webhookKeyLinks: options.webhookKeyLinks,
       payloads: options.payloads,
       previous: i === 0 ? options.before : messages[i - 1],
     }),
@@ -210,7 +219,8 @@ export function messageItem(
   message: Message,
   handles: MentionHandles,
   options: {
-    webhookKeyBase?: string | undefined;
+    /** Webhook key id -> its key page, for viewers who may open it. */
+    webhookKeyLinks?: ReadonlyMap<string, string> | undefined;
     /** The message just before this one in the room, if any: decides the grouping. */
     previous?: Message | undefined;
     /** Webhook messages' original payloads, given to admins only ("View payload"). */
@@ -222,6 +232,8 @@ export function messageItem(
     return groupedItem(message, handles, options.payloads);
   }
   const name = message.display_name;
+  // The whole name on hover: a long one is cut with an ellipsis (app.css).
+  const author = html`<span class="author" title="${name}">${name}</span>`;
   const proposal =
     message.kind === 'proposal'
       ? html`<div class="proposal-line">${proposalBadge(message)}</div>`
@@ -233,7 +245,7 @@ export function messageItem(
     ${avatar(message)}
     <div class="content">
       <div class="meta">
-        <span class="author">${name}</span>${authorBadge(message, options.webhookKeyBase)}${
+        ${author}${authorBadge(message, options.webhookKeyLinks)}${
           message.kind === 'proposal' ? html`<span class="badge proposal">proposal</span>` : ''
         }
         ${timeAgo(message.created_at)}

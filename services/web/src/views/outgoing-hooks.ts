@@ -2,7 +2,8 @@ import type { OutgoingWebhook, Room, Workspace } from '@ferry/db';
 import { roomLabel, type DeliveryLogItem } from '@ferry/workspace';
 import { confirmLink, confirmPage } from './confirm.js';
 import { COPY_SCRIPT, copyButton, copyableSnippet } from './copy.js';
-import { exactTime, optional, timeAgo } from './format.js';
+import { exactTime, optional, plural, timeAgo } from './format.js';
+import { pager, pastLastPage } from './pager.js';
 import { html, type SafeHtml } from './html.js';
 import { csrfField, emptyState, layout, scrollBox, type PageContext } from './layout.js';
 import {
@@ -135,29 +136,53 @@ function nextTry(d: DeliveryLogItem): SafeHtml | '' {
   >`;
 }
 
-function deliveryLog(here: string, csrf: SafeHtml, deliveries: DeliveryLogItem[]): SafeHtml {
-  if (!deliveries.length) {
-    return emptyState(
-      'No deliveries yet',
-      'They appear here when a member posts in the room, or send a test event.',
-    );
+/** What a delivery carried: the message's author and start, or what a test event is. */
+function deliveredMessage(d: DeliveryLogItem): SafeHtml | '' {
+  if (d.event === 'test') return '';
+  if (d.message_excerpt === null) {
+    return html`<p class="delivery-message muted">The message is no longer in the room.</p>`;
   }
-  return html`<ol class="delivery-log">
-    ${deliveries.map(
-      (d) =>
-        html`<li class="delivery" data-testid="delivery" id="${d.id}">
-          <div class="delivery-head">
-            <span class="badge ${DELIVERY_BADGE[d.status]}">${d.status}</span>
-            <strong>${d.event === 'test' ? 'Test event' : 'message_created'}</strong>
-            ${d.message_id ? html`<code>${d.message_id}</code>` : ''}
-            <span class="muted">webhook-id <code>${d.id}</code></span>
-            ${nextTry(d)}
-            ${postButton(csrf, `${here}/deliveries/${d.id}/resend`, 'Send again', 'secondary small')}
-          </div>
-          ${attemptRows(d)}
-        </li>`,
-    )}
-  </ol>`;
+  return html`<p class="delivery-message">
+    <span class="delivery-author">${d.message_author ?? ''}:</span>
+    <span class="delivery-excerpt">${d.message_excerpt}</span>
+  </p>`;
+}
+
+function deliveryLog(
+  here: string,
+  csrf: SafeHtml,
+  data: Pick<OutgoingHookData, 'deliveries' | 'page' | 'pages' | 'total'>,
+): SafeHtml {
+  const { deliveries, page, pages } = data;
+  if (!deliveries.length) {
+    return page > 1
+      ? html`${emptyState(`There is no page ${page}`, pastLastPage({ path: here, page, pages }))}
+        ${pager({ path: here, page, pages })}`
+      : emptyState(
+          'No deliveries yet',
+          'They appear here when a member posts in the room, or send a test event.',
+        );
+  }
+  return html`<p class="muted" data-testid="delivery-count">
+      ${plural(data.total, 'delivery', 'deliveries')}, newest first
+    </p>
+    <ol class="delivery-log">
+      ${deliveries.map(
+        (d) =>
+          html`<li class="delivery" data-testid="delivery" id="${d.id}">
+            <div class="delivery-head">
+              <span class="badge ${DELIVERY_BADGE[d.status]}">${d.status}</span>
+              <strong>${d.event === 'test' ? 'Test event' : 'message_created'}</strong>
+              ${d.message_id ? html`<code>${d.message_id}</code>` : ''}
+              <span class="muted">webhook-id <code>${d.id}</code></span>
+              ${nextTry(d)}
+              ${postButton(csrf, `${here}/deliveries/${d.id}/resend`, 'Send again', 'secondary small')}
+            </div>
+            ${deliveredMessage(d)} ${attemptRows(d)}
+          </li>`,
+      )}
+    </ol>
+    ${pager({ path: here, page, pages })}`;
 }
 
 const PAYLOAD_DOCS = html`<section class="card" aria-labelledby="payload">
@@ -200,7 +225,12 @@ export interface OutgoingHookData {
   hook: OutgoingWebhook;
   /** The previous secret still signs (a rotation less than a day old). */
   rotating: boolean;
+  /** One page of the log, newest first. */
   deliveries: DeliveryLogItem[];
+  page: number;
+  pages: number;
+  /** Every delivery of the hook. */
+  total: number;
   /** The raw signing secret, only in the answer to Reveal. */
   rawSecret?: string | undefined;
 }
@@ -269,7 +299,7 @@ export function outgoingHookPage(ctx: PageContext, data: OutgoingHookData): Safe
       ${PAYLOAD_DOCS}
       <section class="card" aria-labelledby="deliveries">
         <h2 id="deliveries">Deliveries</h2>
-        ${deliveryLog(here, csrf, data.deliveries)}
+        ${deliveryLog(here, csrf, data)}
       </section>`,
   });
 }

@@ -29,10 +29,22 @@ export function pageHref(options: Pick<PagerOptions, 'path' | 'query'>, page: nu
   return withQuery(options.path, { ...options.query, page: page > 1 ? page : undefined });
 }
 
-/** Newer/older links around "Page N of M"; nothing when everything fits on page 1. */
+/**
+ * Newer/older links around "Page N of M"; nothing when everything fits on page 1. Past the last
+ * page (a stale link, `?page=99`) it never reads "Page 99 of 1": it says the page does not exist
+ * and links to the last one.
+ */
 export function pager(options: PagerOptions): SafeHtml | '' {
   const { page, pages } = options;
   if (pages <= 1 && page <= 1) return '';
+  if (page > Math.max(1, pages)) {
+    const last = Math.max(1, pages);
+    return html`<nav class="pager past-end" aria-label="Pages">
+      <a href="${pageHref(options, last)}" rel="prev">← Last page (${number(last)})</a>
+      <span class="muted">There is no page ${number(page)}</span>
+      <span></span>
+    </nav>`;
+  }
   // Past the end, "Newer" leads back to the last page that has rows.
   const prev = page > 1 ? Math.min(page - 1, pages) : undefined;
   const next = page < pages ? page + 1 : undefined;

@@ -154,6 +154,8 @@ export interface RoomPageData {
   /** The feedback ticket of a conversation room, for viewers who may read feedback. */
   feedbackId?: string | undefined;
   canManageWebhooks: boolean;
+  /** Webhook badges' links to their keys' pages (pages/webhook-badges.ts). */
+  webhookKeyLinks?: ReadonlyMap<string, string> | undefined;
   /** Webhook messages' original payloads, for admins' "View payload". */
   payloads?: ReadonlyMap<string, OriginalPayload> | undefined;
   composer?: { draft?: string; error?: string | undefined };
@@ -185,8 +187,6 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
   const here = roomPath(workspace, room.id);
   const label = roomLabel(room);
   const oldest = messages[0];
-  // Admins get the webhook badge as a link to the key's page (views/messages.ts).
-  const keyBase = data.canManageWebhooks ? `${here}/settings/webhooks` : undefined;
   const kindBadge = room.kind === 'channel' ? '' : html`<span class="badge">${room.kind}</span>`;
   return layout(ctx, {
     title: label,
@@ -230,7 +230,7 @@ export function roomPage(ctx: PageContext, data: RoomPageData): SafeHtml {
             : ''
         }
         ${messageItems(messages, data.handles, {
-          webhookKeyBase: keyBase,
+          webhookKeyLinks: data.webhookKeyLinks,
           payloads: data.canManageWebhooks ? data.payloads : undefined,
         })}
         ${

@@ -377,11 +377,33 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
         </p>
         ${example(rawKey, 'discord-example', 'the Discord-style command', discordExample(ingestUrl))}
         <div class="button-row">
-          ${action('rotate', 'Rotate')}
+          ${confirmLink(`${here}/rotate`, 'Rotate', { cls: 'secondary' })}
           ${key.state === 'disabled' ? action('enable', 'Enable') : action('disable', 'Disable')}
           ${confirmLink(`${here}/delete`, 'Delete key')}
         </div>
       </div>`,
+  });
+}
+
+/**
+ * "Rotate the key …?": asked first, since a new key breaks every sender at once (as deleting
+ * does), though the key's name, room and history stay.
+ */
+export function rotateKeyConfirmPage(
+  ctx: PageContext,
+  data: { workspace: WorkspaceRef; room: RoomRef; key: IncomingKeyListItem },
+): SafeHtml {
+  const { workspace, room, key } = data;
+  const here = incomingKeyPath(workspace, room.id, key.id);
+  return confirmPage(ctx, {
+    question: `Rotate the key "${key.name}"?`,
+    section: 'rooms',
+    crumbs: settingsCrumbs(workspace, room, { webhooksLink: true }),
+    consequences: html`The current key stops working at once: every system posting to its URL gets
+    404 until it is given the new key, which you can reveal on the key's page afterwards.`,
+    action: `${here}/rotate`,
+    confirmLabel: 'Rotate key',
+    cancelHref: here,
   });
 }
 

@@ -8,6 +8,7 @@ import {
   type listMembers,
 } from '@ferry/workspace';
 import { confirmLink, confirmPage } from '../../views/confirm.js';
+import { COPY_SCRIPT, copyButton } from '../../views/copy.js';
 import { timeAgo } from '../../views/format.js';
 import { html, type SafeHtml } from '../../views/html.js';
 import {
@@ -104,13 +105,17 @@ function invitesSection(csrf: SafeHtml, base: string, data: MembersData): SafeHt
                 html`<li>
                   <div>
                     <span class="badge">${invite.role}</span>
-                    <input
-                      class="invite-url"
-                      type="text"
-                      readonly
-                      aria-label="Invite link (${invite.role})"
-                      value="${data.publicUrl}${invite.path}"
-                    />
+                    <span class="invite-copy">
+                      <input
+                        class="invite-url"
+                        id="invite-${invite.id}"
+                        type="text"
+                        readonly
+                        aria-label="Invite link (${invite.role})"
+                        value="${data.publicUrl}${invite.path}"
+                      />
+                      ${copyButton(`invite-${invite.id}`, `the ${invite.role} invite link`)}
+                    </span>
                     <p class="muted small">
                       Expires ${timeAgo(invite.expiresAt)} · ${String(invite.joinedCount)} joined
                       ${invite.createdByName ? html` · made by ${invite.createdByName}` : ''}
@@ -150,6 +155,7 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
   return layout(ctx, {
     title: 'Members',
     section: 'members',
+    scripts: [COPY_SCRIPT],
     body: html`<h1>Members</h1>
       ${scrollBox(
         'Members',

@@ -1,0 +1,53 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from '@jest/globals';
+import { createLogger } from '@ferry/core';
+import { startApp } from '@ferry/testing';
+import { createHttpApp, createMetrics, finishApp } from '../src/index.js';
+
+/** #28: a request's log line at info names the request and its answer, never a header dump. */
+describe('the request log line', () => {
+  it('has the method, path and status (and a redirect target), no headers', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'info', pretty: false, destination });
+    const app = createHttpApp({ logger, metrics: createMetrics('request-log-test') });
+    app.get('/page', (_req, res) => {
+      res.set('X-Answer-Header', 'answer-value').send('ok');
+    });
+    app.get('/away', (_req, res) => {
+      res.redirect(302, '/login?next=/rooms');
+    });
+    finishApp(app, { logger });
+    const running = await startApp(app);
+    try {
+      for (const path of ['/page', '/away']) {
+        await fetch(`${running.url}${path}`, {
+          redirect: 'manual',
+          headers: { 'X-Request-Header': 'request-value', Cookie: 'sid=cookie-value' },
+        });
+      }
+    } finally {
+      await running.close();
+    }
+    const logged = lines
+      .map((line) => JSON.parse(line) as { msg?: string; req?: object; res?: object })
+      .filter((entry) => entry.req);
+    expect(logged).toHaveLength(2);
+    const text = JSON.stringify(logged);
+    for (const value of ['request-value', 'cookie-value', 'answer-value']) {
+      expect(text).not.toContain(value);
+    }
+    expect(text).not.toContain('"headers"');
+    expect(logged[0]).toMatchObject({
+      req: { method: 'GET', url: '/page' },
+      res: { statusCode: 200 },
+    });
+    expect(logged[1]).toMatchObject({ res: { statusCode: 302 } });
+    expect((logged[1]!.res as { location?: string }).location).toMatch(/^\/login\?next=/);
+  });
+});
