@@ -75,7 +75,11 @@ describe('GitHub settings and dispatch in a browser', () => {
     fake.actAs('acme-dev');
     fake.nextInstallRepos = [
       { name: 'storefront', defaultBranch: 'main' },
-      { name: 'payments-service-with-a-long-name', defaultBranch: 'develop' },
+      // 100 characters, GitHub's longest repository name (#28: long names never widen a page).
+      {
+        name: `payments-service-${'with-a-long-name-'.repeat(5)}`.slice(0, 100),
+        defaultBranch: 'develop',
+      },
       { name: 'docs', defaultBranch: 'main' },
     ];
 

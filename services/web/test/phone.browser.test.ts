@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import { SecretBox } from '@ferry/core';
+import { newId, SecretBox } from '@ferry/core';
 import {
   axeViolations,
   createApiToken,
@@ -21,6 +21,7 @@ import {
   createOutgoingHook,
   createWorkspace,
   postMessage,
+  registerAgent,
   removeMember,
 } from '@ferry/workspace';
 import { startWeb, type WebHarness } from './harness.js';
@@ -231,9 +232,35 @@ describe('every page at phone and desktop width', () => {
       reporter_label: `Veronica${'v'.repeat(112)}`,
       assignee_member_id: seat.id,
     });
+    // GitHub allows 39 characters for an owner and 100 for a repository; agent names 40.
+    const repoFullName = `${'o'.repeat(39)}/${'checkout-service-'.repeat(6)}`.slice(0, 140);
+    await db
+      .insertInto('github_repos')
+      .values({
+        id: newId('githubRepo'),
+        workspace_id: workspace.id,
+        github_id: '4242',
+        node_id: 'R_long',
+        full_name: repoFullName,
+        default_branch: 'main',
+        linked: true,
+        enabled: true,
+      })
+      .execute();
+    const agentToken = await createApiToken(db, workspace, { scopes: ['platform:dispatch'] });
+    const agent = await registerAgent(db, {
+      workspaceId: workspace.id,
+      installId: 'long-name',
+      name: `storefront${'w'.repeat(30)}`,
+      tokenId: agentToken.id,
+    });
     const base = `/w/${workspace.id}/${workspace.slug}`;
     const pages: [string, string][] = [
       ['long-dashboard', base],
+      ['long-github', `${base}/settings/github`],
+      ['long-agents', `${base}/agents`],
+      ['long-agent', `${base}/agents/${agent.id}`],
+      ['long-agent-room', `${base}/rooms/${agent.room_id}`],
       ['long-rooms', `${base}/rooms`],
       ['long-room', `${base}/rooms/${room.id}`],
       ['long-general', `${base}/rooms/${generalRoomId}`],
