@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { mount, notFoundHandler, storableBody, type MountedTable } from '@ferry/http';
 import { errorsApi } from './api/errors.js';
+import { errorAlertsApi } from './api/error-alerts.js';
 import { roomsApi } from './api/rooms.js';
 import { feedbackApi } from './api/feedback.js';
 import type { WebDeps } from './deps.js';
@@ -75,6 +76,7 @@ export function apiTables(deps: WebDeps): MountedTable[] {
   return [
     { base: '/api/v1/feedback', table: feedbackApi(deps) },
     { base: '/api/v1/errors', table: errorsApi(deps) },
+    { base: '/api/v1/error-alerts', table: errorAlertsApi(deps) },
     { base: '/api/v1/rooms', table: roomsApi(deps) },
   ];
 }

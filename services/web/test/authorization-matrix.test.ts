@@ -422,6 +422,10 @@ describe('authorization matrix', () => {
       path: (w) => `/api/v1/errors/${w.groupId}/feedback`,
       body: {},
     },
+    'PUT /api/v1/error-alerts': {
+      path: () => '/api/v1/error-alerts',
+      body: { new_group: true },
+    },
   };
 
   it(
