@@ -10,6 +10,7 @@ import { agentRoutes } from './pages/agents.js';
 import { authRoutes } from './pages/auth.js';
 import { dashboardRoutes } from './pages/dashboard.js';
 import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
+import { errorAlertRoutes } from './pages/error-alerts.js';
 import { feedbackRoutes } from './pages/feedback.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
 import { inviteRoutes } from './pages/invites.js';
@@ -63,6 +64,7 @@ export function pageTables(
       { base: under('/agents'), table: agentRoutes(deps) },
       { base: under('/errors'), table: errorRoutes(deps) },
       { base: under('/settings/errors'), table: errorSettingsRoutes(deps) },
+      { base: under('/settings/error-alerts'), table: errorAlertRoutes(deps) },
       { base: under('/settings/widget'), table: widgetSettingsRoutes(deps) },
       { base: under('/settings/github'), table: githubSettingsRoutes(deps) },
       { base: under('/ops'), table: opsRoutes(deps) },

@@ -123,6 +123,9 @@ const EXAMPLES: Record<string, Example> = {
     body: () => ({ name: 'matrix', scopes: 'tenant:read' }),
   },
   'POST /w/:workspaceId/:slug/settings/tokens/:tokenId/revoke': {},
+  'POST /w/:workspaceId/:slug/settings/error-alerts': { body: () => ({ new_group: 'on' }) },
+  // No URL saved: answers with a redirect back to the page (nothing to reveal).
+  'POST /w/:workspaceId/:slug/settings/error-alerts/reveal': {},
   // Authorized, then refused by the flow: the clicker has not authorized GitHub (422).
   'POST /w/:workspaceId/:slug/feedback/:feedbackId/dispatch': {
     body: (w) => ({ repo: w.repoId }),
