@@ -79,6 +79,7 @@ export async function raiseErrorAlerts(
   if (!rules.size) return [];
 
   const wanted: { candidate: AlertCandidate; trigger: ErrorAlertTrigger; rule: RuleRow }[] = [];
+  const spikeChecks: { candidate: AlertCandidate; rule: RuleRow }[] = [];
   for (const candidate of live) {
     const rule = rules.get(candidate.workspaceId);
     if (!rule || (rule.room_id === null && rule.hook_id === null)) continue;
@@ -89,11 +90,14 @@ export async function raiseErrorAlerts(
     if (rule.regression && candidate.regressed) {
       wanted.push({ candidate, trigger: 'regressed', rule });
     }
-    if (rule.frequency_count !== null && rule.frequency_minutes !== null) {
-      if (await spiking(tx, candidate.groupId, rule)) {
-        wanted.push({ candidate, trigger: 'spiking', rule });
-      }
-    }
+    if (rule.frequency_count !== null) spikeChecks.push({ candidate, rule });
+  }
+  const spikes = await spiking(
+    tx,
+    spikeChecks.map(({ candidate }) => candidate.groupId),
+  );
+  for (const check of spikeChecks) {
+    if (spikes.has(check.candidate.groupId)) wanted.push({ ...check, trigger: 'spiking' });
   }
   if (!wanted.length) return [];
 
@@ -150,25 +154,33 @@ async function readRules(tx: Db, workspaceIds: readonly string[]): Promise<Map<s
 }
 
 /**
- * The group has `count` occurrences (in the rule's environments) within the last `minutes`, and
- * has not alerted for a spike within the hour (then nothing is counted: a storm costs one probe of
- * the primary key per batch). The count stops at `count` rows of the (group_id, occurred_at) index.
+ * Those of the groups that have `count` occurrences (in their rule's environments) within the
+ * last `minutes`, and have not alerted for a spike within the hour (then nothing is counted: a
+ * storm costs one probe of the primary key per batch). One statement for the whole batch; each
+ * count stops at `count` rows of the (group_id, occurred_at) index.
  */
-async function spiking(tx: Db, groupId: string, rule: RuleRow): Promise<boolean> {
-  const envs = rule.environments;
-  const { rows } = await sql<{ n: number }>`
-    select count(*)::int as n from (
-      select 1 from error_occurrences o
-      where o.group_id = ${groupId}
-        and o.occurred_at >= now() - ${rule.frequency_minutes} * interval '1 minute'
-        ${envs ? sql`and o.environment = any(${envs}::text[])` : sql``}
-        and not exists (
-          select 1 from error_alert_state s
-          where s.group_id = ${groupId} and s.trigger = 'spiking'
-            and s.last_alert_at > now() - ${ALERT_COOLDOWN_MS} * interval '1 millisecond')
-      limit ${rule.frequency_count}
-    ) hits`.execute(tx);
-  return (rows[0]?.n ?? 0) >= rule.frequency_count!;
+async function spiking(tx: Db, groupIds: readonly string[]): Promise<Set<string>> {
+  if (!groupIds.length) return new Set();
+  const { rows } = await sql<{ group_id: string }>`
+    select x.group_id
+    from unnest(${groupIds}::text[]) as x(group_id)
+    join error_groups g on g.id = x.group_id
+    join error_alert_rules r on r.workspace_id = g.workspace_id
+    where r.frequency_count is not null
+      and not exists (
+        select 1 from error_alert_state s
+        where s.group_id = x.group_id and s.trigger = 'spiking'
+          and s.last_alert_at > now() - ${ALERT_COOLDOWN_MS} * interval '1 millisecond')
+      and (
+        select count(*) from (
+          select 1 from error_occurrences o
+          where o.group_id = x.group_id
+            and o.occurred_at >= now() - r.frequency_minutes * interval '1 minute'
+            and (r.environments is null or o.environment = any(r.environments))
+          limit r.frequency_count
+        ) hits
+      ) >= r.frequency_count`.execute(tx);
+  return new Set(rows.map((row) => row.group_id));
 }
 
 /** The (group, trigger) pairs whose hour of silence is over, now marked as alerted. */
