@@ -170,6 +170,8 @@ export async function validateErrorAlertRules(
 export interface SavedErrorAlertRules extends ErrorAlertSettings {
   /** The URL hook's signing secret, when the rule has a URL (receivers verify with it). */
   secret: string | null;
+  /** Held deliveries made pending again (the hook was disabled): its drain should be woken. */
+  releasedDeliveries: number;
 }
 
 /**
@@ -198,16 +200,39 @@ export async function saveErrorAlertRules(
       .forUpdate()
       .executeTakeFirstOrThrow();
     let hookId = current.hook_id;
+    let releasedDeliveries = 0;
     if (input.url === null && hookId) {
       await trx.deleteFrom('outgoing_webhooks').where('id', '=', hookId).execute();
       hookId = null;
     } else if (input.url !== null && hookId) {
+      // Saving is also how the owner says the endpoint is fixed (SPEC's re-enable): a hook that
+      // webhooks-out disabled is enabled again and what it was owed goes out, in order.
+      const previous = await trx
+        .selectFrom('outgoing_webhooks')
+        .select('state')
+        .where('id', '=', hookId)
+        .forUpdate()
+        .executeTakeFirst();
       await trx
         .updateTable('outgoing_webhooks')
-        .set({ target_url: input.url, updated_at: sql<Date>`now()` })
+        .set({
+          target_url: input.url,
+          state: 'enabled',
+          consecutive_failures: 0,
+          disabled_reason: null,
+          updated_at: sql<Date>`now()`,
+        })
         .where('id', '=', hookId)
-        .where('target_url', '<>', input.url)
         .execute();
+      if (previous?.state === 'disabled') {
+        const released = await trx
+          .updateTable('webhook_deliveries')
+          .set({ status: 'pending', attempts: 0, next_attempt_at: sql<Date>`now()` })
+          .where('hook_id', '=', hookId)
+          .where('status', '=', 'held')
+          .executeTakeFirst();
+        releasedDeliveries = Number(released.numUpdatedRows);
+      }
     } else if (input.url !== null) {
       hookId = newId('outgoingWebhook');
       await trx
@@ -246,7 +271,12 @@ export async function saveErrorAlertRules(
           .where('id', '=', hookId)
           .executeTakeFirstOrThrow()
       : undefined;
-    return { rule, hook, secret: hook ? revealSigningSecret(box, hook) : null };
+    return {
+      rule,
+      hook,
+      secret: hook ? revealSigningSecret(box, hook) : null,
+      releasedDeliveries,
+    };
   });
 }
 

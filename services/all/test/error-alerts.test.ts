@@ -10,7 +10,13 @@ import {
   parseJob,
   type WriteErrorsDeps,
 } from '@ferry/ingest-errors';
-import { createRedisConnection, runOutboxRelay, type JobPayload } from '@ferry/queues';
+import {
+  createProducer,
+  createRedisConnection,
+  runOutboxRelay,
+  type JobPayload,
+  type Producer,
+} from '@ferry/queues';
 import {
   createMember,
   createRoom,
@@ -27,6 +33,8 @@ import {
   type RunningWebhooksOut,
 } from '@ferry/webhooks-out';
 import {
+  holdPendingDeliveries,
+  requestDrain,
   ROOM_ALERTS_PER_HOUR,
   saveErrorAlertRules,
   setErrorGroupStatus,
@@ -49,6 +57,7 @@ describe('error alerts', () => {
   let running: RunningWebhooksOut;
   let connections: ReturnType<typeof createRedisConnection>[];
   let deps: WriteErrorsDeps;
+  let producer: Producer;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
@@ -70,6 +79,7 @@ describe('error alerts', () => {
       connection,
       producerConnection,
     });
+    producer = createProducer({ connection: producerConnection, prefix: ctx.config.REDIS_PREFIX });
     deps = {
       db: ctx.db,
       logger: ctx.logger,
@@ -80,6 +90,7 @@ describe('error alerts', () => {
   });
   afterAll(async () => {
     await relay?.stop();
+    await producer?.close();
     await running?.stop();
     for (const connection of connections ?? []) connection.disconnect();
     await Promise.all(receivers.map((receiver) => receiver.close()));
@@ -380,5 +391,42 @@ describe('error alerts', () => {
     expect(verified(s.receiver, s.secret).map((p) => p.data.group.error_class)).toEqual([
       'InProduction',
     ]);
+  });
+
+  it('holds alert deliveries while the URL is disabled; saving the rule again sends them', async () => {
+    const s = await setup({ new_group: true });
+    // The first try fails; its retry is far off (the default schedule), so it stays pending.
+    s.receiver.replyOnce({ status: 503, body: 'down' });
+    await write(s.workspace.id, [report('WhileDown')]);
+    await s.receiver.waitFor(1);
+    await waitUntil(
+      async () => (await deliveries(s.hookId))[0]?.status === 'pending',
+      'the failed try to be recorded',
+    );
+    // What webhooks-out does at the failure limit: disable, and hold every stream event.
+    await ctx.db
+      .updateTable('outgoing_webhooks')
+      .set({ state: 'disabled', disabled_reason: 'test' })
+      .where('id', '=', s.hookId)
+      .execute();
+    expect(await holdPendingDeliveries(ctx.db, s.hookId)).toBe(1);
+    expect((await deliveries(s.hookId)).map((d) => d.status)).toEqual(['held']);
+    // A new alert while disabled is owed, held.
+    await write(s.workspace.id, [report('StillDown')]);
+    expect((await deliveries(s.hookId)).map((d) => d.status)).toEqual(['held', 'held']);
+
+    const input = await validateErrorAlertRules(
+      ctx.db,
+      s.workspace.id,
+      { room_id: s.room.id, url: `${s.receiver.url}/alerts`, new_group: true },
+      { allowPrivateTargets: true },
+    );
+    const saved = await saveErrorAlertRules(ctx.db, box, s.workspace.id, input, s.admin.id);
+    expect(saved.hook?.state).toBe('enabled');
+    expect(saved.releasedDeliveries).toBe(2);
+    await requestDrain(producer, s.hookId);
+    await s.receiver.waitFor(3);
+    const sent = verified(s.receiver, s.secret).map((p) => p.data.group.error_class);
+    expect(sent).toEqual(['WhileDown', 'WhileDown', 'StillDown']);
   });
 });

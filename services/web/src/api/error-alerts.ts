@@ -3,6 +3,7 @@ import {
   apiAuth,
   errorAlertRulesJson,
   findErrorAlertSettings,
+  requestDrain,
   saveErrorAlertRules,
   validateErrorAlertRules,
 } from '@ferry/workspace';
@@ -31,6 +32,7 @@ export function errorAlertsApi(deps: WebDeps): RouteTable {
       const { workspace } = apiAuth(res);
       const input = await validateErrorAlertRules(db, workspace.id, req.body, deps.settings.ssrf);
       const saved = await saveErrorAlertRules(db, box, workspace.id, input, null);
+      if (saved.hook && saved.releasedDeliveries) await requestDrain(deps.producer, saved.hook.id);
       res.json({ ...errorAlertRulesJson(saved), signing_secret: saved.secret });
     },
   );

@@ -6,6 +6,7 @@ import {
   findErrorAlertSettings,
   listDeliveryLog,
   readableRooms,
+  requestDrain,
   revealSigningSecret,
   saveErrorAlertRules,
   validateErrorAlertRules,
@@ -110,7 +111,8 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
         ruleBody(values),
         deps.settings.ssrf,
       );
-      await saveErrorAlertRules(db, box, workspace.id, input, member.id);
+      const saved = await saveErrorAlertRules(db, box, workspace.id, input, member.id);
+      if (saved.hook && saved.releasedDeliveries) await requestDrain(deps.producer, saved.hook.id);
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
       const fields = error.options.fields ?? {};
