@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Room, Workspace } from '@ferry/db';
-import { createApiToken, createMember, createRoom, createWorkspace } from '@ferry/testing';
-import { startWeb, type WebHarness } from './harness.js';
+import {
+  createApiToken,
+  createMember,
+  createRoom,
+  createWorkspace,
+  FormClient,
+} from '@ferry/testing';
+import { signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 interface ErrorJson {
   error: { code: string; message: string; fields?: Record<string, string> };
@@ -131,5 +137,58 @@ describe('error alerts API', () => {
     });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
+  });
+
+  it('Settings > Error alerts: an admin saves the form; a refused URL re-renders with its error; a member is refused', async () => {
+    const { workspace: ws, seat, client, base } = await signedInSeat(web, 'admin');
+    const channel = await createRoom(web.ctx.db, ws, { name: 'oncall', members: [seat] });
+    const path = `${base}/settings/error-alerts`;
+    const page = await client.get(path);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('#oncall');
+
+    const refused = await client.post(
+      path,
+      { new_group: 'on', room_id: channel.id, url: 'http://127.0.0.1:9/hook', environments: '' },
+      { csrfFrom: path },
+    );
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('aria-invalid="true" aria-describedby="f-url-error"');
+    // What was typed is kept.
+    expect(refused.text).toContain('value="http://127.0.0.1:9/hook"');
+
+    const saved = await client.post(
+      path,
+      {
+        new_group: 'on',
+        frequency_on: 'on',
+        frequency_count: '20',
+        frequency_minutes: '5',
+        room_id: channel.id,
+        url: '',
+        environments: 'production, staging',
+      },
+      { csrfFrom: path },
+    );
+    expect(saved.status).toBe(303);
+    const rule = await web.ctx.db
+      .selectFrom('error_alert_rules')
+      .selectAll()
+      .where('workspace_id', '=', ws.id)
+      .executeTakeFirstOrThrow();
+    expect(rule).toMatchObject({
+      room_id: channel.id,
+      new_group: true,
+      regression: false,
+      frequency_count: 20,
+      frequency_minutes: 5,
+      hook_id: null,
+      environments: ['production', 'staging'],
+    });
+
+    const member = await createMember(web.ctx.db, ws, { role: 'member' });
+    const memberClient = new FormClient(web.url);
+    await memberClient.signIn(member.user.email, member.user.password);
+    expect((await memberClient.get(path)).status).toBe(403);
   });
 });
