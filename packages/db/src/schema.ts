@@ -257,6 +257,35 @@ export interface ErrorOccurrencesTable {
   stored_at: DefaultTimestamp;
 }
 
+/** Issue 26: a workspace's error alert rule (its URL is the hook `hook_id` names). */
+export interface ErrorAlertRulesTable {
+  workspace_id: string;
+  room_id: string | null;
+  new_group: boolean;
+  regression: boolean;
+  frequency_count: number | null;
+  frequency_minutes: number | null;
+  hook_id: string | null;
+  environments: string[] | null;
+  updated_by: string | null;
+  updated_at: DefaultTimestamp;
+}
+
+export type ErrorAlertTrigger = 'created' | 'regressed' | 'spiking';
+
+export interface ErrorAlertStateTable {
+  group_id: string;
+  trigger: ErrorAlertTrigger;
+  last_alert_at: Timestamp;
+}
+
+export interface ErrorAlertWindowsTable {
+  workspace_id: string;
+  window_start: Timestamp;
+  alerts: number;
+  held_posted: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
 /** Kept by triggers on error_occurrences; a workspace without a row has none retained. */
 export interface ErrorWorkspaceStatsTable {
   workspace_id: string;
@@ -287,10 +316,15 @@ export interface IncomingWebhookRequestsTable {
 
 export type OutgoingWebhookState = 'enabled' | 'disabled';
 
+/** Who a hook belongs to: a room (its messages), or the workspace's error alert rule. */
+export type OutgoingWebhookOwner = 'room' | 'error_alerts';
+
 export interface OutgoingWebhooksTable {
   id: string;
   workspace_id: string;
-  room_id: string;
+  /** The room whose messages it is sent; null for the error alert rule's hook. */
+  room_id: string | null;
+  owner: ColumnType<OutgoingWebhookOwner, OutgoingWebhookOwner | undefined, never>;
   target_url: string;
   secret_sealed: string;
   previous_secret_sealed: string | null;
@@ -491,6 +525,9 @@ export interface Database {
   error_groups: ErrorGroupsTable;
   error_occurrences: ErrorOccurrencesTable;
   error_workspace_stats: ErrorWorkspaceStatsTable;
+  error_alert_rules: ErrorAlertRulesTable;
+  error_alert_state: ErrorAlertStateTable;
+  error_alert_windows: ErrorAlertWindowsTable;
 }
 
 export type User = Selectable<UsersTable>;
@@ -512,6 +549,7 @@ export type NewErrorGroup = Insertable<ErrorGroupsTable>;
 export type ErrorOccurrence = Selectable<ErrorOccurrencesTable>;
 export type NewErrorOccurrence = Insertable<ErrorOccurrencesTable>;
 export type ErrorWorkspaceStats = Selectable<ErrorWorkspaceStatsTable>;
+export type ErrorAlertRule = Selectable<ErrorAlertRulesTable>;
 export type IncomingWebhook = Selectable<IncomingWebhooksTable>;
 export type OutgoingWebhook = Selectable<OutgoingWebhooksTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

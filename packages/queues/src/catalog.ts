@@ -151,6 +151,26 @@ export const queueCatalog = {
     concurrency: 8,
     timeoutMs: 30_000,
   }),
+  /**
+   * The end of an hour in which a workspace's error alerts went over the room's cap (issue 26):
+   * posts one "N more alerts held" line (services/webhooks-out). Delayed to the hour's end by the
+   * relay (the `error_alerts_held` event's delay); idempotent on the window's held_posted flag.
+   */
+  'error-alerts-held': defineQueue({
+    schema: z.object({
+      workspaceId: idSchema('workspace'),
+      windowStart: z.iso.datetime({ offset: true }),
+      errorsUrl: z.url(),
+    }),
+    jobOptions: {
+      attempts: 10,
+      backoff: { type: 'exponential', delay: 5_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+    concurrency: 4,
+    timeoutMs: 30_000,
+  }),
   /** A wake request to an offline agent's Wake URL. */
   'agent-wake': defineQueue({
     schema: z.object({ agentId: idSchema('agent'), workspaceId: idSchema('workspace') }),

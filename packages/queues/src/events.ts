@@ -23,6 +23,8 @@ type Routes<P> = {
 export interface EventDefinition<S extends z.ZodType = z.ZodType> {
   schema: S;
   relayTo: Routes<z.output<S>>;
+  /** How long the relayed jobs wait before they run (ms from the relay's now); none when absent. */
+  delayMs?: (payload: z.output<S>) => number;
 }
 
 const defineEvent = <S extends z.ZodType>(definition: EventDefinition<S>): EventDefinition<S> =>
@@ -81,6 +83,36 @@ export const eventCatalog = {
       }),
     },
   }),
+  /**
+   * The error writer owed alert deliveries to the workspace's alert URL hook (issue 26): its
+   * drain in webhooks-out is woken, as a room message's fan-out wakes its hooks.
+   */
+  error_alert_owed: defineEvent({
+    schema: z.object({ hookId: idSchema('outgoingWebhook'), workspaceId: idSchema('workspace') }),
+    relayTo: {
+      'webhook-drain': ({ hookId }) => ({ hookId }),
+    },
+  }),
+  /**
+   * A workspace's alerts went over the room's hourly cap: at the hour's end one line says how many
+   * were held (the job is delayed until then).
+   */
+  error_alerts_held: defineEvent({
+    schema: z.object({
+      workspaceId: idSchema('workspace'),
+      windowStart: z.iso.datetime({ offset: true }),
+      windowEnd: z.iso.datetime({ offset: true }),
+      errorsUrl: z.url(),
+    }),
+    relayTo: {
+      'error-alerts-held': ({ workspaceId, windowStart, errorsUrl }) => ({
+        workspaceId,
+        windowStart,
+        errorsUrl,
+      }),
+    },
+    delayMs: ({ windowEnd }) => Math.max(0, Date.parse(windowEnd) - Date.now()),
+  }),
   /** A dispatch row was written (API or ticket page): its hosted-agent flow starts. */
   dispatch_requested: defineEvent({
     schema: z.object({ dispatchId: idSchema('dispatch'), workspaceId: idSchema('workspace') }),
@@ -127,6 +159,7 @@ export function parseEvent<E extends EventType>(type: E, payload: unknown): Even
 interface ErasedEventDefinition {
   schema: z.ZodType;
   relayTo: Partial<Record<QueueName, (payload: unknown, eventId: string) => unknown>>;
+  delayMs?: (payload: unknown) => number;
 }
 
 /**
@@ -155,7 +188,12 @@ export function jobsForEvent(type: EventType, payload: unknown, eventId: string)
         describeIssues(parsed.error),
       );
     }
-    jobs.push({ queue, payload: parsed.data, opts: { jobId: eventId } } as BulkJob);
+    const delay = definition.delayMs?.(event);
+    jobs.push({
+      queue,
+      payload: parsed.data,
+      opts: delay ? { jobId: eventId, delay } : { jobId: eventId },
+    } as BulkJob);
   }
   return jobs;
 }

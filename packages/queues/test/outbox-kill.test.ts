@@ -33,6 +33,8 @@ const target: Record<EventType, QueueName> = {
   feedback_filed: 'agent-work',
   agent_addressed: 'agent-work',
   dispatch_requested: 'dispatch',
+  error_alert_owed: 'webhook-drain',
+  error_alerts_held: 'error-alerts-held',
 };
 
 describe('outbox relay killed mid-way', () => {

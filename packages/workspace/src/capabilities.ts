@@ -18,6 +18,8 @@ export const CAPABILITIES = {
   'errors.triage': 'member',
   /** "Fix with agent": file (or open) the error group's ticket for the agents. */
   'errors.file_ticket': 'member',
+  /** Settings > Error alerts: when errors alert, into which room, to which URL. */
+  'errors.manage_alerts': 'admin',
   'members.manage': 'admin',
   'tokens.manage': 'admin',
   'webhooks.manage': 'admin',

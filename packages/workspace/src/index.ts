@@ -28,3 +28,5 @@ export * from './like.js';
 export * from './creation-limits.js';
 export * from './room-history.js';
 export * from './error-fix.js';
+export * from './error-alerts.js';
+export * from './error-alert-raise.js';

@@ -13,8 +13,49 @@ import { z } from 'zod';
  */
 
 export const OUTGOING_TARGET_MAX = 2_000;
-/** The event of a member's message (test events are never held: they have no stream). */
-const MESSAGE_CREATED = 'message_created';
+/** The event of a member's message, sent to the hooks of its room. */
+export const MESSAGE_CREATED = 'message_created';
+/** Error alerts (issue 26), sent to the hook of the workspace's error alert rule. */
+export const ERROR_ALERT_EVENTS = [
+  'error_group.created',
+  'error_group.regressed',
+  'error_group.spiking',
+] as const;
+export type ErrorAlertEvent = (typeof ERROR_ALERT_EVENTS)[number];
+/**
+ * Every event a hook's stream carries (sent in order, held while the hook is disabled). A test
+ * event ('Send test event') is the one delivery outside any stream: never held, never retried.
+ */
+export const STREAM_EVENTS = [MESSAGE_CREATED, ...ERROR_ALERT_EVENTS] as const;
+export const TEST_EVENT = 'test';
+
+/**
+ * `<column> <> 'test'`: "this delivery is in its hook's stream", as SQL. Written the same way as
+ * the partial index webhook_deliveries_pending_head_idx (migration 0100) so the planner uses it.
+ */
+export function inStream(column: string) {
+  return sql<boolean>`${sql.ref(column)} <> ${sql.lit(TEST_EVENT)}`;
+}
+
+/**
+ * Holds a hook's pending deliveries of those events (all stream events unless given): what a
+ * disable does, by hand or after too many failures (webhooks-out deliveries.ts). Held is owed,
+ * not dropped: a re-enable makes them pending again. Returns how many were held.
+ */
+export async function holdPendingDeliveries(
+  db: Db,
+  hookId: string,
+  events: readonly string[] = STREAM_EVENTS,
+): Promise<number> {
+  const held = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'held', next_attempt_at: null })
+    .where('hook_id', '=', hookId)
+    .where('status', '=', 'pending')
+    .where('event', 'in', events)
+    .executeTakeFirst();
+  return Number(held.numUpdatedRows);
+}
 /** DESIGN.md: the old secret keeps signing beside the new one for 24 h after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
@@ -192,13 +233,7 @@ export async function disableOutgoingHook(
       .where('state', '=', 'enabled')
       .executeTakeFirst();
     if (!updated.numUpdatedRows) return false;
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({ status: 'held', next_attempt_at: null })
-      .where('hook_id', '=', hook.id)
-      .where('status', '=', 'pending')
-      .where('event', '=', MESSAGE_CREATED)
-      .execute();
+    await holdPendingDeliveries(trx, hook.id);
     return true;
   });
 }

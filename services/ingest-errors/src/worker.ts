@@ -97,7 +97,12 @@ const MAX_STALLED_COUNT = 10;
  * so one bad job cannot fail the others; a job whose write still fails is retried by BullMQ.
  */
 export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>): ServiceJobs {
-  const deps = { db: options.db, logger: options.logger, retentionLimit: options.retentionLimit };
+  const deps = {
+    db: options.db,
+    logger: options.logger,
+    retentionLimit: options.retentionLimit,
+    publicUrl: options.config.PUBLIC_URL,
+  };
   const shape = options.batch ?? ERROR_WRITER_BATCH;
   const batcher = createBatcher<ParsedJob, WriteResult>({
     maxItems: shape.maxJobs,

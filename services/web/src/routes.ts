@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { mount, notFoundHandler, storableBody, type MountedTable } from '@ferry/http';
 import { errorsApi } from './api/errors.js';
+import { errorAlertsApi } from './api/error-alerts.js';
 import { roomsApi } from './api/rooms.js';
 import { feedbackApi } from './api/feedback.js';
 import type { WebDeps } from './deps.js';
@@ -9,6 +10,7 @@ import { agentRoutes } from './pages/agents.js';
 import { authRoutes } from './pages/auth.js';
 import { dashboardRoutes } from './pages/dashboard.js';
 import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
+import { errorAlertRoutes } from './pages/error-alerts.js';
 import { feedbackRoutes } from './pages/feedback.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
 import { inviteRoutes } from './pages/invites.js';
@@ -62,6 +64,7 @@ export function pageTables(
       { base: under('/agents'), table: agentRoutes(deps) },
       { base: under('/errors'), table: errorRoutes(deps) },
       { base: under('/settings/errors'), table: errorSettingsRoutes(deps) },
+      { base: under('/settings/error-alerts'), table: errorAlertRoutes(deps) },
       { base: under('/settings/widget'), table: widgetSettingsRoutes(deps) },
       { base: under('/settings/github'), table: githubSettingsRoutes(deps) },
       { base: under('/ops'), table: opsRoutes(deps) },
@@ -75,6 +78,7 @@ export function apiTables(deps: WebDeps): MountedTable[] {
   return [
     { base: '/api/v1/feedback', table: feedbackApi(deps) },
     { base: '/api/v1/errors', table: errorsApi(deps) },
+    { base: '/api/v1/error-alerts', table: errorAlertsApi(deps) },
     { base: '/api/v1/rooms', table: roomsApi(deps) },
   ];
 }

@@ -123,6 +123,9 @@ const EXAMPLES: Record<string, Example> = {
     body: () => ({ name: 'matrix', scopes: 'tenant:read' }),
   },
   'POST /w/:workspaceId/:slug/settings/tokens/:tokenId/revoke': {},
+  'POST /w/:workspaceId/:slug/settings/error-alerts': { body: () => ({ new_group: 'on' }) },
+  // No URL saved: answers with a redirect back to the page (nothing to reveal).
+  'POST /w/:workspaceId/:slug/settings/error-alerts/reveal': {},
   // Authorized, then refused by the flow: the clicker has not authorized GitHub (422).
   'POST /w/:workspaceId/:slug/feedback/:feedbackId/dispatch': {
     body: (w) => ({ repo: w.repoId }),
@@ -421,6 +424,10 @@ describe('authorization matrix', () => {
     'POST /api/v1/errors/:groupId/feedback': {
       path: (w) => `/api/v1/errors/${w.groupId}/feedback`,
       body: {},
+    },
+    'PUT /api/v1/error-alerts': {
+      path: () => '/api/v1/error-alerts',
+      body: { new_group: true },
     },
   };
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, OutgoingWebhook, WebhookDelivery } from '@ferry/db';
-import { DELIVERY_EVENT, msInterval } from './deliveries.js';
+import { inStream } from '@ferry/workspace';
+import { msInterval } from './deliveries.js';
 
 /**
  * Claiming runs (see RUNS AND SERIAL SENDS in deliveries.ts for the rules kept here) for many
@@ -170,7 +171,7 @@ async function readStreamHeads(
             sql<boolean>`d.next_attempt_at <= now()`.as('due'),
           ])
           .whereRef('d.hook_id', '=', 'h.id')
-          .where('d.event', '=', DELIVERY_EVENT)
+          .where(inStream('d.event'))
           .where('d.status', '=', 'pending')
           .orderBy('d.created_at')
           .orderBy('d.id')
@@ -265,8 +266,6 @@ async function checkRuns(
   const checks = new Map<string, { gapAt: Date | null; streamIds: string[] }>();
   if (!runs.length) return checks;
   const floors = runs.map(({ head, run }) => gapFloor(head.hook.created_at, run[0]!.created_at));
-  // Literal, not a parameter, so the partial indexes (where event = 'message_created') apply.
-  const event = sql.lit(DELIVERY_EVENT);
   const { rows } = await sql<{ hook_id: string; gap_at: Date | null; stream_ids: string[] }>`
     select x.hook_id,
       (select m.created_at from messages m
@@ -279,12 +278,12 @@ async function checkRuns(
           and m.created_at < (select l.created_at from webhook_deliveries l where l.id = x.last_id)
           and not exists (
             select 1 from webhook_deliveries o
-            where o.hook_id = x.hook_id and o.event = ${event} and o.message_id = m.id)
+            where o.hook_id = x.hook_id and o.message_id = m.id)
         order by m.created_at
         limit 1) as gap_at,
       array(
         select s.id from webhook_deliveries s
-        where s.hook_id = x.hook_id and s.event = ${event} and s.status = 'pending'
+        where s.hook_id = x.hook_id and ${inStream('s.event')} and s.status = 'pending'
         order by s.created_at, s.id
         limit x.run_length) as stream_ids
     from unnest(

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { newId, storable, truncate, type Logger, type SecretBox } from '@ferry/core';
 import type { Db, OutgoingWebhook, WebhookDelivery } from '@ferry/db';
-import { previousSecretLive } from '@ferry/workspace';
+import { holdPendingDeliveries, inStream, previousSecretLive, TEST_EVENT } from '@ferry/workspace';
 import type { WebhooksOutSettings } from './config.js';
 import { nextRetryDelayMs, parseRetryAfter } from './schedule.js';
 import { EXCERPT_BYTES, type SendResult } from '@ferry/http';
@@ -12,8 +12,8 @@ import type { SigningSecrets } from './signing.js';
  * when it is due, who is sending it), so BullMQ jobs and in-process wake-ups only say "look at this
  * hook now" and may be lost, duplicated or re-run without changing what is sent.
  *
- * ORDER. A hook's stream is its `message_created` deliveries that are `pending`, ordered by the
- * message's own `created_at` (copied onto the delivery when it is owed, so fan-outs finishing out
+ * ORDER. A hook's stream is its deliveries that are `pending` (every event but a test: a room's
+ * `message_created`, the alert rule's `error_group.*`), ordered by the message's (or alert's) own `created_at` (copied onto the delivery when it is owed, so fan-outs finishing out
  * of order do not reorder it) and then id. Only the HEAD of that stream may be sent first; a head
  * that fails stays the head, with its next try in the future, so it blocks later messages until it
  * succeeds or uses up its tries (then it is `failed` and the next one becomes the head). One hook
@@ -34,9 +34,8 @@ import type { SigningSecrets } from './signing.js';
  * time (drains.ts), and the claims and records of all its hooks of the moment share statements.
  */
 
-export const DELIVERY_EVENT = 'message_created';
 /** Deliveries made by 'Send test event': outside the stream, never retried on their own. */
-export const TEST_EVENT = 'test';
+export { TEST_EVENT };
 
 /**
  * A run's lease: one send at its full timeout and time to record it (a run sends on only while
@@ -200,13 +199,7 @@ async function writeAttempt(
         .where('id', '=', delivery.hook_id)
         .execute();
       // Owed, not dropped: held until the owner re-enables the hook.
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ status: 'held', next_attempt_at: null })
-        .where('hook_id', '=', delivery.hook_id)
-        .where('status', '=', 'pending')
-        .where('event', '=', DELIVERY_EVENT)
-        .execute();
+      await holdPendingDeliveries(trx, delivery.hook_id);
     }
     const hookDisabled = disableNow || hook?.state === 'disabled';
 
@@ -268,7 +261,7 @@ export async function hooksWithDueDeliveries(db: Db, limit = 1_000): Promise<str
     .select('hook_id')
     .distinct()
     .where('status', '=', 'pending')
-    .where('event', '=', DELIVERY_EVENT)
+    .where(inStream('event'))
     .where('next_attempt_at', '<=', sql<Date>`now()`)
     .limit(limit)
     .execute();

@@ -13,3 +13,4 @@ export * from './run-groups.js';
 export * from './schedule.js';
 export * from './signing.js';
 export * from './worker.js';
+export * from './jobs/alerts-held.js';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { newId } from '@ferry/core';
 import type { Db, DeliveryStatus, WebhookDelivery } from '@ferry/db';
 import { gapFloor, type SendableHook } from './claims.js';
-import { DELIVERY_EVENT } from './deliveries.js';
+import { inStream, MESSAGE_CREATED } from '@ferry/workspace';
 import { messageCreatedPayload } from './payload.js';
 
 /** A delivery owed and leased in the same statement: its hook's whole run, ready to send. */
@@ -205,8 +205,8 @@ async function insertDeliveries(
   rows: readonly NewDelivery[],
   leaseMs: number,
 ): Promise<InsertedDelivery[]> {
-  // Literal, not a parameter, so the partial indexes (where event = 'message_created') apply.
-  const event = sql.lit(DELIVERY_EVENT);
+  // Literal, not a parameter, so the partial unique index (where event = 'message_created') applies.
+  const event = sql.lit(MESSAGE_CREATED);
   const { rows: inserted } = await sql<InsertedDelivery>`
     with n as (
       select n.*, m.created_at, m.room_id
@@ -235,7 +235,7 @@ async function insertDeliveries(
             -- its retry, a run being sent, an earlier delivery not sent yet).
             and not exists (
               select 1 from webhook_deliveries o
-              where o.hook_id = n.hook_id and o.event = ${event} and o.status = 'pending'
+              where o.hook_id = n.hook_id and ${inStream('o.event')} and o.status = 'pending'
                 and (o.created_at, o.id) < (n.created_at, n.id))
             -- No gap: no earlier member message of the room still unowed to the hook (its
             -- fan-out has not committed); claims.ts checkRuns asks the same.
@@ -261,7 +261,7 @@ async function insertDeliveries(
       inserted.next_attempt_at > now() as leased,
       exists (
         select 1 from webhook_deliveries o
-        where o.hook_id = inserted.hook_id and o.event = ${event} and o.status = 'pending'
+        where o.hook_id = inserted.hook_id and ${inStream('o.event')} and o.status = 'pending'
           and (o.created_at, o.id) > (inserted.created_at, inserted.id)) as later_pending
     from inserted
   `.execute(db);

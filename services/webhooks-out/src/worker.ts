@@ -9,6 +9,7 @@ import type { WebhooksOutDeps } from './deps.js';
 import { createDrainScheduler } from './drains.js';
 import { drainHook, drainRun } from './jobs/drain-hook.js';
 import { fanOut } from './jobs/fan-out.js';
+import { postAlertsHeld } from './jobs/alerts-held.js';
 import { sendOnce } from './jobs/send-once.js';
 import { oweMessages } from './owe.js';
 import { createRunGroups, type RunGroups } from './run-groups.js';
@@ -44,6 +45,7 @@ export const WEBHOOKS_OUT_QUEUES: readonly QueueName[] = [
   'webhook-delivery',
   'webhook-drain',
   'webhook-send-once',
+  'error-alerts-held',
 ];
 
 /**
@@ -147,6 +149,10 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
       },
       'webhook-drain': { handler: (payload) => drainHook(wake, payload), options: { bull } },
       'webhook-send-once': { handler: (payload) => sendOnce(deps, payload), options: { bull } },
+      'error-alerts-held': {
+        handler: (payload) => postAlertsHeld(deps, payload),
+        options: { bull },
+      },
     },
     sweep,
     runStats: deps.runs.stats,

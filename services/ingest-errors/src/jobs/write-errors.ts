@@ -1,10 +1,15 @@
 import { UnrecoverableError } from 'bullmq';
 import { sql } from 'kysely';
 import { newId, type Logger } from '@ferry/core';
-import { ERROR_GROUP_ENVIRONMENTS_MAX, type Db, type Tx } from '@ferry/db';
+import { ERROR_GROUP_ENVIRONMENTS_MAX, type Db, type ErrorGroup, type Tx } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
 import { queuedReportSchema, type QueuedReport } from '../queued.js';
-import { retainedByWorkspace } from '@ferry/workspace';
+import {
+  culprit,
+  raiseErrorAlerts,
+  retainedByWorkspace,
+  type AlertCandidate,
+} from '@ferry/workspace';
 import { pruneOccurrences, shouldPrune } from '../retention.js';
 
 export interface WriteErrorsDeps {
@@ -14,6 +19,8 @@ export interface WriteErrorsDeps {
   retentionLimit: number;
   /** Injected by tests to force or skip the random pruning draw. */
   random?: () => number;
+  /** PUBLIC_URL, for the links in error alerts (relative links without it). */
+  publicUrl?: string;
 }
 
 export interface WriteResult {
@@ -148,7 +155,25 @@ function compare(a: GroupBatch, b: GroupBatch): number {
  * The group's environments gain the batch's (sorted, distinct, capped: the public key lets anyone
  * name environments, so a group must not grow without bound).
  */
-async function upsertGroups(tx: Tx, groups: readonly GroupBatch[]): Promise<Map<string, string>> {
+/** What the upsert left of one group, read from the same statement (issue 26's alert triggers). */
+interface UpsertedGroup {
+  id: string;
+  /** Inserted by this statement: the group's first occurrence (`xmax = 0`). */
+  created: boolean;
+  /** This statement moved it from resolved to unresolved (it set regressed_at to now()). */
+  regressed: boolean;
+  status: ErrorGroup['status'];
+  error_class: string;
+  latest_message: string;
+  occurrence_count: string | number | bigint;
+  first_seen_at: Date;
+  last_seen_at: Date;
+}
+
+async function upsertGroups(
+  tx: Tx,
+  groups: readonly GroupBatch[],
+): Promise<Map<string, UpsertedGroup>> {
   const rows = await tx
     .insertInto('error_groups')
     .values(
@@ -192,9 +217,23 @@ async function upsertGroups(tx: Tx, groups: readonly GroupBatch[]): Promise<Map<
           end`,
       }),
     )
-    .returning(['id', 'workspace_id', 'fingerprint'])
+    .returning([
+      'id',
+      'workspace_id',
+      'fingerprint',
+      'status',
+      'error_class',
+      'latest_message',
+      'occurrence_count',
+      'first_seen_at',
+      'last_seen_at',
+      // xmax is 0 on a row version this statement inserted; an updated one carries our xid.
+      sql<boolean>`xmax = 0`.as('created'),
+      // now() is the transaction's start: only this statement's reopen set regressed_at to it.
+      sql<boolean>`xmax <> 0 and status = 'unresolved' and regressed_at = now()`.as('regressed'),
+    ])
     .execute();
-  return new Map(rows.map((row) => [groupKey(row.workspace_id, row.fingerprint), row.id]));
+  return new Map(rows.map((row) => [groupKey(row.workspace_id, row.fingerprint), row]));
 }
 
 /**
@@ -234,7 +273,8 @@ export async function writeErrorBatch(
   const groups = byGroup(placed);
 
   const retained = await deps.db.transaction().execute(async (tx) => {
-    const groupIds = await upsertGroups(tx, groups);
+    const upserted = await upsertGroups(tx, groups);
+    const groupIds = new Map([...upserted].map(([key, row]) => [key, row.id]));
     const rows = await tx
       .insertInto('error_occurrences')
       .values(
@@ -268,6 +308,11 @@ export async function writeErrorBatch(
     // Already stored (a job run again after a crash past its commit): counted once already.
     const stored = placed.filter(({ report }) => !insertedIds.has(report.id));
     if (stored.length > 0) await uncount(tx, groupIds, byGroup(stored));
+    // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
+    const fresh = byGroup(placed.filter(({ report }) => insertedIds.has(report.id)));
+    await raiseErrorAlerts(tx, alertCandidates(upserted, fresh, stored), {
+      publicUrl: deps.publicUrl ?? '',
+    });
     return retainedByWorkspace(tx, [...new Set(written.map((job) => job.workspaceId))]);
   });
 
@@ -295,6 +340,45 @@ export async function writeErrors(
 ): Promise<WriteResult> {
   const [result] = await writeErrorBatch(deps, [parseJob(payload)]);
   return result!;
+}
+
+/** The batch's groups with really new occurrences, as error alerts see them. */
+function alertCandidates(
+  upserted: ReadonlyMap<string, UpsertedGroup>,
+  fresh: readonly GroupBatch[],
+  stored: readonly Placed[],
+): AlertCandidate[] {
+  const replayed = new Map<string, number>();
+  for (const { workspaceId, report } of stored) {
+    const key = groupKey(workspaceId, report.fingerprint);
+    replayed.set(key, (replayed.get(key) ?? 0) + 1);
+  }
+  return fresh.flatMap((group) => {
+    const key = groupKey(group.workspaceId, group.fingerprint);
+    const row = upserted.get(key);
+    if (!row) return [];
+    return [
+      {
+        workspaceId: group.workspaceId,
+        groupId: row.id,
+        created: row.created,
+        regressed: row.regressed,
+        status: row.status,
+        newOccurrences: group.n,
+        environments: [...group.environments],
+        group: {
+          id: row.id,
+          error_class: row.error_class,
+          latest_message: row.latest_message,
+          culprit: culprit(group.latest.backtrace),
+          environment: group.latest.environment ?? null,
+          occurrence_count: Number(row.occurrence_count) - (replayed.get(key) ?? 0),
+          first_seen_at: row.first_seen_at.toISOString(),
+          last_seen_at: row.last_seen_at.toISOString(),
+        },
+      },
+    ];
+  });
 }
 
 /** Takes reports that were already stored back out of their groups' counts (upsertGroups added them). */

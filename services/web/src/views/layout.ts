@@ -61,6 +61,12 @@ const NAV: NavEntry[] = [
     path: '/settings/errors',
     capability: 'errors.read',
   },
+  {
+    key: 'error-alerts',
+    label: 'Error alerts',
+    path: '/settings/error-alerts',
+    capability: 'errors.manage_alerts',
+  },
 ];
 
 /** Extra nav entries later features register (Errors, Webhooks...), keeping this file stable. */

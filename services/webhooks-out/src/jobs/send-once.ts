@@ -1,6 +1,7 @@
 import { AppError, newId } from '@ferry/core';
 import type { WebhookDelivery } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
+import { MESSAGE_CREATED } from '@ferry/workspace';
 import { recordAttempt, signingSecrets, TEST_EVENT } from '../deliveries.js';
 import type { WebhooksOutDeps } from '../deps.js';
 import { messageCreatedPayload } from '../payload.js';
@@ -33,6 +34,8 @@ export async function sendOnce(
       .where('hook_id', '=', hookId)
       .executeTakeFirst();
   } else {
+    // A test event is a sample room message: the error alert rule's hook (no room) has none.
+    if (hook.room_id === null) return { ok: false };
     const room = await deps.db
       .selectFrom('rooms')
       .select(['id', 'name', 'workspace_id'])
@@ -67,7 +70,7 @@ export async function sendOnce(
   const headers = deliveryHeaders(signingSecrets(deps.box, hook), {
     id: delivery.id,
     // The payload of a test is a message_created one; receivers route on this header.
-    event: 'message_created',
+    event: delivery.event === TEST_EVENT ? MESSAGE_CREATED : delivery.event,
     body: delivery.body,
   });
   const result = await postOutbound(hook.target_url, headers, delivery.body, {
