@@ -77,7 +77,9 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
     const rules = errorAlertRulesJson(settings);
     const [rooms, deliveries] = await Promise.all([
       readableRooms(db, workspace.id),
-      settings.hook ? listDeliveryLog(db, settings.hook.id, 10) : Promise.resolve([]),
+      settings.hook
+        ? listDeliveryLog(db, settings.hook.id, { pageSize: 10 }).then((log) => log.deliveries)
+        : Promise.resolve([]),
     ]);
     noStore(res);
     renderPage(
