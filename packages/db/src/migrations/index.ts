@@ -19,6 +19,7 @@ import * as tokenRevokedReason from './2026_11_25_0050_token_revoked_reason.js';
 import * as agentCli from './2026_11_25_0060_agent_cli.js';
 import * as feedbackErrorGroup from './2026_11_25_0080_feedback_error_group.js';
 import * as messagePayloads from './2026_11_25_0090_message_payloads.js';
+import * as feedbackScreenshots from './2026_11_26_0200_feedback_screenshots.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0060_agent_cli': agentCli,
   '2026_11_25_0080_feedback_error_group': feedbackErrorGroup,
   '2026_11_25_0090_message_payloads': messagePayloads,
+  '2026_11_26_0200_feedback_screenshots': feedbackScreenshots,
 };

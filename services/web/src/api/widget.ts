@@ -19,7 +19,10 @@ import {
   fileFeedback,
   fileFeedbackSchema,
   findVisitorId,
+  parseScreenshotField,
   registerVisitor,
+  SCREENSHOT_BODY_LIMIT,
+  SCREENSHOT_TOO_LARGE,
   type TenantCache,
 } from '@ferry/workspace';
 import type { WebDeps } from '../deps.js';
@@ -136,8 +139,13 @@ export function widgetTables(
       const who = visitorId ? `visitor:${visitorId}` : `ip:${req.ip ?? ''}`;
       await limit(`feedback:${who}`, limits.feedbackPerVisitor, 'feedback reports');
       const input = parseInput(fileFeedbackSchema, req.body, 'feedback');
+      // The optional screenshot: checked by its bytes (413/415/422), stored with the ticket.
+      const screenshot = parseScreenshotField((req.body as { screenshot?: unknown }).screenshot);
       // Filed exactly as the API files it: its conversation, its feedback_filed event.
-      const feedback = await fileFeedback(db, workspaceId, input, { visitorId: visitorId ?? null });
+      const feedback = await fileFeedback(db, workspaceId, input, {
+        visitorId: visitorId ?? null,
+        screenshot,
+      });
       res.status(201).json({ id: feedback.id });
     },
   );
@@ -157,6 +165,15 @@ export function widgetRoutes(deps: WebDeps, limits: WidgetLimits = DEFAULT_WIDGE
   const api = Router();
   // Answers every request, errors included, with CORS; the preflight ends here.
   api.use(cors);
+  // Feedback may carry a screenshot (2 MB as base64); every other body stays small. A body over
+  // even that says so in the screenshot's words, not body-parser's.
+  const feedbackJson = express.json({ limit: SCREENSHOT_BODY_LIMIT });
+  api.use('/feedback', (req, res, next) => {
+    feedbackJson(req, res, (error?: unknown) => {
+      const tooLarge = (error as { type?: string } | undefined)?.type === 'entity.too.large';
+      next(tooLarge ? new AppError('payload_too_large', SCREENSHOT_TOO_LARGE) : error);
+    });
+  });
   api.use(express.json({ limit: '64kb' }));
   api.use(storableBody);
   api.use(mount(endpoints));
