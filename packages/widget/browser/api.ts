@@ -126,7 +126,7 @@ export function createApi(cfg: WidgetConfig): Api {
           (response): Promise<SendResult> | SendResult => {
             if (response.status === 201 || response.ok) return { ok: true };
             // Only a validation refusal says something the person can act on.
-            if (response.status !== 400 && response.status !== 422) {
+            if ([400, 413, 415, 422].indexOf(response.status) < 0) {
               return { ok: false, message: FAILED };
             }
             return response.json().then(

@@ -1,4 +1,4 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
 import {
   access,
@@ -13,7 +13,7 @@ import {
   type MountedTable,
   type PublicKeyApi,
 } from '@ferry/http';
-import { buildWidget, type WidgetBuild } from '@ferry/widget';
+import { buildWidget, CAPTURE_PATH, type WidgetBuild } from '@ferry/widget';
 import {
   createTenantCache,
   fileFeedback,
@@ -77,28 +77,45 @@ export function widgetTables(
   // The bundle: built once per process (esbuild, ~50 ms), then served from memory. Customers'
   // pages load it from another origin, so it carries its own CORS and resource-policy headers
   // (never the pages' strict ones). A fixed URL: a day's cache, then revalidated by ETag.
+  function built(): Promise<WidgetBuild> {
+    bundle ??= buildWidget().catch((error: unknown) => {
+      bundle = undefined;
+      throw error;
+    });
+    return bundle;
+  }
+
+  /** A script for customers' pages: CORS and resource policy of its own, revalidated by ETag. */
+  function serveScript(req: Request, res: Response, script: { code: string; etag: string }): void {
+    res.set({
+      'Content-Type': 'application/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=86400, stale-while-revalidate=604800',
+      ETag: script.etag,
+      'Access-Control-Allow-Origin': '*',
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    if (req.get('if-none-match') === script.etag) {
+      res.status(304).end();
+      return;
+    }
+    res.send(script.code);
+  }
+
   bundleRoutes.get(
     '/widget/v1.js',
     access.public("the widget bundle customers' pages load"),
     async (req, res) => {
-      bundle ??= buildWidget().catch((error: unknown) => {
-        bundle = undefined;
-        throw error;
-      });
-      const { code, etag } = await bundle;
-      res.set({
-        'Content-Type': 'application/javascript; charset=utf-8',
-        'Cache-Control': 'public, max-age=86400, stale-while-revalidate=604800',
-        ETag: etag,
-        'Access-Control-Allow-Origin': '*',
-        'Cross-Origin-Resource-Policy': 'cross-origin',
-        'X-Content-Type-Options': 'nosniff',
-      });
-      if (req.get('if-none-match') === etag) {
-        res.status(304).end();
-        return;
-      }
-      res.send(code);
+      serveScript(req, res, await built());
+    },
+  );
+  // The screenshot chunk, fetched by v1.js only when a visitor asks for a screenshot. Its URL
+  // carries the content hash (`?v=`), so the same caching is safe for it.
+  bundleRoutes.get(
+    CAPTURE_PATH,
+    access.public("the widget's screenshot code, loaded on demand by the public bundle"),
+    async (req, res) => {
+      serveScript(req, res, (await built()).capture);
     },
   );
 
