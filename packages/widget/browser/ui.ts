@@ -150,7 +150,7 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
   );
   const shotRow = h(
     'div',
-    { class: 'attached', hidden: true },
+    { class: 'attached shot-row', hidden: true },
     shotThumb,
     shotLabel,
     shotEdit,

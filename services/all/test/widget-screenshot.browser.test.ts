@@ -12,9 +12,34 @@ import {
   type TestBrowser,
 } from '@ferry/testing';
 import { WIDGET_SNIPPET } from '@ferry/widget';
+import type { Page } from 'playwright-core';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const SHOTS = '/tmp/ferry-shots/widget-screenshot';
+
+async function expectVisibleButton(
+  scope: ReturnType<Page['locator']>,
+  name: string,
+): Promise<void> {
+  expect(await scope.getByRole('button', { name }).isVisible()).toBe(true);
+}
+
+/** Waits for the widget's panel to finish its opening animation (for a screenshot). */
+async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const root = document.querySelector('ferry-feedback')?.shadowRoot;
+    return !!root && root.getAnimations().every((a) => a.playState !== 'running');
+  });
+}
+
+/** The label (or text) of what has focus inside the widget's shadow root. */
+function focusedIn(page: Page): Promise<string | null> {
+  return page.evaluate(() => {
+    const host = document.querySelector('ferry-feedback');
+    const el = host?.shadowRoot?.activeElement;
+    return el ? el.getAttribute('aria-label') || (el.textContent ?? '').trim() : null;
+  });
+}
 
 /**
  * The widget's screenshot (issue 28) as a visitor and a member meet it: on a host page of another
@@ -33,6 +58,7 @@ describe('the widget screenshot on a customer page', () => {
     const [stub, tag] = WIDGET_SNIPPET(ferry.url, workspace.public_key).split('\n');
     return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Acme checkout</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
   body { margin: 0; padding: 24px; font-family: sans-serif; background: #ffffff; }
   #secret { display: inline-block; width: 300px; height: 60px; background: #e03131; color: #fff; font-size: 24px; }
@@ -117,6 +143,7 @@ ${tag}
     await page.screenshot({ path: `${SHOTS}/editor-redacted-1280.png` });
     await editor.getByRole('button', { name: 'Done' }).click();
     await dialog.getByText('Screenshot attached, 1 area blacked out').waitFor();
+    await settled(page);
     await page.screenshot({ path: `${SHOTS}/panel-attached-1280.png` });
     // Keyboard users can remove it: the button is focused after Done, Remove is next.
     await expect(focusedLabel()).resolves.toBe('Edit screenshot: black out areas');
@@ -209,11 +236,59 @@ ${tag}
     await context.close();
 
     async function focusedLabel(): Promise<string | null> {
-      return page.evaluate(() => {
-        const host = document.querySelector('ferry-feedback');
-        const el = host?.shadowRoot?.activeElement;
-        return el ? el.getAttribute('aria-label') || el.textContent : null;
-      });
+      return focusedIn(page);
     }
+  });
+
+  it('on a phone: redacts with touch, and the keyboard can remove the screenshot', async () => {
+    const context = await chrome.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+    });
+    const page = await context.newPage();
+    await page.goto(hostUrl);
+    await page.getByRole('button', { name: 'Send feedback' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Send feedback' });
+    await dialog.getByRole('button', { name: 'Attach a screenshot' }).click();
+    const editor = page.getByRole('dialog', { name: 'Hide anything private' });
+    await editor.waitFor();
+    await page.screenshot({ path: `${SHOTS}/editor-phone-390.png` });
+
+    // A finger drag: pointer events of type touch (the canvas has touch-action: none).
+    const canvas = editor.locator('canvas');
+    const box = (await canvas.boundingBox())!;
+    const point = (fx: number, fy: number) => ({
+      clientX: box.x + box.width * fx,
+      clientY: box.y + box.height * fy,
+      pointerType: 'touch',
+      pointerId: 7,
+      isPrimary: true,
+      bubbles: true,
+    });
+    expect(await canvas.evaluate((el) => getComputedStyle(el).touchAction)).toBe('none');
+    await canvas.dispatchEvent('pointerdown', point(0.1, 0.1));
+    await canvas.dispatchEvent('pointermove', point(0.3, 0.2));
+    await canvas.dispatchEvent('pointerup', point(0.5, 0.3));
+    await editor.getByText('1 area blacked out.').waitFor();
+    const black = await canvas.evaluate((el: HTMLCanvasElement) =>
+      Array.from(el.getContext('2d')!.getImageData(el.width * 0.3, el.height * 0.2, 1, 1).data),
+    );
+    expect(black).toEqual([0, 0, 0, 255]);
+    await page.screenshot({ path: `${SHOTS}/editor-phone-redacted-390.png` });
+
+    // Keyboard only: Done has focus; Tab wraps within the step to Remove screenshot.
+    expect(await focusedIn(page)).toBe('Done');
+    await page.keyboard.press('Tab');
+    expect(await focusedIn(page)).toBe('Remove screenshot');
+    await page.keyboard.press('Enter');
+    await editor.waitFor({ state: 'hidden' });
+    await dialog.waitFor();
+    expect(await focusedIn(page)).toBe('Attach a screenshot');
+    expect(await dialog.getByText('Screenshot attached').isVisible()).toBe(false);
+    await expectVisibleButton(dialog, 'Attach a screenshot');
+    await settled(page);
+    await page.screenshot({ path: `${SHOTS}/panel-phone-390.png` });
+    await context.close();
   });
 });
