@@ -8,6 +8,7 @@ import {
   solidPng,
   webpHeader,
 } from '@ferry/testing';
+import { buildWidget } from '@ferry/widget';
 import { SCREENSHOT_MAX_BYTES } from '@ferry/workspace';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
@@ -76,6 +77,27 @@ describe('feedback screenshots', () => {
     expect(await tickets()).toBe(before);
     return json;
   }
+
+  it('serves the capture chunk beside v1.js, for pages of any origin, by its hashed URL', async () => {
+    const { capture } = await buildWidget();
+    const res = await fetch(`${web.url}${capture.path}`, {
+      headers: { origin: 'http://shop.test' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('etag')).toBe(capture.etag);
+    expect(await res.text()).toBe(capture.code);
+    const again = await fetch(`${web.url}${capture.path}`, {
+      headers: { 'if-none-match': capture.etag },
+    });
+    expect(again.status).toBe(304);
+    // v1.js names exactly this URL.
+    const bundle = await (await fetch(`${web.url}/widget/v1.js`)).text();
+    expect(bundle).toContain(JSON.stringify(capture.path));
+  });
 
   it('stores a PNG, JPEG or WebP with the ticket, typed by its bytes', async () => {
     const png = solidPng(64, 40, [0, 0, 0]);
