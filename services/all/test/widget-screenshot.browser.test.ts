@@ -77,8 +77,17 @@ ${tag}
     [ferry, chrome] = await Promise.all([startFerry(), launchBrowser()]);
     workspace = await createWorkspace(ferry.ctx.db, { name: 'Acme' });
     hostServer = http.createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(hostPage());
+      const strict = (req.url ?? '').includes('csp=1');
+      const headers: Record<string, string> = { 'content-type': 'text/html; charset=utf-8' };
+      // A host page with a strict script policy: its own nonce and Ferry's origin only, images
+      // from itself only (no data: or blob:), fetches to Ferry only.
+      if (strict) {
+        headers['content-security-policy'] =
+          `default-src 'self'; script-src 'nonce-t3st' ${ferry.url}; connect-src ${ferry.url}; ` +
+          `style-src 'self' 'unsafe-inline'; img-src 'self'`;
+      }
+      res.writeHead(200, headers);
+      res.end(strict ? hostPage().replace(/<script>/g, '<script nonce="t3st">') : hostPage());
     });
     await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
     hostUrl = `http://127.0.0.1:${(hostServer.address() as AddressInfo).port}`;
@@ -238,6 +247,45 @@ ${tag}
     async function focusedLabel(): Promise<string | null> {
       return focusedIn(page);
     }
+  });
+
+  it('works on a host page with a strict Content-Security-Policy', async () => {
+    const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const response = await page.goto(`${hostUrl}/?csp=1`);
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'nonce-t3st'");
+    // The policy is in force: a script without the nonce does not run.
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.unsafeRan = true';
+      document.head.appendChild(script);
+    });
+    expect(await page.evaluate(() => 'unsafeRan' in window)).toBe(false);
+    await waitUntil(() => violations.length > 0, 'the console to report the blocked script');
+    violations.length = 0;
+    await page.getByRole('button', { name: 'Send feedback' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Send feedback' });
+    await dialog.getByLabel('What happened?').fill('Sent from a page with a strict CSP.');
+    await dialog.getByRole('button', { name: 'Attach a screenshot' }).click();
+    const editor = page.getByRole('dialog', { name: 'Hide anything private' });
+    await editor.waitFor();
+    await editor.getByRole('button', { name: 'Done' }).click();
+    await dialog.getByText('Screenshot attached').waitFor();
+    await dialog.getByRole('button', { name: 'Send', exact: true }).click();
+    await dialog.getByText('Thanks! Your feedback was sent.').waitFor();
+    const row = await ferry.ctx.db
+      .selectFrom('feedback')
+      .innerJoin('feedback_screenshots', 'feedback_screenshots.feedback_id', 'feedback.id')
+      .select(['feedback_screenshots.width', 'feedback_screenshots.content_type'])
+      .where('feedback.note', '=', 'Sent from a page with a strict CSP.')
+      .executeTakeFirst();
+    expect(row).toEqual({ width: 1280, content_type: 'image/png' });
+    expect(violations).toEqual([]);
+    await context.close();
   });
 
   it('on a phone: redacts with touch, and the keyboard can remove the screenshot', async () => {
