@@ -112,7 +112,11 @@ export function createApi(cfg: WidgetConfig): Api {
       }
       const send = () =>
         visitorToken().then((visitor) =>
-          post('/widget/v1/feedback', json, { visitor, timeoutMs: 20_000 }),
+          // A screenshot makes the body up to ~2.8 MB: give slow connections time to send it.
+          post('/widget/v1/feedback', json, {
+            visitor,
+            timeoutMs: json.length > 100_000 ? 90_000 : 20_000,
+          }),
         );
       return send()
         .then((response) => {
