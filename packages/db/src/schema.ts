@@ -167,6 +167,21 @@ export interface FeedbackTable {
   updated_at: DefaultTimestamp;
 }
 
+/** A ticket's screenshot from the widget (migration 0200): one at most, never sent to GitHub. */
+export interface FeedbackScreenshotsTable {
+  feedback_id: string;
+  workspace_id: string;
+  /** From the magic bytes, never from what the client said. */
+  content_type: ScreenshotType;
+  width: number;
+  height: number;
+  byte_size: number;
+  bytes: Buffer;
+  created_at: CreatedAt;
+}
+
+export type ScreenshotType = 'image/png' | 'image/jpeg' | 'image/webp';
+
 export type TokenScope = 'platform:dispatch' | 'tenant:write' | 'tenant:read';
 
 export interface ApiTokensTable {
@@ -519,6 +534,7 @@ export interface Database {
   messages: MessagesTable;
   message_payloads: MessagePayloadsTable;
   feedback: FeedbackTable;
+  feedback_screenshots: FeedbackScreenshotsTable;
   api_tokens: ApiTokensTable;
   visitors: VisitorsTable;
   outbox: OutboxTable;
@@ -541,6 +557,7 @@ export type MessagePayload = Selectable<MessagePayloadsTable>;
 export type Feedback = Selectable<FeedbackTable>;
 export type NewFeedback = Insertable<FeedbackTable>;
 export type FeedbackUpdate = Updateable<FeedbackTable>;
+export type FeedbackScreenshot = Selectable<FeedbackScreenshotsTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
 export type Visitor = Selectable<VisitorsTable>;
 export type OutboxRow = Selectable<OutboxTable>;

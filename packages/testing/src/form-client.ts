@@ -27,6 +27,16 @@ export class FormClient {
     return { status: res.status, text: await res.text(), location: res.headers.get('location') };
   }
 
+  /** A GET with this client's cookies, answered as the raw Response (images, headers). */
+  async raw(path: string): Promise<Response> {
+    const res = await fetch(this.base + path, {
+      headers: { cookie: this.cookieHeader() },
+      redirect: 'manual',
+    });
+    this.keep(res);
+    return res;
+  }
+
   async csrf(path = '/login'): Promise<string> {
     const page = await this.get(path);
     const match = /name="csrf-token" content="([^"]+)"/.exec(page.text);

@@ -10,3 +10,4 @@ export * from './form-client.js';
 export * from './fake-github/index.js';
 export * from './axe.js';
 export * from './migrations.js';
+export * from './images.js';

@@ -142,7 +142,11 @@ export function createApi(cfg: WidgetConfig): Api {
       }
       const send = () =>
         visitorToken().then((visitor) =>
-          post('/widget/v1/feedback', json, { visitor, timeoutMs: 20_000 }),
+          // A screenshot makes the body up to ~2.8 MB: give slow connections time to send it.
+          post('/widget/v1/feedback', json, {
+            visitor,
+            timeoutMs: json.length > 100_000 ? 90_000 : 20_000,
+          }),
         );
       return send()
         .then((response) => {
@@ -156,7 +160,7 @@ export function createApi(cfg: WidgetConfig): Api {
           (response): Promise<SendResult> | SendResult => {
             if (response.status === 201 || response.ok) return { ok: true };
             // Only a validation refusal says something the person can act on.
-            if (response.status !== 400 && response.status !== 422) {
+            if ([400, 413, 415, 422].indexOf(response.status) < 0) {
               return { ok: false, message: FAILED };
             }
             return response.json().then(

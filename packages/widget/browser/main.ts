@@ -73,7 +73,7 @@ function boot(): void {
 
   const mount = safe(() => {
     if (ui) return;
-    ui = createUi(api, () => identity);
+    ui = createUi(api, () => identity, config.base);
     if (openWhenReady) ui.open();
   });
   if (document.body) mount();

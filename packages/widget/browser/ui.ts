@@ -2,6 +2,11 @@ import type { Api } from './api';
 import { describeElement, elementLabel, pageContext, type PickedElement } from './context';
 import { append, h, icon, ICONS, on } from './dom';
 import { startPicker } from './picker';
+import { flatten, loadCapture, openEditor, type Box } from './screenshot';
+
+/** The server's cap on a screenshot (web refuses more with a 413). */
+const SHOT_MAX_BYTES = 2 * 1024 * 1024;
+const SHOT_FAILED = 'The screenshot could not be taken. Send without it, or try again.';
 
 export interface Identity {
   label?: string;
@@ -33,7 +38,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const FOCUSABLE = 'button, input, textarea, select, a[href], [tabindex]:not([tabindex="-1"])';
 
 /** The launcher and panel, in a shadow root on one host element appended to body. */
-export function createUi(api: Api, getIdentity: () => Identity): Ui {
+export function createUi(api: Api, getIdentity: () => Identity, base: string): Ui {
   const host = document.createElement('ferry-feedback');
   // Inline !important declarations beat any page rule aimed at the host (`* { all: unset }`).
   for (const [prop, value] of HOST_STYLE) host.style.setProperty(prop, value, 'important');
@@ -120,6 +125,38 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
     removeButton,
   );
 
+  const shotButton = h(
+    'button',
+    { type: 'button', class: 'btn pick shot' },
+    icon(ICONS.camera, 16),
+    h('span', null, 'Attach a screenshot'),
+  );
+  const shotThumb = h('canvas', {
+    class: 'shot-thumb',
+    width: 64,
+    height: 40,
+    'aria-hidden': 'true',
+  });
+  const shotLabel = h('span', null, 'Screenshot attached');
+  const shotEdit = h(
+    'button',
+    { type: 'button', class: 'btn link', 'aria-label': 'Edit screenshot: black out areas' },
+    'Edit',
+  );
+  const shotRemove = h(
+    'button',
+    { type: 'button', class: 'btn link', 'aria-label': 'Remove screenshot' },
+    'Remove',
+  );
+  const shotRow = h(
+    'div',
+    { class: 'attached shot-row', hidden: true },
+    shotThumb,
+    shotLabel,
+    shotEdit,
+    shotRemove,
+  );
+
   const alertText = h('p');
   const retryButton = h('button', { type: 'button', class: 'btn secondary' }, 'Try again');
   const alert = h(
@@ -149,6 +186,7 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
     ),
     reporterRow,
     h('div', null, pickButton, attachedRow),
+    h('div', null, shotButton, shotRow),
     alert,
     h(
       'div',
@@ -185,6 +223,9 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
   append(root, [panel, launcher]);
 
   let picked: PickedElement | null = null;
+  let pickedEl: Element | null = null;
+  let shot: { canvas: HTMLCanvasElement; boxes: Box[] } | null = null;
+  let capturing = false;
   let sending = false;
   let picking = false;
 
@@ -220,7 +261,15 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
   function setSending(value: boolean): void {
     sending = value;
     // aria-disabled (not `disabled`) keeps focus on the button while it waits.
-    for (const el of [sendButton, pickButton, removeButton, retryButton]) {
+    for (const el of [
+      sendButton,
+      pickButton,
+      removeButton,
+      retryButton,
+      shotButton,
+      shotEdit,
+      shotRemove,
+    ]) {
       if (value) el.setAttribute('aria-disabled', 'true');
       else el.removeAttribute('aria-disabled');
     }
@@ -243,9 +292,31 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
     alert.hidden = !message;
   }
 
+  function setShot(value: { canvas: HTMLCanvasElement; boxes: Box[] } | null): void {
+    shot = value;
+    shotRow.hidden = !value;
+    shotButton.hidden = !!value;
+    if (!value) return;
+    // The thumbnail is a canvas (no data: URL, so a host page's img-src CSP cannot block it).
+    const ctx = shotThumb.getContext('2d');
+    if (!ctx) return;
+    shotThumb.width = 64;
+    shotThumb.height = Math.max(8, Math.round((64 * value.canvas.height) / value.canvas.width));
+    const scale = shotThumb.width / value.canvas.width;
+    ctx.drawImage(value.canvas, 0, 0, shotThumb.width, shotThumb.height);
+    ctx.fillStyle = '#000';
+    for (const b of value.boxes) ctx.fillRect(b.x * scale, b.y * scale, b.w * scale, b.h * scale);
+    const n = value.boxes.length;
+    shotLabel.textContent = n
+      ? `Screenshot attached, ${n} area${n === 1 ? '' : 's'} blacked out`
+      : 'Screenshot attached';
+  }
+
   function resetForm(): void {
     form.reset();
     setPicked(null, '');
+    pickedEl = null;
+    setShot(null);
     showError(null);
     setFieldError(note, noteError, null);
     setFieldError(emailInput, emailError, null);
@@ -316,6 +387,7 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
       picking = false;
       launcher.hidden = false;
       if (el) setPicked(describeElement(el), elementLabel(el));
+      if (el) pickedEl = el;
       open();
       if (!el) pickButton.focus();
       else if (note.value.trim()) sendButton.focus();
@@ -327,7 +399,50 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
   on(removeButton, 'click', () => {
     if (sending) return;
     setPicked(null, '');
+    pickedEl = null;
     pickButton.focus();
+  });
+
+  // ---- screenshot ---------------------------------------------------------------------------
+
+  /** The redaction step over the panel; back in the panel, focus lands on what comes next. */
+  function edit(canvas: HTMLCanvasElement, boxes: Box[]): void {
+    panel.hidden = true;
+    launcher.hidden = true;
+    openEditor(root, canvas, boxes, (result) => {
+      launcher.hidden = false;
+      panel.hidden = false;
+      setShot(result ? { canvas, boxes: result } : null);
+      (result ? shotEdit : shotButton).focus();
+    });
+  }
+
+  on(shotButton, 'click', async () => {
+    if (sending || capturing) return;
+    capturing = true;
+    showError(null);
+    shotButton.setAttribute('aria-disabled', 'true');
+    const label = shotButton.lastChild as HTMLElement;
+    label.textContent = 'Capturing the page…';
+    try {
+      const capture = await loadCapture(base);
+      const canvas = await capture.capture(host, pickedEl);
+      edit(canvas, []);
+    } catch {
+      showError(SHOT_FAILED);
+    } finally {
+      capturing = false;
+      label.textContent = 'Attach a screenshot';
+      shotButton.removeAttribute('aria-disabled');
+    }
+  });
+  on(shotEdit, 'click', () => {
+    if (shot && !sending) edit(shot.canvas, shot.boxes);
+  });
+  on(shotRemove, 'click', () => {
+    if (sending) return;
+    setShot(null);
+    shotButton.focus();
   });
 
   // ---- sending -----------------------------------------------------------------------------
@@ -343,7 +458,7 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
     return !!noteText && emailOk;
   }
 
-  function payload(): Record<string, unknown> {
+  function payload(screenshot: string | null): Record<string, unknown> {
     const identity = getIdentity();
     const reporter: Record<string, string> = {};
     const label = identity.label || (nameField.hidden ? '' : nameInput.value.trim());
@@ -354,14 +469,22 @@ export function createUi(api: Api, getIdentity: () => Identity): Ui {
     const body: Record<string, unknown> = { note: note.value.trim(), page: pageContext() };
     if (Object.keys(reporter).length) body.reporter = reporter;
     if (picked) body.element = picked;
+    if (screenshot) body.screenshot = screenshot;
     return body;
   }
 
   async function send(): Promise<void> {
     if (sending || !validate()) return;
     showError(null);
+    // The boxes are burnt into the pixels sent: what is blacked out never leaves the page.
+    const image = shot ? flatten(shot.canvas, shot.boxes, SHOT_MAX_BYTES) : null;
+    if (shot && !image) {
+      showError('The screenshot is too large to send (over 2 MB): remove it and try again.');
+      if (isOpen()) shotRemove.focus();
+      return;
+    }
     setSending(true);
-    const result = await api.sendFeedback(payload());
+    const result = await api.sendFeedback(payload(image));
     setSending(false);
     if (result.ok) {
       resetForm();

@@ -361,11 +361,18 @@ describe('the widget bundle in a browser', () => {
     expect(await focused(page)).toBe('ferry-note');
     await dialog.getByLabel('What happened?').fill('The total does not include shipping.');
     const order: string[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
       order.push(await focused(page));
     }
-    expect(order).toEqual(['ferry-email', 'Pick an element', 'Send', 'Close', 'ferry-note']);
+    expect(order).toEqual([
+      'ferry-email',
+      'Pick an element',
+      'Attach a screenshot',
+      'Send',
+      'Close',
+      'ferry-note',
+    ]);
     await page.keyboard.press('Shift+Tab');
     expect(await focused(page)).toBe('Close');
     await page.keyboard.press('Shift+Tab');

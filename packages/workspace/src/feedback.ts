@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { postMessage } from './messages.js';
 import { escapeLike } from './like.js';
+import { insertScreenshot, type CheckedScreenshot } from './screenshots.js';
 
 /**
  * Feedback tickets: filed through the REST API (the widget posts there too), each with its own
@@ -125,7 +126,12 @@ export async function fileFeedback(
   db: Db,
   workspaceId: string,
   input: FileFeedbackInput,
-  options: { visitorId?: string | null; errorGroupId?: string } = {},
+  options: {
+    visitorId?: string | null;
+    errorGroupId?: string;
+    /** The widget's screenshot, already checked (parseScreenshotField); stored with the ticket. */
+    screenshot?: CheckedScreenshot | undefined;
+  } = {},
 ): Promise<Ticket> {
   return db.transaction().execute(async (trx) => {
     const room = await trx
@@ -176,6 +182,7 @@ export async function fileFeedback(
       body: summaryMessage(input),
       metadata: { feedbackId: feedback.id },
     });
+    if (options.screenshot) await insertScreenshot(trx, feedback, options.screenshot);
     await writeEvent(trx, 'feedback_filed', { feedbackId: feedback.id, workspaceId });
     return { ...feedback, assignee_name: null };
   });

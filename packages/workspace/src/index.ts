@@ -4,6 +4,7 @@ export * from './errors.js';
 export * from './error-triage.js';
 export * from './feedback.js';
 export * from './feedback-triage.js';
+export * from './screenshots.js';
 export * from './incoming-keys.js';
 export * from './mentions.js';
 export * from './notifications.js';

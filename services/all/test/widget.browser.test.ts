@@ -13,6 +13,7 @@ import {
   type TestBrowser,
 } from '@ferry/testing';
 import { WIDGET_SNIPPET } from '@ferry/widget';
+import { SCREENSHOT_BODY_LIMIT } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const SHOTS = '/tmp/ferry-shots';
@@ -271,9 +272,15 @@ ${tag}
       ['malformed JSON', await post('feedback', '{"note":'), 400],
       ['no note', await post('feedback', '{}'), 422],
       ['oversized note', await post('feedback', JSON.stringify({ note: 'x'.repeat(10_001) })), 422],
+      // The feedback cap is a screenshot's (2 MB as base64) plus the ticket's fields (#28).
       [
         'body over the cap',
-        await post('feedback', JSON.stringify({ note: 'x'.repeat(70_000) })),
+        await post('feedback', JSON.stringify({ note: 'x'.repeat(SCREENSHOT_BODY_LIMIT + 1) })),
+        413,
+      ],
+      [
+        'visitor body over its cap',
+        await post('visitors', JSON.stringify({ pad: 'x'.repeat(70_000) })),
         413,
       ],
       [

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { waitUntil } from '@ferry/testing';
+import { solidPng, waitUntil } from '@ferry/testing';
+import { checkScreenshotBytes, insertScreenshot } from '@ferry/workspace';
 import { dispatchWorld, type DispatchWorld } from './support/world.js';
 
 /**
@@ -79,6 +80,31 @@ describe('hosted dispatch flow', () => {
       `GitHub’s coding agent opened a pull request: ${run.dispatch.pr_url}`,
       `GitHub’s coding agent completed the task. Pull request: ${run.dispatch.pr_url}`,
     ]);
+  });
+
+  it('never sends the ticket’s screenshot to GitHub: no image or screenshot URL in the issue', async () => {
+    world.fake.scriptTasks([{ state: 'completed', pr: true }]);
+    const ticket = await world.fileTicket({ note: 'The total is wrong, see the screenshot.' });
+    await insertScreenshot(world.ctx.db, ticket, checkScreenshotBytes(solidPng(32, 24, [0, 0, 0])));
+    const issuesBefore = world.fake.requestsTo('POST', '/repos/acme/shop/issues').length;
+    const res = await world.dispatch(ticket.id, world.shop.id);
+    expect(res.status).toBe(202);
+    await waitUntil(async () => {
+      const status = (await world.ticket(ticket.id)).dispatches[0]?.status;
+      return status === 'completed' || status === 'failed';
+    }, 'the dispatch of the ticket with a screenshot to end');
+    const calls = world.fake.requestsTo('POST', '/repos/acme/shop/issues');
+    expect(calls.length).toBe(issuesBefore + 1);
+    const issue = calls.at(-1)!;
+    const body = String((issue.body as { body: string }).body);
+    expect(body).toContain('The total is wrong, see the screenshot.');
+    // The note's own word aside, nothing points at an image: no markdown image, no data URL,
+    // no screenshot route, no image file.
+    const rest = body.replace('The total is wrong, see the screenshot.', '');
+    expect(rest).not.toMatch(/screenshot|!\[|data:image|\/screenshot\b|\.(png|jpe?g|webp)\b|<img/i);
+    for (const task of world.fake.requestsTo('POST', '/agents/repos/acme/shop/tasks')) {
+      expect(JSON.stringify(task.body)).not.toMatch(/\/screenshot\b|data:image|<img/i);
+    }
   });
 
   it('tells the conversation when the agent waits on the user, and when it fails', async () => {

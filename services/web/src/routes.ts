@@ -12,6 +12,7 @@ import { dashboardRoutes } from './pages/dashboard.js';
 import { errorRoutes, errorSettingsRoutes } from './pages/errors.js';
 import { errorAlertRoutes } from './pages/error-alerts.js';
 import { feedbackRoutes } from './pages/feedback.js';
+import { feedbackScreenshotRoutes } from './pages/feedback-screenshot.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './pages/github.js';
 import { inviteRoutes } from './pages/invites.js';
 import { memberRoutes } from './features/members/routes.js';
@@ -46,6 +47,8 @@ export function pageTables(
       { base: '/invite', table: inviteRoutes(deps) },
       // Where GitHub sends the browser back (the App's Setup URL and Callback URL).
       { base: '/github', table: githubFlowRoutes(deps) },
+      // A ticket's screenshot: checks the seat itself, so signed-out is a 404, not a redirect.
+      { base: under('/feedback/:feedbackId/screenshot'), table: feedbackScreenshotRoutes(deps) },
     ],
     workspace: [
       { base: under('/members'), table: memberRoutes(deps) },

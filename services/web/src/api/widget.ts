@@ -1,4 +1,4 @@
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
 import {
   access,
@@ -13,14 +13,17 @@ import {
   type MountedTable,
   type PublicKeyApi,
 } from '@ferry/http';
-import { buildWidget, type WidgetBuild } from '@ferry/widget';
+import { buildWidget, CAPTURE_PATH, type WidgetBuild } from '@ferry/widget';
 import {
   createTenantCache,
   fileFeedback,
   fileFeedbackSchema,
   findVisitorId,
   identifyVisitor,
+  parseScreenshotField,
   registerVisitor,
+  SCREENSHOT_BODY_LIMIT,
+  SCREENSHOT_TOO_LARGE,
   visitorIdentitySchema,
   type TenantCache,
 } from '@ferry/workspace';
@@ -83,30 +86,47 @@ export function widgetTables(
   // The bundle: built once per process (esbuild, ~50 ms), then served from memory. Customers'
   // pages load it from another origin, so it carries its own CORS and resource-policy headers
   // (never the pages' strict ones). A fixed URL: a day's cache, then revalidated by ETag.
+  function built(): Promise<WidgetBuild> {
+    bundle ??= buildWidget().catch((error: unknown) => {
+      bundle = undefined;
+      throw error;
+    });
+    return bundle;
+  }
+
+  /** A script for customers' pages: CORS and resource policy of its own, revalidated by ETag. */
+  function serveScript(req: Request, res: Response, script: { code: string; etag: string }): void {
+    res.set({
+      'Content-Type': 'application/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=86400, stale-while-revalidate=604800',
+      ETag: script.etag,
+      'Access-Control-Allow-Origin': '*',
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    // Weak comparison: a compressed answer's ETag is the weak W/"…" (packages/http compress.ts),
+    // and a client revalidates with whichever form it was given.
+    if (etagMatches(req.get('if-none-match'), script.etag)) {
+      res.status(304).end();
+      return;
+    }
+    res.send(script.code);
+  }
+
   bundleRoutes.get(
     '/widget/v1.js',
     access.public("the widget bundle customers' pages load"),
     async (req, res) => {
-      bundle ??= buildWidget().catch((error: unknown) => {
-        bundle = undefined;
-        throw error;
-      });
-      const { code, etag } = await bundle;
-      res.set({
-        'Content-Type': 'application/javascript; charset=utf-8',
-        'Cache-Control': 'public, max-age=86400, stale-while-revalidate=604800',
-        ETag: etag,
-        'Access-Control-Allow-Origin': '*',
-        'Cross-Origin-Resource-Policy': 'cross-origin',
-        'X-Content-Type-Options': 'nosniff',
-      });
-      // Weak comparison: a compressed answer's ETag is the weak W/"…" (packages/http compress.ts),
-      // and a client revalidates with whichever form it was given.
-      if (etagMatches(req.get('if-none-match'), etag)) {
-        res.status(304).end();
-        return;
-      }
-      res.send(code);
+      serveScript(req, res, await built());
+    },
+  );
+  // The screenshot chunk, fetched by v1.js only when a visitor asks for a screenshot. Its URL
+  // carries the content hash (`?v=`), so the same caching is safe for it.
+  bundleRoutes.get(
+    CAPTURE_PATH,
+    access.public("the widget's screenshot code, loaded on demand by the public bundle"),
+    async (req, res) => {
+      serveScript(req, res, (await built()).capture);
     },
   );
 
@@ -168,8 +188,13 @@ export function widgetTables(
       const who = visitorId ? `visitor:${visitorId}` : `ip:${req.ip ?? ''}`;
       await limit(`feedback:${who}`, limits.feedbackPerVisitor, 'feedback reports');
       const input = parseInput(fileFeedbackSchema, req.body, 'feedback');
+      // The optional screenshot: checked by its bytes (413/415/422), stored with the ticket.
+      const screenshot = parseScreenshotField((req.body as { screenshot?: unknown }).screenshot);
       // Filed exactly as the API files it: its conversation, its feedback_filed event.
-      const feedback = await fileFeedback(db, workspaceId, input, { visitorId: visitorId ?? null });
+      const feedback = await fileFeedback(db, workspaceId, input, {
+        visitorId: visitorId ?? null,
+        screenshot,
+      });
       res.status(201).json({ id: feedback.id });
     },
   );
@@ -189,6 +214,15 @@ export function widgetRoutes(deps: WebDeps, limits: WidgetLimits = DEFAULT_WIDGE
   const api = Router();
   // Answers every request, errors included, with CORS; the preflight ends here.
   api.use(cors);
+  // Feedback may carry a screenshot (2 MB as base64); every other body stays small. A body over
+  // even that says so in the screenshot's words, not body-parser's.
+  const feedbackJson = express.json({ limit: SCREENSHOT_BODY_LIMIT });
+  api.use('/feedback', (req, res, next) => {
+    feedbackJson(req, res, (error?: unknown) => {
+      const tooLarge = (error as { type?: string } | undefined)?.type === 'entity.too.large';
+      next(tooLarge ? new AppError('payload_too_large', SCREENSHOT_TOO_LARGE) : error);
+    });
+  });
   api.use(express.json({ limit: '64kb' }));
   api.use(storableBody);
   api.use(mount(endpoints));

@@ -25,6 +25,7 @@ import {
   type FeedbackFilter,
   type Ticket,
   findErrorGroup,
+  screenshotMeta,
 } from '@ferry/workspace';
 import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../deps.js';
@@ -161,17 +162,19 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
     triageForm: Partial<Pick<TriagePanel, 'values' | 'errors'>> = {},
   ): Promise<void> {
     const { workspace, member } = seat(res);
-    const [conversation, handles, dispatches, dispatch, triage, errorGroup] = await Promise.all([
-      // The latest few, shown whole: the rest (and the reply box) are in the room.
-      conversationMessages(db, feedback, TICKET_CONVERSATION_LIMIT),
-      workspaceMentionHandles(db, workspace.id),
-      listDispatches(db, feedback),
-      dispatchPanel(res, extra),
-      triagePanel(res, feedback, triageForm),
-      feedback.error_group_id
-        ? findErrorGroup(db, workspace.id, feedback.error_group_id)
-        : Promise.resolve(undefined),
-    ]);
+    const [conversation, handles, dispatches, dispatch, triage, errorGroup, screenshot] =
+      await Promise.all([
+        // The latest few, shown whole: the rest (and the reply box) are in the room.
+        conversationMessages(db, feedback, TICKET_CONVERSATION_LIMIT),
+        workspaceMentionHandles(db, workspace.id),
+        listDispatches(db, feedback),
+        dispatchPanel(res, extra),
+        triagePanel(res, feedback, triageForm),
+        feedback.error_group_id
+          ? findErrorGroup(db, workspace.id, feedback.error_group_id)
+          : Promise.resolve(undefined),
+        screenshotMeta(db, workspace.id, feedback.id),
+      ]);
     const keyLinks = await webhookKeyLinks(db, {
       workspace,
       userId: seat(res).user.id,
@@ -192,6 +195,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
           dispatch,
           triage,
           errorGroup,
+          screenshot,
         }),
       status,
     );

@@ -4,6 +4,7 @@ import {
   type Assignee,
   type DispatchJson,
   type MentionHandles,
+  type ScreenshotMeta,
   type Ticket,
 } from '@ferry/workspace';
 import { code, link, mailto, optional, orDash, timeAgo, withQuery } from './format.js';
@@ -502,6 +503,36 @@ export interface TicketData {
   triage?: TriagePanel | undefined;
   /** The error group it was filed from ("Fix with agent"), when it was and the group remains. */
   errorGroup?: { id: string; error_class: string } | undefined;
+  /** The widget screenshot's size, when the visitor attached one (the bytes are served apart). */
+  screenshot?: Pick<ScreenshotMeta, 'width' | 'height' | 'byte_size'> | undefined;
+}
+
+/** The visitor's screenshot: a preview that opens the full-size image (members only). */
+function screenshotCard(
+  base: string,
+  f: Ticket,
+  shot: NonNullable<TicketData['screenshot']>,
+): SafeHtml {
+  const src = `${base}/feedback/${f.id}/screenshot`;
+  const where = f.page_path ?? f.page_url;
+  const kb = Math.max(1, Math.round(shot.byte_size / 1024));
+  return html`<section class="card screenshot-card" aria-labelledby="screenshot-heading">
+    <h2 id="screenshot-heading">Screenshot</h2>
+    <a class="screenshot-link" href="${src}" target="_blank" rel="noopener">
+      <img
+        src="${src}"
+        width="${shot.width}"
+        height="${shot.height}"
+        loading="lazy"
+        alt="${`Screenshot of ${where ? `the page ${where}` : 'the page'} as the reporter saw it, the picked element outlined`}"
+      />
+    </a>
+    <p class="hint">
+      ${shot.width} × ${shot.height} px, ${kb.toLocaleString('en-US')} KB · the reporter may have
+      blacked out parts of it · <a href="${src}" target="_blank" rel="noopener">Open full size</a> ·
+      never sent to GitHub
+    </p>
+  </section>`;
 }
 
 export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
@@ -534,6 +565,7 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
             <h2>Note</h2>
             <div class="note plain-text">${f.note}</div>
           </section>
+          ${data.screenshot ? screenshotCard(base, f, data.screenshot) : ''}
           ${data.triage ? triageCard(ctx, base, f, data.triage) : ''}
           ${dispatchCard(ctx, base, f, data.dispatch, data.dispatches)}
           <section class="card">
