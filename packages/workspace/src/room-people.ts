@@ -36,26 +36,28 @@ export function listRoomPeople(db: Db, roomId: string): Promise<RoomPerson[]> {
  * Whom the composer's @-autocomplete offers in a room, the viewer left out: the room's people, and
  * the agents a mention there reaches (an agent's own room: that agent; a ticket's conversation,
  * which nobody joins: every active member of the workspace and every agent, as routing reads
- * mentions there). At most 200, by name.
+ * mentions there). A viewer who may not read feedback (a guest pulled into a conversation) is
+ * offered only the conversation's seated people: the workspace's roster is not theirs to list.
+ * At most 200, by name.
  */
 export async function roomMentionSuggestions(
   db: Db,
   room: Pick<Room, 'id' | 'workspace_id' | 'kind'>,
-  viewerMemberId: string,
+  viewer: { id: string; role: Role },
 ): Promise<MentionSuggestion[]> {
-  const conversation = room.kind === 'conversation';
+  const wholeWorkspace = room.kind === 'conversation' && can(viewer.role, 'feedback.read');
   const [members, agents] = await Promise.all([
-    conversation
+    wholeWorkspace
       ? activeSeatNames(db, [room.workspace_id]).then((seats) =>
           seats.map((seat) => ({ memberId: seat.id, name: seat.name })),
         )
       : listRoomPeople(db, room.id),
-    room.kind === 'agent' || conversation
+    room.kind === 'agent' || room.kind === 'conversation'
       ? db
           .selectFrom('agents')
           .select('name')
           .where('workspace_id', '=', room.workspace_id)
-          .$if(!conversation, (q) => q.where('room_id', '=', room.id))
+          .$if(room.kind !== 'conversation', (q) => q.where('room_id', '=', room.id))
           .orderBy('name')
           .limit(100)
           .execute()
@@ -63,7 +65,7 @@ export async function roomMentionSuggestions(
   ]);
   const people = [
     ...members
-      .filter((member) => member.memberId !== viewerMemberId)
+      .filter((member) => member.memberId !== viewer.id)
       .map((member) => ({ name: member.name, kind: 'member' as const })),
     ...agents.map((agent) => ({ name: agent.name, kind: 'agent' as const })),
   ].sort((a, b) => a.name.localeCompare(b.name));

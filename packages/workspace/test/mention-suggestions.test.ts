@@ -71,7 +71,7 @@ describe('mention suggestions', () => {
       const other = await createWorkspace(db);
       await createMember(db, other, { user: await createUser(db, { name: 'Outsider Olga' }) });
 
-      expect(await roomMentionSuggestions(db, channel, ada.id)).toEqual([
+      expect(await roomMentionSuggestions(db, channel, ada)).toEqual([
         { handle: 'grace', name: 'Grace Hopper', kind: 'member' },
       ]);
 
@@ -81,7 +81,7 @@ describe('mention suggestions', () => {
         .where('id', '=', agent.room_id)
         .executeTakeFirstOrThrow();
       expect(
-        (await roomMentionSuggestions(db, agentRoom, ada.id)).filter((s) => s.kind === 'agent'),
+        (await roomMentionSuggestions(db, agentRoom, ada)).filter((s) => s.kind === 'agent'),
       ).toEqual([{ handle: 'shop', name: 'shop', kind: 'agent' }]);
 
       const ticket = await createFeedback(db, workspace);
@@ -90,12 +90,22 @@ describe('mention suggestions', () => {
         .selectAll()
         .where('id', '=', ticket.room_id)
         .executeTakeFirstOrThrow();
-      const offered = await roomMentionSuggestions(db, conversation, linus.id);
+      const offered = await roomMentionSuggestions(db, conversation, linus);
       expect(offered.map((s) => s.name)).toEqual(
         expect.arrayContaining(['Ada Lovelace', 'Grace Hopper', 'shop']),
       );
       expect(offered.map((s) => s.name)).not.toContain('Linus Torvalds');
       expect(offered.map((s) => s.name)).not.toContain('Outsider Olga');
+
+      // A guest pulled into the conversation is not shown the workspace's roster: only who is
+      // seated in it (nobody yet), and the agents a mention there reaches.
+      const guest = await createMember(db, workspace, {
+        role: 'guest',
+        user: await createUser(db, { name: 'Gina Guest' }),
+      });
+      expect(await roomMentionSuggestions(db, conversation, guest)).toEqual([
+        { handle: 'shop', name: 'shop', kind: 'agent' },
+      ]);
     });
   });
 });

@@ -137,7 +137,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
           : Promise.resolve(undefined),
         // Nobody joins a ticket's conversation, so its header names who takes part instead.
         conversation ? conversationParticipants(db, room.room.id) : Promise.resolve(undefined),
-        roomMentionSuggestions(db, room.room, member.id),
+        roomMentionSuggestions(db, room.room, member),
       ]);
     const newest = messages.at(-1);
     if (before === undefined && newest) await readRoom(res, room.room.id, newest.id);
