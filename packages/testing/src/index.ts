@@ -11,3 +11,4 @@ export * from './fake-github/index.js';
 export * from './axe.js';
 export * from './migrations.js';
 export * from './images.js';
+export * from './sentry-clients.js';

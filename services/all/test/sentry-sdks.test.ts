@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import * as Sentry from '@sentry/node';
@@ -8,6 +6,8 @@ import {
   createMember,
   createWorkspace,
   FormClient,
+  reportFromRaven,
+  reportFromSentryPython,
   startApp,
   waitUntil,
   type RunningApp,
@@ -21,45 +21,6 @@ import { startFerry, type FerryHarness } from './support/ferry.js';
  * user's app would run it. What they send must be on the Errors page a member opens: the list with
  * class, message and source, each group's page with backtrace, environment and release.
  */
-const run = promisify(execFile);
-
-const PYTHON_APP = `
-import sys
-import sentry_sdk
-
-sentry_sdk.init(dsn=sys.argv[1], release="billing@3.1.0", environment="py-prod")
-
-def charge(card):
-    raise ValueError("card %s expired" % card)
-
-try:
-    charge("4242")
-except Exception as error:
-    sentry_sdk.capture_exception(error)
-sentry_sdk.flush(10)
-`;
-
-const RUBY_APP = `
-require 'logger'
-require 'raven'
-
-Raven.configure do |config|
-  config.dsn = ARGV[0]
-  config.release = 'ledger@7.0.1'
-  config.current_environment = 'rb-prod'
-  config.logger = Logger.new(nil)
-end
-
-def close_books(month)
-  raise ArgumentError, "month #{month} is already closed"
-end
-
-begin
-  close_books('2026-11')
-rescue => error
-  Raven.capture_exception(error) or abort('raven did not send the event')
-end
-`;
 
 class PaymentDeclined extends Error {
   override name = 'PaymentDeclined';
@@ -136,8 +97,14 @@ describe('Sentry SDKs reporting to pnpm start: on the Errors page', () => {
       await shop.close();
     }
     expect(await Sentry.flush(5_000)).toBe(true);
-    await run('/usr/bin/python3', ['-c', PYTHON_APP, dsn], { timeout: 20_000 });
-    await run('/usr/bin/ruby', ['-e', RUBY_APP, dsn], { timeout: 20_000 });
+    await reportFromSentryPython(dsn, { release: 'billing@3.1.0', environment: 'py-prod' });
+    await reportFromRaven(dsn, {
+      release: 'ledger@7.0.1',
+      environment: 'rb-prod',
+      method: 'close_books',
+      message: 'month %s is already closed',
+      arg: '2026-11',
+    });
 
     const occurrences = async () =>
       Number(
