@@ -19,6 +19,8 @@ export interface IngestParts {
   redis: Redis;
   /** Built on `redis` when absent. */
   producer?: Producer;
+  /** The wall clock when absent (see IngestDeps.now). */
+  now?: () => Date;
 }
 
 export function ingestDeps(parts: IngestParts): IngestDeps {
@@ -32,6 +34,7 @@ export function ingestDeps(parts: IngestParts): IngestDeps {
         logger: parts.logger,
       }),
     tenants: createTenantCache(parts.db),
+    now: parts.now ?? (() => new Date()),
   };
   return { ...deps, accepts: createAcceptGroups(deps) };
 }

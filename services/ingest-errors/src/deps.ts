@@ -21,4 +21,9 @@ export interface IngestDeps {
   tenants: TenantCache;
   /** Group commit of accepted reports: rate-limit takes and enqueues, one round trip per group. */
   accepts: AcceptGroups;
+  /**
+   * The time a request is received at: its reports' fallback occurred_at and the rate-limit
+   * minute it counts in. The wall clock, except in tests that must not straddle a minute.
+   */
+  now: () => Date;
 }

@@ -119,7 +119,7 @@ export function ingestTable(deps: IngestDeps): MountedTable {
       before: [native.cors, enabled, json],
     },
     async (req, res) => {
-      const receivedAt = new Date();
+      const receivedAt = deps.now();
       const workspaceId = await native.workspaceOf(req.get('X-Service-Tenant'));
       // express.json leaves req.body undefined when no body was sent at all.
       if (req.body === undefined) throw emptyBody();
@@ -152,7 +152,7 @@ export function ingestTable(deps: IngestDeps): MountedTable {
   const sentryRoute =
     (decode: (body: Buffer) => DecodedSentry): RequestHandler =>
     async (req, res) => {
-      const receivedAt = new Date();
+      const receivedAt = deps.now();
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const decoded = decode(body);
       const known = res.locals.sentryWorkspaceId as string | undefined;

@@ -37,6 +37,8 @@ describe('POST /ingest/errors', () => {
   let worker: Worker<unknown>;
   let deps: IngestDeps;
   let app: RunningApp;
+  /** Set while a test counts up to the per-minute rate limit (see the rate limit block). */
+  let pinnedClock: Date | undefined;
   const extra: { app: RunningApp; producer: Producer }[] = [];
 
   const report = (i = 0) => ({
@@ -109,6 +111,7 @@ describe('POST /ingest/errors', () => {
       db: ctx.db,
       logger: ctx.logger,
       redis: producerRedis,
+      now: () => pinnedClock ?? new Date(),
     });
     await redisReady(producerRedis);
     app = await startApp(createIngestApp(deps, ctx.redis));
@@ -326,9 +329,11 @@ describe('POST /ingest/errors', () => {
     let ws: Workspace;
     beforeAll(async () => {
       ws = await createWorkspace(ctx.db);
-      // The window is the wall-clock minute: do not start the run right before it rolls over.
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+      // The window is the clock's minute: every request of the run counts in the same one.
+      pinnedClock = new Date();
+    });
+    afterAll(() => {
+      pinnedClock = undefined;
     });
 
     it('cuts the batch that crosses the limit, then answers 429 with Retry-After: 60', async () => {

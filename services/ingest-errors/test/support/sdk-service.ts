@@ -19,6 +19,12 @@ export interface IngestService {
   url: string;
   /** Every request the service answered, oldest first. */
   requests: SeenRequest[];
+  /**
+   * Holds the service's clock at `at` (now when absent) until unpinned: a test that counts up to
+   * the per-minute limit must not have its requests split across two wall-clock minutes.
+   */
+  pinClock(at?: Date): void;
+  unpinClock(): void;
   /** Waits until the workspace has at least `count` occurrences written. */
   waitForOccurrences(workspaceId: string, count: number): Promise<void>;
   close(): Promise<void>;
@@ -31,7 +37,9 @@ export async function startIngestService(
   const producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
   await redisReady(producerRedis);
   const workerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+  let pinned: Date | undefined;
   const deps = ingestDeps({
+    now: () => pinned ?? new Date(),
     config: ctx.config,
     settings: {
       ERROR_INGESTION_ENABLED: true,
@@ -83,8 +91,14 @@ export async function startIngestService(
     ctx,
     url: app.url,
     requests,
+    pinClock(at = new Date()) {
+      pinned = at;
+    },
+    unpinClock() {
+      pinned = undefined;
+    },
     async waitForOccurrences(workspaceId, wanted) {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 30_000;
       for (;;) {
         const n = await count(workspaceId);
         if (n >= wanted) return;
