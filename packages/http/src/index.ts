@@ -11,3 +11,4 @@ export * from './rate-limit.js';
 export * from './outbound.js';
 export * from './route-table.js';
 export * from './public-key.js';
+export * from './service.js';

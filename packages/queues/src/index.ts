@@ -7,3 +7,4 @@ export * from './worker.js';
 export * from './relay-process.js';
 export * from './jobs.js';
 export * from './health.js';
+export * from './lease.js';

@@ -5,3 +5,4 @@ export * from './deps.js';
 export * from './jobs/index.js';
 export * from './streams.js';
 export * from './work-log.js';
+export * from './manifest.js';

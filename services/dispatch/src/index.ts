@@ -4,3 +4,4 @@ export * from './deps.js';
 export * from './flow.js';
 export * from './issue-body.js';
 export * from './jobs/index.js';
+export * from './manifest.js';

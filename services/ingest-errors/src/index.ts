@@ -6,3 +6,4 @@ export * from './jobs/write-errors.js';
 export * from './report.js';
 export * from './retention.js';
 export * from './worker.js';
+export * from './manifest.js';

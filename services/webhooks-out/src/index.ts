@@ -14,3 +14,4 @@ export * from './schedule.js';
 export * from './signing.js';
 export * from './worker.js';
 export * from './jobs/alerts-held.js';
+export * from './manifest.js';

@@ -1,0 +1,212 @@
+import http from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Redis } from 'ioredis';
+import type { AppError, Config } from '@ferry/core';
+import {
+  createRedisConnection,
+  redisReady,
+  runWithLease,
+  startJobs,
+  type LeaseHolder,
+  type Leased,
+  type RunningJobs,
+  type ServiceJobs,
+} from '@ferry/queues';
+import { createHttpApp, finishApp } from './app.js';
+import { healthRouter } from './health.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { closeServer, listen, type Runtime } from './runtime.js';
+
+/**
+ * A service's manifest: everything its process runs, as data, so its own entry (services/X/src/
+ * main.ts) and `pnpm start` (services/all, every manifest in one process) start and stop it the
+ * same way through `runServices`. The order of a manifest list is the mount order.
+ */
+export interface ServiceManifest {
+  /** For logs. */
+  name: string;
+  /**
+   * HTTP routes, mounted in this order. `hot` ones answer at high rates to machines (error
+   * reports, incoming webhooks): mounted before the request log, compression, the health routes
+   * and every other service's middleware (see createHttpApp's hotRoutes).
+   */
+  mounts?: readonly ServiceMount[];
+  /** Queue consumers (the service's *Jobs() factory): safe in every process of a deployment. */
+  jobs?: ServiceJobs;
+  /**
+   * Loops every process may run at once (the outbox relay claims rows with SKIP LOCKED): started
+   * once the server listens, stopped after the jobs so what they stored is still relayed.
+   */
+  background?: readonly Duty[];
+  /**
+   * Work that must run in one process of the deployment (the Ops sampler): each runs under a
+   * Redis lease (packages/queues runWithLease), in whichever process holds it. Stopped first.
+   */
+  oncePerDeployment?: readonly Duty[];
+  /** Attached to the HTTP server (socket.io); closed while the server drains. */
+  realtime?: { attach(server: http.Server): void; close(): Promise<void> };
+  /** The HTML error page for browsers (web); JSON errors otherwise. */
+  renderErrorHtml?: (req: Request, res: Response, error: AppError) => void;
+  /** Close steps, each run at its stage of the shutdown (see runServices' stop). */
+  close?: {
+    /** While the server stops accepting: end long-lived responses (SSE streams) it waits for. */
+    streams?: () => Promise<void>;
+    /** Once every request has its answer: write what requests left queued (group commits). */
+    requests?: () => Promise<void>;
+    /** After jobs and background loops stopped: producers, pools, caches. */
+    resources?: () => Promise<void>;
+  };
+}
+
+export interface ServiceMount {
+  /** app.use(path, router); the root when absent. */
+  path?: string;
+  router: RequestHandler;
+  hot?: boolean;
+}
+
+export interface Duty {
+  name: string;
+  start(): Leased;
+}
+
+/** What a manifest is built from: the process's config, connections and metrics registry. */
+export interface ServiceContext {
+  config: Config;
+  runtime: Runtime;
+  /** Fail-fast connection for requests and enqueues (createRedisConnection role `producer`). */
+  producerRedis: Redis;
+  metrics: Metrics;
+}
+
+export interface RunServicesOptions {
+  /** The process's name: metrics label and Redis connection names (`ferry`, `web`, ...). */
+  name: string;
+  /** False for a process without HTTP (the relay, INGEST_ROLE=worker). */
+  listen?: boolean;
+  /** `pnpm start`: every queue an outbox event is relayed to must be consumed here. */
+  requireRoutedQueues?: boolean;
+  /** How long a once-per-deployment lease lasts without renewal (tests shorten it). */
+  leaseTtlMs?: number;
+}
+
+export interface RunningServices {
+  /** Undefined when `listen` is false. */
+  server: http.Server | undefined;
+  /** The once-per-deployment duties' leases, by duty name. */
+  leases: ReadonlyMap<string, LeaseHolder>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the manifests `build` returns in this process: one app (hot mounts, health, the rest in
+ * order, 404 and error handlers), every service's jobs under one startup check, the realtime
+ * attach, the background loops and, under their leases, the once-per-deployment duties.
+ */
+export async function runServices(
+  runtime: Runtime,
+  options: RunServicesOptions,
+  build: (ctx: ServiceContext) => ServiceManifest[],
+): Promise<RunningServices> {
+  const { config, logger } = runtime;
+  const serve = options.listen ?? true;
+  // Separate connections per role (see createRedisConnection): requests fail fast while Redis is
+  // down, the workers wait it out.
+  const producerRedis = createRedisConnection(config.REDIS_URL, {
+    role: 'producer',
+    logger,
+    name: `${options.name}-producer`,
+  });
+  const metrics = createMetrics(options.name);
+  const manifests = build({ config, runtime, producerRedis, metrics });
+
+  const serviceJobs = manifests.flatMap((m) => (m.jobs ? [m.jobs] : []));
+  let workerRedis: Redis | undefined;
+  let jobs: RunningJobs | undefined;
+  if (serviceJobs.length) {
+    workerRedis = createRedisConnection(config.REDIS_URL, {
+      role: 'worker',
+      logger,
+      name: `${options.name}-worker`,
+    });
+    jobs = startJobs(serviceJobs, {
+      connection: workerRedis,
+      prefix: config.REDIS_PREFIX,
+      logger,
+      requireRoutedQueues: options.requireRoutedQueues ?? false,
+    });
+  }
+
+  let server: http.Server | undefined;
+  if (serve) {
+    const mounts = manifests.flatMap((m) => m.mounts ?? []);
+    const app = createHttpApp({
+      logger,
+      metrics,
+      trustProxy: config.TRUST_PROXY,
+      hotRoutes: mounts.filter((m) => m.hot).map((m) => m.router),
+    });
+    app.use(
+      healthRouter({
+        db: runtime.db,
+        redis: runtime.redis,
+        metrics,
+        metricsToken: config.METRICS_TOKEN,
+      }),
+    );
+    for (const mount of mounts.filter((m) => !m.hot)) {
+      if (mount.path) app.use(mount.path, mount.router);
+      else app.use(mount.router);
+    }
+    const renderHtml = manifests.find((m) => m.renderErrorHtml)?.renderErrorHtml;
+    finishApp(app, { logger, ...(renderHtml ? { renderHtml } : {}) });
+    // Fail-fast producers refuse commands until connected: be ready before taking requests.
+    await redisReady(producerRedis);
+    server = http.createServer(app);
+    for (const m of manifests) m.realtime?.attach(server);
+    await listen(server, config.PORT, logger);
+  }
+
+  const background = manifests.flatMap((m) => m.background ?? []).map((duty) => duty.start());
+  const leases = new Map<string, LeaseHolder>();
+  for (const duty of manifests.flatMap((m) => m.oncePerDeployment ?? [])) {
+    leases.set(
+      duty.name,
+      runWithLease({
+        redis: runtime.redis,
+        key: `${config.REDIS_PREFIX}:lease:${duty.name}`,
+        name: duty.name,
+        logger,
+        start: () => duty.start(),
+        ...(options.leaseTtlMs ? { ttlMs: options.leaseTtlMs } : {}),
+      }),
+    );
+  }
+
+  const closeStage = async (stage: 'streams' | 'requests' | 'resources'): Promise<void> => {
+    for (const m of manifests) await m.close?.[stage]?.();
+  };
+  return {
+    server,
+    leases,
+    stop: async () => {
+      for (const lease of leases.values()) await lease.stop();
+      // Stop accepting; end the agents' SSE streams and the pages' sockets (they reconnect to
+      // another process); requests in flight get their real answers before anything they need
+      // closes.
+      const closed = server ? closeServer(server) : Promise.resolve();
+      await closeStage('streams');
+      for (const m of manifests) await m.realtime?.close();
+      await closed;
+      // Posts already queued for a group commit are written before the pool closes.
+      await closeStage('requests');
+      // Active jobs finish (or stay queued for another process); then what was stored is relayed.
+      await jobs?.stop();
+      for (const loop of background) await loop.stop();
+      await closeStage('resources');
+      producerRedis.disconnect();
+      workerRedis?.disconnect();
+      await runtime.close();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { ServiceContext, ServiceManifest } from '@ferry/http';
+import { ingestDeps, ingestRouter } from './app.js';
+import type { IngestSettings } from './config.js';
+import { errorWriterJobs } from './worker.js';
+
+/**
+ * The ingest-errors service for runServices: POST /ingest/errors (a hot mount: no request log
+ * line per report) and/or the worker that writes reports (INGEST_ROLE; `pnpm start` runs both).
+ */
+export function ingestManifest(
+  ctx: ServiceContext,
+  settings: IngestSettings,
+  role: IngestSettings['INGEST_ROLE'] = 'all',
+): ServiceManifest {
+  const { config, runtime } = ctx;
+  const shared = { config, db: runtime.db, logger: runtime.logger };
+  const deps =
+    role === 'worker' ? undefined : ingestDeps({ ...shared, settings, redis: ctx.producerRedis });
+  return {
+    name: 'ingest-errors',
+    ...(deps ? { mounts: [{ router: ingestRouter(deps), hot: true }] } : {}),
+    ...(role === 'http'
+      ? {}
+      : { jobs: errorWriterJobs({ ...shared, retentionLimit: settings.ERROR_RETENTION_LIMIT }) }),
+    // Requests in flight have had their answers (a 202 only once queued) before this closes.
+    ...(deps ? { close: { resources: () => deps.producer.close() } } : {}),
+  };
+}
