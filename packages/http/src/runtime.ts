@@ -99,11 +99,32 @@ export function listen(server: http.Server, port: number, logger: Logger): Promi
  * is cut off after `timeoutMs` so an orchestrator never waits forever.
  */
 export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs = 25_000): void {
+  const begin = shutdownOnce(logger, stop, timeoutMs);
   let stopping = false;
   const handle = (signal: NodeJS.Signals): void => {
     if (stopping) process.exit(1);
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    begin(signal);
+  };
+  process.on('SIGTERM', handle);
+  process.on('SIGINT', handle);
+}
+
+/**
+ * The drain onShutdown runs, for a caller that decides itself what starts it (a cluster worker:
+ * its primary's message): the first call runs `stop` and exits 0 (1 if it failed or took longer
+ * than `timeoutMs`); later calls do nothing.
+ */
+export function shutdownOnce(
+  logger: Logger,
+  stop: () => Promise<void>,
+  timeoutMs = 25_000,
+): (reason: string) => void {
+  let started = false;
+  return (reason) => {
+    if (started) return;
+    started = true;
+    logger.info({ signal: reason }, 'shutting down');
     const timer = setTimeout(() => {
       logger.error('shutdown timed out');
       process.exit(1);
@@ -117,8 +138,6 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs 
       },
     );
   };
-  process.on('SIGTERM', handle);
-  process.on('SIGINT', handle);
 }
 
 /** Parse config once at start; a bad value prints every problem and exits 1 (no stack trace). */

@@ -1,0 +1,140 @@
+import cluster, { type Worker } from 'node:cluster';
+import { createLogger } from '@ferry/core';
+import { migrateToLatest } from '@ferry/db';
+import { shutdownOnce } from '@ferry/http';
+import type { FerryConfig } from './config.js';
+import { startAll } from './server.js';
+
+/**
+ * `pnpm start` on every core: a node:cluster primary that migrates once, then forks
+ * `settings.processes` workers sharing PORT. Each worker is the whole product (startAll: HTTP,
+ * sockets, SSE, every queue's workers, the relay); what must run once per deployment (the Ops
+ * sampler) runs under a Redis lease in one of them.
+ *
+ * Shutdown: SIGTERM or SIGINT to the primary tells every worker to drain (each runs its own
+ * graceful stop); the primary exits 0 once all exited 0, 1 if any failed or it had to kill them.
+ * A worker that dies while serving is reported and replaced; one that dies before it was up
+ * (a port in use, a bad database) stops the rest: starting it again would fail again.
+ */
+
+/** Primary -> worker: drain and exit. */
+const STOP = 'ferry:stop';
+/** Worker -> primary: serving. */
+const UP = 'ferry:up';
+
+/** The primary waits this long for drains (each worker cuts its own off at 25 s). */
+const DRAIN_TIMEOUT_MS = 30_000;
+
+function isMessage(value: unknown, type: string): boolean {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === type;
+}
+
+export async function runPrimary(settings: FerryConfig): Promise<void> {
+  const config = settings.base;
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'ferry' });
+  const { applied } = await migrateToLatest(config.DATABASE_URL);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+
+  const running = new Set<Worker>();
+  const up = new Set<Worker>();
+  let announced = false;
+  let stopping = false;
+  let failed = false;
+
+  const fork = (): void => {
+    const worker = cluster.fork();
+    running.add(worker);
+    worker.on('message', (message: unknown) => {
+      if (!isMessage(message, UP)) return;
+      up.add(worker);
+      if (stopping) worker.send({ type: STOP });
+      else if (!announced && up.size === settings.processes) {
+        announced = true;
+        logger.info(
+          { processes: settings.processes },
+          `Ferry is up: ${config.PUBLIC_URL} (${settings.processes} processes)`,
+        );
+      }
+    });
+  };
+
+  const live = (): Worker[] => [...running];
+  const finishIfDone = (): void => {
+    if (live().length === 0) process.exit(failed ? 1 : 0);
+  };
+  const stopAll = (reason: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason, processes: live().length }, 'draining every worker');
+    // A worker still starting gets the message once it is up (see fork).
+    for (const worker of live()) if (up.has(worker)) worker.send({ type: STOP });
+    const timer = setTimeout(() => {
+      logger.error({ left: live().map((w) => w.process.pid) }, 'workers did not drain in time');
+      for (const worker of live()) worker.process.kill('SIGKILL');
+      process.exit(1);
+    }, DRAIN_TIMEOUT_MS);
+    timer.unref();
+    finishIfDone();
+  };
+
+  cluster.on('exit', (worker, code, signal) => {
+    running.delete(worker);
+    const wasUp = up.delete(worker);
+    const pid = worker.process.pid;
+    const clean = code === 0 && signal === null;
+    if (stopping) {
+      if (!clean) {
+        failed = true;
+        logger.error({ pid, code, signal }, 'a worker failed to drain');
+      }
+      finishIfDone();
+    } else if (!wasUp) {
+      failed = true;
+      logger.error({ pid, code, signal }, 'a worker exited before it was up; stopping');
+      stopAll('a worker failed to start');
+    } else {
+      logger.error({ pid, code, signal }, 'a worker exited; starting another');
+      fork();
+    }
+  });
+
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signalled) {
+      // A second Ctrl-C: stop waiting.
+      for (const worker of live()) worker.process.kill('SIGKILL');
+      process.exit(1);
+    }
+    signalled = true;
+    stopAll(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  for (let i = 0; i < settings.processes; i++) fork();
+}
+
+export async function runWorker(settings: FerryConfig): Promise<void> {
+  const config = settings.base;
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'ferry' });
+  let stop: ((reason: string) => void) | undefined;
+  let requested: string | undefined;
+  const request = (reason: string): void => {
+    requested ??= reason;
+    stop?.(reason);
+  };
+  process.on('message', (message: unknown) => {
+    if (isMessage(message, STOP)) request('primary');
+  });
+  // Ctrl-C reaches every process of the terminal's group; the primary relays it as STOP, so a
+  // worker does not start its drain twice. A SIGTERM sent to a worker alone drains it.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => request('SIGTERM'));
+  // The primary is gone (killed): drain rather than serve on unsupervised.
+  process.on('disconnect', () => request('primary gone'));
+
+  const ferry = await startAll(settings, { migrate: false });
+  stop = shutdownOnce(logger, ferry.stop);
+  if (requested) stop(requested);
+  else process.send?.({ type: UP });
+}
