@@ -8,8 +8,9 @@ import type { Logger } from '@ferry/core';
  * sampler): `SET key token NX PX ttl` takes it, a compare-and-PEXPIRE renews it every third of
  * its ttl, a compare-and-DEL gives it back on a clean stop. A holder that dies stops renewing, so
  * the key expires and another process takes it on its next try (within ttl + one try interval).
- * A holder that cannot renew (lost to another, or Redis unreachable for a whole ttl) stops its
- * work before anyone else can have started it.
+ * A holder that cannot renew (Redis unreachable for two thirds of the ttl) stops its work before
+ * the lease can have expired, so two never run it at once (short of a process stalled for longer
+ * than that; the Ops sampler's per-minute claim makes even that harmless).
  */
 const RENEW = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -72,6 +73,9 @@ export function runWithLease(options: LeaseOptions): LeaseHolder {
 
   const step = async (): Promise<void> => {
     if (stopped) return;
+    // The lease lasts at least ttl from when a SET or renewal was sent (the server applied it
+    // later), so the time sent is what a holder counts from.
+    const sentAt = Date.now();
     try {
       if (!work) {
         const taken = await redis.set(key, token, 'PX', ttlMs, 'NX');
@@ -79,17 +83,18 @@ export function runWithLease(options: LeaseOptions): LeaseHolder {
           if (taken === 'OK') await redis.eval(RELEASE, 1, key, token);
           return;
         }
-        renewedAt = Date.now();
+        renewedAt = sentAt;
         work = options.start();
         logger.info({ duty: name, pid: process.pid }, 'once-per-deployment duty running here');
         return;
       }
       const renewed = Number(await redis.eval(RENEW, 1, key, token, ttlMs));
-      if (renewed === 1) renewedAt = Date.now();
+      if (renewed === 1) renewedAt = sentAt;
       else await lose('taken by another process');
     } catch (err) {
-      // Unreachable Redis: keep going until the lease would have expired, then assume it is gone.
-      if (work && Date.now() - renewedAt >= ttlMs) await lose('could not renew');
+      // Unreachable Redis: keep going a while, but stop well before the lease can have expired
+      // (two failed renewals), so another process never starts the work while this one runs it.
+      if (work && Date.now() - renewedAt >= (ttlMs * 2) / 3) await lose('could not renew');
       else logger.warn({ err, duty: name }, 'lease check failed');
     }
   };

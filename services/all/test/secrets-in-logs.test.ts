@@ -49,15 +49,21 @@ describe('no secret in any log line', () => {
     child.stderr!.on('data', (chunk: Buffer) => output.push(chunk));
     exited = new Promise((resolve) => child.once('exit', () => resolve()));
     // Our own child says it is up on this URL: a port answering could be someone else's server.
-    await waitUntil(async () => {
-      if (child.exitCode !== null) throw new Error(Buffer.concat(output).toString('utf8'));
-      if (!Buffer.concat(output).toString('utf8').includes(`Ferry is up: ${url}`)) return false;
-      try {
-        return (await fetch(`${url}/healthz`)).ok;
-      } catch {
-        return false;
-      }
-    }, 'pnpm start to listen');
+    // A primary and its workers each load the product in turn (FERRY_PROCESSES defaults to the
+    // cores): on a loaded host that takes longer than waitUntil's default 15 s.
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(Buffer.concat(output).toString('utf8'));
+        if (!Buffer.concat(output).toString('utf8').includes(`Ferry is up: ${url}`)) return false;
+        try {
+          return (await fetch(`${url}/healthz`)).ok;
+        } catch {
+          return false;
+        }
+      },
+      'pnpm start to listen',
+      50_000,
+    );
   }, 60_000);
 
   afterAll(async () => {
