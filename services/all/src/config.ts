@@ -9,7 +9,7 @@ import { loadWebhooksInSettings, type WebhooksInSettings } from '@ferry/webhooks
 import { loadWebhooksOutSettings, type WebhooksOutSettings } from '@ferry/webhooks-out';
 
 const processCount = z.coerce
-  .number()
+  .number({ error: 'must be a whole number' })
   .int('must be a whole number')
   .min(1, 'must be at least 1')
   .max(256, 'must be at most 256');
