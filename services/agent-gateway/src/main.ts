@@ -11,4 +11,4 @@ const runtime = openRuntime(config, 'agent-gateway');
 const running = await runServices(runtime, { name: 'agent-gateway' }, (ctx) => [
   agentGatewayManifest(ctx, config.agentGateway),
 ]);
-onShutdown(runtime.logger, running.stop);
+onShutdown(runtime.logger, () => running.stop());

@@ -117,11 +117,11 @@ export async function runPrimary(settings: FerryConfig): Promise<void> {
 export async function runWorker(settings: FerryConfig): Promise<void> {
   const config = settings.base;
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'ferry' });
-  let stop: ((reason: string) => void) | undefined;
-  let requested: string | undefined;
+  // Asked to stop before it was up: it stops as soon as it is.
+  const drain: { stop?: (reason: string) => void; requested?: string } = {};
   const request = (reason: string): void => {
-    requested ??= reason;
-    stop?.(reason);
+    drain.requested ??= reason;
+    drain.stop?.(reason);
   };
   process.on('message', (message: unknown) => {
     if (isMessage(message, STOP)) request('primary');
@@ -134,7 +134,7 @@ export async function runWorker(settings: FerryConfig): Promise<void> {
   process.on('disconnect', () => request('primary gone'));
 
   const ferry = await startAll(settings, { migrate: false });
-  stop = shutdownOnce(logger, ferry.stop);
-  if (requested) stop(requested);
+  drain.stop = shutdownOnce(logger, () => ferry.stop());
+  if (drain.requested) drain.stop(drain.requested);
   else process.send?.({ type: UP });
 }

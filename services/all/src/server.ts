@@ -57,5 +57,5 @@ export async function startAll(
       relayManifest(ctx),
     ],
   );
-  return { server: running.server!, leases: running.leases, stop: running.stop };
+  return { server: running.server!, leases: running.leases, stop: () => running.stop() };
 }

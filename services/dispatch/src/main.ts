@@ -18,4 +18,4 @@ if (!config.dispatch.github.configured) {
 const running = await runServices(runtime, { name: 'dispatch' }, (ctx) => [
   dispatchManifest(ctx, config.dispatch),
 ]);
-onShutdown(runtime.logger, running.stop);
+onShutdown(runtime.logger, () => running.stop());

@@ -15,4 +15,4 @@ const running = await runServices(
   (ctx) => [ingestManifest(ctx, config.ingest, role)],
 );
 if (role !== 'http') runtime.logger.info({ role }, 'error-ingest worker started');
-onShutdown(runtime.logger, running.stop);
+onShutdown(runtime.logger, () => running.stop());

@@ -13,4 +13,4 @@ const running = await runServices(runtime, { name: 'relay', listen: false }, (ct
   relayManifest(ctx),
 ]);
 runtime.logger.info('outbox relay started');
-onShutdown(runtime.logger, running.stop);
+onShutdown(runtime.logger, () => running.stop());

@@ -12,4 +12,4 @@ const runtime = openRuntime(config, 'web');
 const running = await runServices(runtime, { name: 'web' }, (ctx) => [
   webManifest(ctx, config.web, { relay: config.web.runRelay }),
 ]);
-onShutdown(runtime.logger, running.stop);
+onShutdown(runtime.logger, () => running.stop());

@@ -10,4 +10,4 @@ const runtime = openRuntime(config, 'webhooks-in');
 const running = await runServices(runtime, { name: 'webhooks-in' }, (ctx) => [
   webhooksInManifest(ctx, config.webhooksIn),
 ]);
-onShutdown(runtime.logger, running.stop);
+onShutdown(runtime.logger, () => running.stop());

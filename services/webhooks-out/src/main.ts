@@ -11,4 +11,4 @@ const runtime = openRuntime(config, 'webhooks-out');
 const running = await runServices(runtime, { name: 'webhooks-out' }, (ctx) => [
   webhooksOutManifest(ctx, config.webhooksOut, { ownPool: true }),
 ]);
-onShutdown(runtime.logger, running.stop);
+onShutdown(runtime.logger, () => running.stop());
