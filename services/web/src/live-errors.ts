@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isId } from '@ferry/core';
-import type { Db, ErrorStatus } from '@ferry/db';
+import type { Db } from '@ferry/db';
 import {
   can,
   errorGroupsMatching,
@@ -68,7 +68,7 @@ export function watchOf(join: ErrorsJoin): ErrorsWatch {
   const { status, ...rest } = join.filter;
   return {
     workspaceId: join.workspaceId,
-    filter: { ...rest, status: status === 'all' ? undefined : (status as ErrorStatus) },
+    filter: { ...rest, status: status === 'all' ? undefined : status },
   };
 }
 

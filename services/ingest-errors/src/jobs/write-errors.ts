@@ -405,15 +405,13 @@ function liveNews(
   upserted: ReadonlyMap<string, UpsertedGroup>,
   inserted: readonly Placed[],
 ): WorkspaceErrorsWritten[] {
-  const workspaces = new Map<
-    string,
-    Map<string, { id: string; n: number; created: boolean; environments: Map<string, number> }>
-  >();
+  type Counted = { id: string; n: number; created: boolean; environments: Map<string, number> };
+  const workspaces = new Map<string, Map<string, Counted>>();
   for (const { workspaceId, report } of inserted) {
     const row = upserted.get(groupKey(workspaceId, report.fingerprint));
     if (!row) continue;
     let groups = workspaces.get(workspaceId);
-    if (!groups) workspaces.set(workspaceId, (groups = new Map()));
+    if (!groups) workspaces.set(workspaceId, (groups = new Map<string, Counted>()));
     let group = groups.get(row.id);
     if (!group) {
       group = { id: row.id, n: 0, created: row.created, environments: new Map() };
