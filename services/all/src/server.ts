@@ -68,7 +68,11 @@ export async function startAll(settings: FerryConfig): Promise<RunningFerry> {
     [
       agentGatewayJobs(agentOptions),
       dispatchJobs(dispatchOptions),
-      errorWriterJobs({ ...shared, retentionLimit: settings.ingest.ERROR_RETENTION_LIMIT }),
+      errorWriterJobs({
+        ...shared,
+        retentionLimit: settings.ingest.ERROR_RETENTION_LIMIT,
+        announceOn: runtime.redis,
+      }),
       webhooksOutJobs({
         ...shared,
         settings: settings.webhooksOut,

@@ -50,6 +50,7 @@ if (role !== 'http') {
     logger: runtime.logger,
     connection: workerRedis,
     retentionLimit: config.ingest.ERROR_RETENTION_LIMIT,
+    announceOn: runtime.redis,
   });
   writer = { worker, redis: workerRedis };
   runtime.logger.info({ role }, 'error-ingest worker started');
