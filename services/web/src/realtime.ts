@@ -230,15 +230,20 @@ async function deliverAnnounced(
   for (const message of ordered) await deliverLocally(io, db, message, handles);
 }
 
+/** Answers a join through the client's acknowledgement callback, when it sent one. */
+function replier(ack: unknown): (value: JoinReply) => void {
+  return (value) => {
+    if (typeof ack === 'function') (ack as (value: JoinReply) => void)(value);
+  };
+}
+
 async function onRoomJoin(
   db: Db,
   socket: RealtimeSocket,
   payload: unknown,
   ack: unknown,
 ): Promise<void> {
-  const reply = (value: JoinReply): void => {
-    if (typeof ack === 'function') (ack as (value: JoinReply) => void)(value);
-  };
+  const reply = replier(ack);
   const parsed = joinSchema.safeParse(payload);
   if (!parsed.success) {
     reply({
@@ -283,9 +288,7 @@ async function onErrorsJoin(
   payload: unknown,
   ack: unknown,
 ): Promise<void> {
-  const reply = (value: JoinReply): void => {
-    if (typeof ack === 'function') (ack as (value: JoinReply) => void)(value);
-  };
+  const reply = replier(ack);
   const parsed = errorsJoinSchema.safeParse(payload);
   if (!parsed.success) {
     reply({
