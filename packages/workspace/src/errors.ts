@@ -118,6 +118,32 @@ export async function listErrorGroups(
   };
 }
 
+/**
+ * Of `groupIds`, those of the workspace that the filter shows now: what a live Errors page counts
+ * as new (services/web live-errors.ts). One indexed read by primary key, whatever the filter.
+ */
+export async function errorGroupsMatching(
+  db: Db,
+  workspaceId: string,
+  groupIds: readonly string[],
+  filter: ErrorGroupFilter,
+): Promise<Set<string>> {
+  const ids = groupIds.filter((id) => isId(id, 'errorGroup'));
+  if (ids.length === 0) return new Set();
+  let query = narrowed(
+    db
+      .selectFrom('error_groups')
+      .select('id')
+      .where('workspace_id', '=', workspaceId)
+      .where('id', 'in', ids),
+    filter,
+  );
+  if (filter.source) query = query.where('source', '=', filter.source);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  const rows = await query.execute();
+  return new Set(rows.map((row) => row.id));
+}
+
 function zeroes<K extends string>(keys: readonly K[]): Record<K, number> {
   return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 }

@@ -16,6 +16,7 @@ export * from './tokens.js';
 export * from './users.js';
 export * from './workspaces.js';
 export * from './live.js';
+export * from './errors-live.js';
 export * from './agents.js';
 export * from './ship-policy.js';
 export * from './visitors.js';

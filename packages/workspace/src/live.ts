@@ -58,24 +58,37 @@ const requestChannel = (prefix: string): string => `${liveChannelKey(prefix)}-re
 const SERVER_SIDE_EMIT = 6;
 const ANNOUNCER_UID = 'ferry-announcer';
 
+/**
+ * Publishes one server-side event to every web process (realtime.ts listens with `io.on`). Never
+ * throws, never rejects: a failed publish is logged, and the pages catch up on their next load.
+ */
+export async function publishServerSideEvent(
+  redis: Redis,
+  prefix: string,
+  logger: Logger,
+  event: string,
+  payload: unknown,
+): Promise<void> {
+  const request = JSON.stringify({
+    uid: ANNOUNCER_UID,
+    type: SERVER_SIDE_EMIT,
+    data: [event, payload],
+  });
+  try {
+    await redis.publish(requestChannel(prefix), request);
+  } catch (err) {
+    logger.warn({ err, event }, 'live announcement failed');
+  }
+}
+
 export function createAnnouncer(redis: Redis, prefix: string, logger: Logger): Announcer {
-  const channel = requestChannel(prefix);
   return {
     async announce(messages) {
       for (let start = 0; start < messages.length; start += ANNOUNCE_BATCH_MAX) {
         const payload: StoredMessages = {
           messages: messages.slice(start, start + ANNOUNCE_BATCH_MAX),
         };
-        const request = JSON.stringify({
-          uid: ANNOUNCER_UID,
-          type: SERVER_SIDE_EMIT,
-          data: [MESSAGES_STORED_EVENT, payload],
-        });
-        try {
-          await redis.publish(channel, request);
-        } catch (err) {
-          logger.warn({ err, count: payload.messages.length }, 'live announcement failed');
-        }
+        await publishServerSideEvent(redis, prefix, logger, MESSAGES_STORED_EVENT, payload);
       }
     },
   };

@@ -84,8 +84,21 @@ export async function postMessages(
 ): Promise<Message[]> {
   const rows = inputs.map(messageRow);
   if (!rows.length) return [];
+  const payloads = inputs.flatMap((input, i) =>
+    input.originalPayload ? [{ message_id: rows[i]!.id, ...input.originalPayload }] : [],
+  );
   const write = async (trx: Db): Promise<Message[]> => {
-    const inserted = await trx.insertInto('messages').values(rows).returningAll().execute();
+    // The original payloads go in the same statement as their messages (a data-modifying CTE;
+    // the foreign key is checked at the statement's end): no extra round trip in the group
+    // commit of incoming posts, where one more statement per batch cost ~8% of the throughput.
+    const inserted = payloads.length
+      ? await trx
+          .with('payloads', (cte) => cte.insertInto('message_payloads').values(payloads))
+          .insertInto('messages')
+          .values(rows)
+          .returningAll()
+          .execute()
+      : await trx.insertInto('messages').values(rows).returningAll().execute();
     // RETURNING's order is not promised: put the rows back in the caller's order by id.
     const byId = new Map(inserted.map((message) => [message.id, message]));
     const messages = rows.map(({ id }) => {
@@ -121,10 +134,6 @@ export async function postMessages(
     }
     await writeEvents(trx, events);
     await recordMentions(trx, messages);
-    const payloads = inputs.flatMap((input, i) =>
-      input.originalPayload ? [{ message_id: rows[i]!.id, ...input.originalPayload }] : [],
-    );
-    if (payloads.length) await trx.insertInto('message_payloads').values(payloads).execute();
     return messages;
   };
   return db.isTransaction ? write(db) : db.transaction().execute(write);

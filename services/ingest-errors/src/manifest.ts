@@ -21,7 +21,14 @@ export function ingestManifest(
     ...(deps ? { mounts: [{ router: ingestRouter(deps), hot: true }] } : {}),
     ...(role === 'http'
       ? {}
-      : { jobs: errorWriterJobs({ ...shared, retentionLimit: settings.ERROR_RETENTION_LIMIT }) }),
+      : {
+          jobs: errorWriterJobs({
+            ...shared,
+            retentionLimit: settings.ERROR_RETENTION_LIMIT,
+            // Committed batches are announced to open Errors pages on the runtime's connection.
+            announceOn: runtime.redis,
+          }),
+        }),
     // Requests in flight have had their answers (a 202 only once queued) before this closes.
     ...(deps ? { close: { resources: () => deps.producer.close() } } : {}),
   };

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Config, Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { startJobs, type QueueName, type ServiceJobs } from '@ferry/queues';
+import { createErrorsAnnouncer } from '@ferry/workspace';
 import { createBatcher } from './batcher.js';
 import {
   parseJob,
@@ -44,6 +45,12 @@ export interface ErrorWriterOptions {
   logger: Logger;
   /** A `worker`-role connection (createRedisConnection); the caller closes it. */
   connection: Redis;
+  /**
+   * Where committed batches are announced to open Errors pages (the runtime's connection, as the
+   * outbox relay's announcements): one publish per batch. Not the worker connection, which waits
+   * out a Redis outage with every command queued. Without it nothing is announced.
+   */
+  announceOn?: Redis;
   retentionLimit: number;
   /** Jobs held at once (ERROR_WRITER_CONCURRENCY unless given): the pool batches are cut from. */
   concurrency?: number;
@@ -102,6 +109,9 @@ export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>)
     logger: options.logger,
     retentionLimit: options.retentionLimit,
     publicUrl: options.config.PUBLIC_URL,
+    announcer: options.announceOn
+      ? createErrorsAnnouncer(options.announceOn, options.config.REDIS_PREFIX, options.logger)
+      : undefined,
   };
   const shape = options.batch ?? ERROR_WRITER_BATCH;
   const batcher = createBatcher<ParsedJob, WriteResult>({

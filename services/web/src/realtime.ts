@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import {
+  ERRORS_WRITTEN_EVENT,
+  errorsWrittenSchema,
   findMessage,
   findRoomSeat,
   liveChannelKey,
@@ -34,6 +36,16 @@ import {
   type UnreadStateEvent,
 } from './live-unread.js';
 import { messageItem, messageItems } from './views/messages.js';
+import {
+  createLiveErrors,
+  errorsChannel,
+  errorsJoinSchema,
+  mayWatchErrors,
+  watchOf,
+  type ErrorsNewEvent,
+  type ErrorsWatch,
+  type WatchingSocket,
+} from './live-errors.js';
 
 /**
  * Live updates for pages (new messages in a room). Sockets authenticate with the same session
@@ -49,6 +61,8 @@ import { messageItem, messageItems } from './views/messages.js';
  * - server -> `room:left` {roomId}: this user no longer has the room; the page stops listening.
  * - unread counts for the sidebar: `unread:message`, `unread:state`, `room:read`, `unread:sync`
  *   (live-unread.ts).
+ * - the Errors page's "N new errors" line: `errors:join`, `errors:new`, `errors:left`
+ *   (live-errors.ts), from the error writer's `errors:written` announcements.
  *
  * Several web processes (`docker compose up --scale web=3`) share one Redis adapter, so a message
  * posted on one process reaches sockets held by the others.
@@ -83,6 +97,7 @@ interface ClientToServerEvents {
   'room:join': (payload: unknown, ack: unknown) => void;
   'room:read': (payload: unknown) => void;
   'unread:sync': (payload: unknown) => void;
+  'errors:join': (payload: unknown, ack: unknown) => void;
 }
 
 interface ServerToClientEvents {
@@ -90,15 +105,21 @@ interface ServerToClientEvents {
   'room:left': (event: { roomId: string }) => void;
   'unread:message': (event: UnreadMessageEvent) => void;
   'unread:state': (event: UnreadStateEvent) => void;
+  'errors:new': (event: ErrorsNewEvent) => void;
+  'errors:left': (event: { workspaceId: string }) => void;
 }
 
 interface InterServerEvents {
   // From another process's relay: validated with storedMessagesSchema, never trusted.
   [MESSAGES_STORED_EVENT]: (event: unknown) => void;
+  // From an error writer: validated with errorsWrittenSchema, never trusted.
+  [ERRORS_WRITTEN_EVENT]: (event: unknown) => void;
 }
 
 interface SocketData {
   userId: string;
+  /** The Errors page this socket shows, once `errors:join` was allowed. */
+  errors?: ErrorsWatch;
 }
 
 export type RealtimeServer = Server<
@@ -209,15 +230,20 @@ async function deliverAnnounced(
   for (const message of ordered) await deliverLocally(io, db, message, handles);
 }
 
+/** Answers a join through the client's acknowledgement callback, when it sent one. */
+function replier(ack: unknown): (value: JoinReply) => void {
+  return (value) => {
+    if (typeof ack === 'function') (ack as (value: JoinReply) => void)(value);
+  };
+}
+
 async function onRoomJoin(
   db: Db,
   socket: RealtimeSocket,
   payload: unknown,
   ack: unknown,
 ): Promise<void> {
-  const reply = (value: JoinReply): void => {
-    if (typeof ack === 'function') (ack as (value: JoinReply) => void)(value);
-  };
+  const reply = replier(ack);
   const parsed = joinSchema.safeParse(payload);
   if (!parsed.success) {
     reply({
@@ -256,6 +282,39 @@ async function onRoomJoin(
   });
 }
 
+async function onErrorsJoin(
+  db: Db,
+  socket: RealtimeSocket,
+  payload: unknown,
+  ack: unknown,
+): Promise<void> {
+  const reply = replier(ack);
+  const parsed = errorsJoinSchema.safeParse(payload);
+  if (!parsed.success) {
+    reply({
+      ok: false,
+      error: {
+        code: 'validation_failed',
+        message: 'Send {"workspaceId": "wsp_...", "filter": {"status": "unresolved"}}.',
+      },
+    });
+    return;
+  }
+  const watch = watchOf(parsed.data);
+  if (!(await mayWatchErrors(db, socket.data.userId, watch.workspaceId))) {
+    // Not a member, or a guest: the same answer, so the workspace's existence is not told.
+    reply({ ok: false, error: { code: 'not_found', message: 'No such workspace.' } });
+    return;
+  }
+  const previous = socket.data.errors;
+  if (previous && previous.workspaceId !== watch.workspaceId) {
+    await socket.leave(errorsChannel(previous.workspaceId));
+  }
+  socket.data.errors = watch;
+  await socket.join(errorsChannel(watch.workspaceId));
+  reply({ ok: true });
+}
+
 /**
  * The handshake's Origin is PUBLIC_URL's, one of ALLOWED_ORIGINS, or the origin the request was
  * sent to (same-origin: its Host). No Origin at all is a non-browser client, which holds no
@@ -291,7 +350,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     serveClient: true,
     // WebSocket only. Long polling is a series of requests that must all reach the process
     // holding the session, and neither `pnpm start`'s node:cluster workers nor `--scale web=3`
-    // behind a plain proxy route them stickily. Our pages (nav.js, room.js) connect with
+    // behind a plain proxy route them stickily. Our pages (nav.js, room.js, errors-live.js) connect with
     // `transports: ['websocket']`, and every browser we support has WebSockets; the Redis adapter
     // carries everything between processes. (The cluster adapter would not help: the handshake
     // itself would still land on a random process.)
@@ -308,9 +367,36 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     next();
   });
 
+  const failed = (what: string) => (err: unknown) => logger.warn({ err }, `${what} failed`);
+  // This process's sockets on a workspace's Errors page, re-checked and told by live-errors.ts.
+  const liveErrors = createLiveErrors({
+    db,
+    onError: failed('live errors'),
+    watchers: (workspaceId) => {
+      const channel = errorsChannel(workspaceId);
+      const ids = io.sockets.adapter.rooms.get(channel);
+      if (!ids?.size) return [];
+      return [...ids].flatMap((id): WatchingSocket[] => {
+        const socket = io.sockets.sockets.get(id);
+        if (!socket) return [];
+        return [
+          {
+            userId: socket.data.userId,
+            watch: socket.data.errors,
+            emit: (event, payload) => socket.emit(event, payload),
+            evict: async () => {
+              socket.data.errors = undefined;
+              await socket.leave(channel);
+              socket.emit('errors:left', { workspaceId });
+            },
+          },
+        ];
+      });
+    },
+  });
+
   /** Users with a socket on this process, and how many: who this process tells of new messages. */
   const localUsers = new Map<string, number>();
-  const failed = (what: string) => (err: unknown) => logger.warn({ err }, `${what} failed`);
 
   io.on('connection', (socket) => {
     const { userId } = socket.data;
@@ -352,6 +438,17 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
           }
         });
       },
+      'errors:join': (payload, ack) => {
+        onErrorsJoin(db, socket, payload, ack).catch((err: unknown) => {
+          logger.error({ err }, 'errors:join failed');
+          if (typeof ack === 'function') {
+            (ack as (value: JoinReply) => void)({
+              ok: false,
+              error: { code: 'internal', message: 'Something went wrong. Reload the page.' },
+            });
+          }
+        });
+      },
     };
     // Exactly the declared events (socket-events.ts): an undeclared one has no handler.
     for (const { event } of SOCKET_EVENTS) socket.on(event, handlers[event]);
@@ -375,6 +472,15 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       .catch(failed('live delivery'));
   });
 
+  io.on(ERRORS_WRITTEN_EVENT, (event) => {
+    const parsed = errorsWrittenSchema.safeParse(event);
+    if (!parsed.success) {
+      logger.warn('ignored a malformed errors:written announcement');
+      return;
+    }
+    liveErrors.announced(parsed.data);
+  });
+
   const realtime: Realtime = {
     io,
     attach(server) {
@@ -387,6 +493,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       io.to(userChannel(userId)).emit('room:left', { roomId });
     },
     async close() {
+      liveErrors.close();
       await io.close();
       pub.disconnect();
       sub.disconnect();

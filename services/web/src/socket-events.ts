@@ -1,5 +1,5 @@
 import type { Access } from '@ferry/http';
-import { self } from './access.js';
+import { capability, self } from './access.js';
 
 /**
  * What a page's socket may send, declared like the HTTP routes (route tables): each event with
@@ -27,6 +27,11 @@ export const SOCKET_EVENTS = [
   {
     event: 'room:join',
     access: self('findRoomSeat: live messages of rooms this user may open'),
+  },
+  {
+    // Checked in the handler (mayWatchErrors), and again before every delivery (usersWhoCan).
+    event: 'errors:join',
+    access: capability('errors.read'),
   },
 ] as const satisfies readonly SocketEvent[];
 

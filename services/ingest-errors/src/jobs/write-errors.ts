@@ -9,6 +9,8 @@ import {
   raiseErrorAlerts,
   retainedByWorkspace,
   type AlertCandidate,
+  type ErrorsAnnouncer,
+  type WorkspaceErrorsWritten,
 } from '@ferry/workspace';
 import { pruneOccurrences, shouldPrune } from '../retention.js';
 
@@ -21,6 +23,11 @@ export interface WriteErrorsDeps {
   random?: () => number;
   /** PUBLIC_URL, for the links in error alerts (relative links without it). */
   publicUrl?: string;
+  /**
+   * Tells open Errors pages what each committed batch wrote (packages/workspace errors-live.ts);
+   * without it (tests of the writer alone) nothing is announced.
+   */
+  announcer?: ErrorsAnnouncer;
 }
 
 export interface WriteResult {
@@ -272,7 +279,7 @@ export async function writeErrorBatch(
   if (placed.length === 0) return results;
   const groups = byGroup(placed);
 
-  const retained = await deps.db.transaction().execute(async (tx) => {
+  const { retained, news } = await deps.db.transaction().execute(async (tx) => {
     const upserted = await upsertGroups(tx, groups);
     const groupIds = new Map([...upserted].map(([key, row]) => [key, row.id]));
     const rows = await tx
@@ -309,14 +316,22 @@ export async function writeErrorBatch(
     const stored = placed.filter(({ report }) => !insertedIds.has(report.id));
     if (stored.length > 0) await uncount(tx, groupIds, byGroup(stored));
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
-    const fresh = byGroup(placed.filter(({ report }) => insertedIds.has(report.id)));
+    const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
+    const fresh = byGroup(inserted);
     await raiseErrorAlerts(tx, alertCandidates(upserted, fresh, stored), {
       publicUrl: deps.publicUrl ?? '',
     });
-    return retainedByWorkspace(tx, [...new Set(written.map((job) => job.workspaceId))]);
+    return {
+      retained: await retainedByWorkspace(tx, [...new Set(written.map((job) => job.workspaceId))]),
+      news: deps.announcer ? liveNews(upserted, inserted) : [],
+    };
   });
 
   await crash('after-commit', written.length);
+
+  // Committed: one publish for the whole batch, not awaited (announce never rejects; a failure is
+  // logged), so the jobs complete as fast as without it.
+  if (news.length) void deps.announcer?.announce(news);
 
   for (const [workspaceId, count] of retained) {
     if (!shouldPrune(count, deps.retentionLimit, deps.random ?? Math.random)) continue;
@@ -379,6 +394,41 @@ function alertCandidates(
       },
     ];
   });
+}
+
+/**
+ * What open Errors pages are told of the batch: per workspace, each group that got really new
+ * occurrences (those inserted now, never a replayed job's), how many, whether the batch created
+ * it, and how many per environment named. One pass over the inserted reports.
+ */
+function liveNews(
+  upserted: ReadonlyMap<string, UpsertedGroup>,
+  inserted: readonly Placed[],
+): WorkspaceErrorsWritten[] {
+  type Counted = { id: string; n: number; created: boolean; environments: Map<string, number> };
+  const workspaces = new Map<string, Map<string, Counted>>();
+  for (const { workspaceId, report } of inserted) {
+    const row = upserted.get(groupKey(workspaceId, report.fingerprint));
+    if (!row) continue;
+    let groups = workspaces.get(workspaceId);
+    if (!groups) workspaces.set(workspaceId, (groups = new Map<string, Counted>()));
+    let group = groups.get(row.id);
+    if (!group) {
+      group = { id: row.id, n: 0, created: row.created, environments: new Map() };
+      groups.set(row.id, group);
+    }
+    group.n += 1;
+    if (report.environment) {
+      group.environments.set(
+        report.environment,
+        (group.environments.get(report.environment) ?? 0) + 1,
+      );
+    }
+  }
+  return [...workspaces].map(([workspaceId, groups]) => ({
+    workspaceId,
+    groups: [...groups.values()].map((g) => ({ ...g, environments: [...g.environments] })),
+  }));
 }
 
 /** Takes reports that were already stored back out of their groups' counts (upsertGroups added them). */

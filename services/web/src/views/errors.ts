@@ -398,6 +398,21 @@ function noMatches(path: string, data: ErrorListData): SafeHtml {
   );
 }
 
+/** The live list's script (public/errors-live.js): the "N new errors" line below. */
+export const ERRORS_LIVE_SCRIPT = '/assets/errors-live.js';
+
+/**
+ * Filled in and shown by errors-live.js when the writer stores occurrences this list's filter
+ * shows; the link opens the list's first page, where they are (groups sort by last seen).
+ */
+function arrivedNotice(path: string, filter: ErrorListFilter): SafeHtml {
+  return html`<div class="live-notice errors-arrived" role="status">
+    <p class="flash ok" id="errors-arrived" data-testid="errors-arrived" hidden>
+      <a href="${withQuery(path, listQuery(filter))}">New errors arrived: show them</a>
+    </p>
+  </div>`;
+}
+
 export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
   const { page, filter } = data;
   const base = workspaceBase(data.workspace);
@@ -405,8 +420,17 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
   return layout(ctx, {
     title: 'Errors',
     section: 'errors',
-    scripts: data.allGroups === 0 ? [COPY_SCRIPT] : [],
-    body: html`<div class="errors-view">
+    scripts: data.allGroups === 0 ? [COPY_SCRIPT, ERRORS_LIVE_SCRIPT] : [ERRORS_LIVE_SCRIPT],
+    // What the live line counts: this workspace, this filter (live-errors.ts errors:join).
+    body: html`<div
+      class="errors-view"
+      data-live-errors
+      data-workspace-id="${data.workspace.id}"
+      data-status="${filter.status}"
+      data-source="${filter.source ?? ''}"
+      data-environment="${filter.environment ?? ''}"
+      data-q="${filter.q ?? ''}"
+    >
       <div class="page-head">
         <h1>Errors</h1>
         <p class="muted errors-total" data-testid="retained-total">
@@ -415,6 +439,7 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
           <a href="${base}/settings/errors">Setup</a>
         </p>
       </div>
+      ${arrivedNotice(path, filter)}
       ${
         data.allGroups === 0
           ? html`<div class="empty">
