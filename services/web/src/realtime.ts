@@ -350,10 +350,10 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     serveClient: true,
     // WebSocket only. Long polling is a series of requests that must all reach the process
     // holding the session, and neither `pnpm start`'s node:cluster workers nor `--scale web=3`
-    // behind a plain proxy route them stickily. Our pages (nav.js, room.js, errors-live.js) connect with
-    // `transports: ['websocket']`, and every browser we support has WebSockets; the Redis adapter
-    // carries everything between processes. (The cluster adapter would not help: the handshake
-    // itself would still land on a random process.)
+    // behind a plain proxy route them stickily. Our pages (nav.js, room.js, errors-live.js)
+    // connect with `transports: ['websocket']`, and every browser we support has WebSockets; the
+    // Redis adapter carries everything between processes. (The cluster adapter would not help:
+    // the handshake itself would still land on a random process.)
     transports: ['websocket'],
     adapter: createAdapter(pub, sub, { key: liveChannelKey(config.REDIS_PREFIX) }),
   });
