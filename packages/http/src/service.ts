@@ -74,8 +74,11 @@ export interface Duty {
 export interface ServiceContext {
   config: Config;
   runtime: Runtime;
-  /** Fail-fast connection for requests and enqueues (createRedisConnection role `producer`). */
-  producerRedis: Redis;
+  /**
+   * Fail-fast connection for requests and enqueues (createRedisConnection role `producer`),
+   * opened on first use; runServices waits for it before listening and closes it last.
+   */
+  readonly producerRedis: Redis;
   metrics: Metrics;
 }
 
@@ -112,13 +115,22 @@ export async function runServices(
   const serve = options.listen ?? true;
   // Separate connections per role (see createRedisConnection): requests fail fast while Redis is
   // down, the workers wait it out.
-  const producerRedis = createRedisConnection(config.REDIS_URL, {
-    role: 'producer',
-    logger,
-    name: `${options.name}-producer`,
-  });
+  // Opened by the first manifest that asks (web and the relay never do).
+  let producerRedis: Redis | undefined;
   const metrics = createMetrics(options.name);
-  const manifests = build({ config, runtime, producerRedis, metrics });
+  const manifests = build({
+    config,
+    runtime,
+    metrics,
+    get producerRedis() {
+      producerRedis ??= createRedisConnection(config.REDIS_URL, {
+        role: 'producer',
+        logger,
+        name: `${options.name}-producer`,
+      });
+      return producerRedis;
+    },
+  });
 
   const serviceJobs = manifests.flatMap((m) => (m.jobs ? [m.jobs] : []));
   let workerRedis: Redis | undefined;
@@ -161,7 +173,7 @@ export async function runServices(
     const renderHtml = manifests.find((m) => m.renderErrorHtml)?.renderErrorHtml;
     finishApp(app, { logger, ...(renderHtml ? { renderHtml } : {}) });
     // Fail-fast producers refuse commands until connected: be ready before taking requests.
-    await redisReady(producerRedis);
+    if (producerRedis) await redisReady(producerRedis);
     server = http.createServer(app);
     for (const m of manifests) m.realtime?.attach(server);
     await listen(server, config.PORT, logger);
@@ -204,7 +216,7 @@ export async function runServices(
       await jobs?.stop();
       for (const loop of background) await loop.stop();
       await closeStage('resources');
-      producerRedis.disconnect();
+      producerRedis?.disconnect();
       workerRedis?.disconnect();
       await runtime.close();
     },
