@@ -13,8 +13,8 @@ import { startAll } from './server.js';
  *
  * Shutdown: SIGTERM or SIGINT to the primary tells every worker to drain (each runs its own
  * graceful stop); the primary exits 0 once all exited 0, 1 if any failed or it had to kill them.
- * A worker that dies while serving is reported and replaced; one that dies before it was up
- * (a port in use, a bad database) stops the rest: starting it again would fail again.
+ * A worker that dies while serving is reported and replaced (unless they keep dying); one that
+ * dies before it was up (a port in use, a bad database) stops the rest: it would fail again.
  */
 
 /** Primary -> worker: drain and exit. */
@@ -24,6 +24,9 @@ const UP = 'ferry:up';
 
 /** The primary waits this long for drains (each worker cuts its own off at 25 s). */
 const DRAIN_TIMEOUT_MS = 30_000;
+
+/** More deaths than this in a minute is a crash loop, not bad luck: stop instead of re-forking. */
+const MAX_DEATHS_PER_MINUTE = 5;
 
 function isMessage(value: unknown, type: string): boolean {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === type;
@@ -40,6 +43,7 @@ export async function runPrimary(settings: FerryConfig): Promise<void> {
   let announced = false;
   let stopping = false;
   let failed = false;
+  let deaths: number[] = [];
 
   const fork = (): void => {
     const worker = cluster.fork();
@@ -93,6 +97,14 @@ export async function runPrimary(settings: FerryConfig): Promise<void> {
       logger.error({ pid, code, signal }, 'a worker exited before it was up; stopping');
       stopAll('a worker failed to start');
     } else {
+      const now = Date.now();
+      deaths = [...deaths.filter((at) => at > now - 60_000), now];
+      if (deaths.length > MAX_DEATHS_PER_MINUTE) {
+        failed = true;
+        logger.error({ pid, code, signal }, 'workers keep dying; stopping');
+        stopAll('workers keep dying');
+        return;
+      }
       logger.error({ pid, code, signal }, 'a worker exited; starting another');
       fork();
     }
