@@ -1,9 +1,11 @@
 import http from 'node:http';
 
 /**
- * The HTTP ceiling of the ingest scale bench: a plain node server that reads the body, parses the
- * JSON and answers 202 with ten ids, doing nothing else. What loopback HTTP and the load
- * generator cost on this machine at the same offered rate, measured in the same run.
+ * The HTTP ceiling of the ingest scale bench and bench/start: a plain node server that reads the
+ * body, parses the JSON and answers as the product would, doing nothing else. POST /wh/in/<key>
+ * answers 201 with a message id; any other POST is an ingest batch and answers 202 with one id per
+ * report. What loopback HTTP and the load generator cost on this machine at the same offered rate,
+ * measured in the same run.
  */
 const port = Number(process.env.PORT);
 let n = 0;
@@ -15,8 +17,13 @@ const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { errors: unknown[] };
-    const ids = body.errors.map(() => `occ_${(n++).toString(36)}`);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { errors?: unknown[] };
+    if (req.url?.startsWith('/wh/in/')) {
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ message_id: `msg_${(n++).toString(36)}` }));
+      return;
+    }
+    const ids = (body.errors ?? []).map(() => `occ_${(n++).toString(36)}`);
     res.writeHead(202, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ accepted: ids.length, ids }));
   });

@@ -7,15 +7,15 @@ import { readdirSync, readFileSync } from 'node:fs';
  */
 export const TICKS_PER_SECOND = 100;
 
-/** A process's name and CPU ticks (user + system) so far; undefined once it has gone. */
-export function readStat(pid: number): { comm: string; ticks: number } | undefined {
+/** A process's name, parent and CPU ticks (user + system) so far; undefined once it has gone. */
+export function readStat(pid: number): { comm: string; ppid: number; ticks: number } | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = text.lastIndexOf(')');
     const comm = text.slice(text.indexOf('(') + 1, close);
     const fields = text.slice(close + 2).split(' ');
-    // utime and stime are fields 14 and 15 (1-based); the slice starts at field 3.
-    return { comm, ticks: Number(fields[11]) + Number(fields[12]) };
+    // ppid is field 4, utime and stime are fields 14 and 15 (1-based); the slice starts at field 3.
+    return { comm, ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return undefined;
   }

@@ -21,8 +21,12 @@ export function startService(entry: string, env: Record<string, string>): ChildP
 }
 
 /** Until GET /healthz on the port answers 200 (and the child is still ours: alive). */
-export async function waitHealthy(child: ChildProcess, port: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
+export async function waitHealthy(
+  child: ChildProcess,
+  port: number,
+  timeoutMs = 30_000,
+): Promise<void> {
+  for (let i = 0; i < timeoutMs / 100; i++) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -32,7 +36,7 @@ export async function waitHealthy(child: ChildProcess, port: number): Promise<vo
     }
     await sleep(100);
   }
-  throw new Error(`port ${port} did not become healthy in 30 s`);
+  throw new Error(`port ${port} did not become healthy in ${timeoutMs / 1000} s`);
 }
 
 export function stopChild(child: ChildProcess): Promise<void> {

@@ -1,17 +1,15 @@
 import { loadConfig } from '@ferry/core';
 import { createDb, migrateToLatest } from '@ferry/db';
 import { exitOnConfigError } from '@ferry/http';
-import { seedDemo } from '../seed.js';
+import { seedDemo, type SeedResult } from '../seed.js';
+import { parseSeedArgs } from './seed-args.js';
 
-// `pnpm --silent seed --json`: a new demo workspace per call. With --json, stdout carries exactly
-// one JSON object and nothing else (progress goes to stderr).
-const json = process.argv.includes('--json');
-const outgoingFlag = process.argv.indexOf('--outgoing-url');
-const outgoingUrl = outgoingFlag >= 0 ? process.argv[outgoingFlag + 1] : undefined;
-if (outgoingFlag >= 0 && !/^https?:\/\/\S+$/.test(outgoingUrl ?? '')) {
-  process.stderr.write(
-    '--outgoing-url needs an http(s) URL, e.g. --outgoing-url http://127.0.0.1:9000/hook\n',
-  );
+// `pnpm --silent seed --json`: a new demo workspace per call (`--count N`: N of them). With --json,
+// stdout carries exactly one JSON object per workspace, one a line, and nothing else (progress goes
+// to stderr): a single call prints exactly one object, as before --count existed.
+const args = parseSeedArgs(process.argv.slice(2));
+if (args.problem) {
+  process.stderr.write(`${args.problem}\n`);
   process.exit(2);
 }
 let config;
@@ -20,32 +18,33 @@ try {
 } catch (error) {
   exitOnConfigError(error);
 }
+
+function describe(result: SeedResult): string {
+  return [
+    `Seeded workspace ${result.workspace.id} (${result.base_url}/w/${result.workspace.id}/${result.workspace.slug})`,
+    `  owner   ${result.owner.email} / ${result.owner.password}`,
+    `  member  ${result.member.email} / ${result.member.password}`,
+    `  guest   ${result.guest.email} / ${result.guest.password}`,
+    `  room    ${result.room.url}`,
+    `  tokens  dispatch ${result.tokens.dispatch}`,
+    `          tenant:write ${result.tokens.tenant_write}`,
+    `          tenant:read ${result.tokens.tenant_read}`,
+    `  incoming webhook ${result.incoming_webhook.url}`,
+    ...(result.outgoing_webhook
+      ? [
+          `  outgoing webhook ${result.outgoing_webhook.id} (secret ${result.outgoing_webhook.secret})`,
+        ]
+      : []),
+    '',
+  ].join('\n');
+}
+
 await migrateToLatest(config.DATABASE_URL);
 const db = createDb(config.DATABASE_URL, { max: 2 });
 try {
-  const result = await seedDemo(db, config, { outgoingUrl });
-  if (json) {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-  } else {
-    process.stdout.write(
-      [
-        `Seeded workspace ${result.workspace.id} (${result.base_url}/w/${result.workspace.id}/${result.workspace.slug})`,
-        `  owner   ${result.owner.email} / ${result.owner.password}`,
-        `  member  ${result.member.email} / ${result.member.password}`,
-        `  guest   ${result.guest.email} / ${result.guest.password}`,
-        `  room    ${result.room.url}`,
-        `  tokens  dispatch ${result.tokens.dispatch}`,
-        `          tenant:write ${result.tokens.tenant_write}`,
-        `          tenant:read ${result.tokens.tenant_read}`,
-        `  incoming webhook ${result.incoming_webhook.url}`,
-        ...(result.outgoing_webhook
-          ? [
-              `  outgoing webhook ${result.outgoing_webhook.id} (secret ${result.outgoing_webhook.secret})`,
-            ]
-          : []),
-        '',
-      ].join('\n'),
-    );
+  for (let i = 0; i < args.count; i++) {
+    const result = await seedDemo(db, config, { outgoingUrl: args.outgoingUrl });
+    process.stdout.write(args.json ? `${JSON.stringify(result)}\n` : describe(result));
   }
 } finally {
   await db.destroy();

@@ -1,0 +1,116 @@
+import { log, ms, perSecond } from '../ingest/stats.js';
+import { secondsFrom, type Phase } from './measure.js';
+
+/** The product's phases (bench/start/run.ts) and the ceilings measured in the same run. */
+export interface Figures {
+  ingestOpen: Phase;
+  incomingOpen: Phase;
+  ingestClosed: Phase;
+  incomingClosed: Phase;
+  hotIngest: Phase;
+  hotIncoming: Phase;
+}
+
+export interface Ceilings {
+  ingestOpen: Phase;
+  incomingOpen: Phase;
+  ingestClosed: Phase;
+  incomingClosed: Phase;
+  insertRowsPerSecond: number;
+}
+
+/** Issue #27's goals; the hot keys within 1.5x of the p99s. */
+const GOALS = { ingestP99: 30, ingestDurable: 12_000, incomingP99: 40, incomingClosed: 3_000 };
+
+const latency = (p: Phase): string =>
+  `p50 ${ms(p.outcome.latency.p50)}, p99 ${ms(p.outcome.latency.p99)}${failed(p)}`;
+const answered = (p: Phase): number =>
+  p.outcome.units / secondsFrom(p.outcome, p.outcome.lastAnsweredAt);
+/** Reports stored per second, first request to last stored; undefined when some never were. */
+const storedRate = (p: Phase): number | undefined =>
+  p.storedAt === undefined ? undefined : p.outcome.units / secondsFrom(p.outcome, p.storedAt);
+const stored = (p: Phase): string => {
+  const rate = storedRate(p);
+  return rate === undefined ? 'not all stored' : perSecond(rate);
+};
+const lastStored = (p: Phase): string =>
+  p.storedAt === undefined
+    ? ''
+    : `, last stored ${ms(p.storedAt - p.outcome.lastAnsweredAt)} after the last answer`;
+
+const keptUp = (p: Phase): boolean =>
+  p.storedAt !== undefined && p.storedAt - p.outcome.lastAnsweredAt <= 1_000;
+
+function failed(p: Phase): string {
+  const n = Object.values(p.outcome.failures).reduce((sum, v) => sum + v, 0);
+  return n ? ` (${n} of ${p.outcome.requests} failed)` : '';
+}
+
+const verdict = (ok: boolean): string => (ok ? 'met' : 'missed');
+
+export function printSummary(
+  f: Figures,
+  c: Ceilings,
+  meta: {
+    label: string;
+    loadBefore: string;
+    loadAfter: string;
+    processes: string;
+    /** Offered: reports/s (ingest), posts/s (incoming). */
+    ingestRate: number;
+    incomingRate: number;
+  },
+): void {
+  const insert = `500-row INSERT ${perSecond(c.insertRowsPerSecond)}`;
+  const rows: [string, string, string, string][] = [
+    [
+      `ingest accept @ ${perSecond(meta.ingestRate)} reports offered`,
+      `p99 ≤ 30 ms: ${verdict(f.ingestOpen.outcome.latency.p99 <= GOALS.ingestP99)}`,
+      latency(f.ingestOpen),
+      `bare node server ${latency(c.ingestOpen)}`,
+    ],
+    [
+      `ingest stored at ${perSecond(meta.ingestRate)} reports offered`,
+      `keeps up (all stored within 1 s of the last answer): ${verdict(keptUp(f.ingestOpen))}`,
+      `${stored(f.ingestOpen)}${lastStored(f.ingestOpen)}`,
+      insert,
+    ],
+    [
+      'ingest durable, closed loop (64 connections, batches of 10)',
+      `≥ 12,000/s: ${verdict((storedRate(f.ingestClosed) ?? 0) >= GOALS.ingestDurable)}`,
+      `${stored(f.ingestClosed)} (accepted ${perSecond(answered(f.ingestClosed))}${lastStored(f.ingestClosed)})`,
+      `${insert}; bare node server ${perSecond(answered(c.ingestClosed))}`,
+    ],
+    [
+      `incoming @ ${perSecond(meta.incomingRate)} posts offered`,
+      `p99 ≤ 40 ms: ${verdict(f.incomingOpen.outcome.latency.p99 <= GOALS.incomingP99)}`,
+      latency(f.incomingOpen),
+      `bare node server ${latency(c.incomingOpen)}`,
+    ],
+    [
+      'incoming, closed loop (64 connections)',
+      `≥ 3,000/s: ${verdict(answered(f.incomingClosed) >= GOALS.incomingClosed)}`,
+      `${perSecond(answered(f.incomingClosed))}${failed(f.incomingClosed)}`,
+      `bare node server ${perSecond(answered(c.incomingClosed))}`,
+    ],
+    [
+      `hot key: one workspace, one error group, ${perSecond(meta.ingestRate)} reports`,
+      `p99 ≤ 45 ms: ${verdict(f.hotIngest.outcome.latency.p99 <= GOALS.ingestP99 * 1.5)}`,
+      `${latency(f.hotIngest)}; stored ${stored(f.hotIngest)}${lastStored(f.hotIngest)}`,
+      `bare node server ${latency(c.ingestOpen)}`,
+    ],
+    [
+      `hot key: one room, one key, ${perSecond(meta.incomingRate)} posts`,
+      `p99 ≤ 60 ms: ${verdict(f.hotIncoming.outcome.latency.p99 <= GOALS.incomingP99 * 1.5)}`,
+      latency(f.hotIncoming),
+      `bare node server ${latency(c.incomingOpen)}`,
+    ],
+  ];
+  log(
+    `## Summary (${meta.label}; ${meta.processes}; load average before ${meta.loadBefore}, after ${meta.loadAfter})`,
+  );
+  log();
+  log('| figure | goal | measured | ceiling, same run |');
+  log('|---|---|---|---|');
+  for (const row of rows) log(`| ${row.join(' | ')} |`);
+}
