@@ -165,39 +165,49 @@ function visibleMentions(db: Db, seat: Seat) {
     );
 }
 
-/** The sidebar's counts: two indexed reads, each bounded by UNREAD_COUNT_LIMIT rows per room. */
+/**
+ * The sidebar's counts: two indexed reads, each bounded by UNREAD_COUNT_LIMIT rows per room, in
+ * one statement (every workspace page runs it): the one-row mention count, with the seat's rooms
+ * joined beside it (none: one row of nulls).
+ */
 export async function unreadState(db: Db, seat: Seat): Promise<UnreadState> {
-  const [rooms, mentions] = await Promise.all([
-    db
-      .selectFrom('room_members')
-      .innerJoin('rooms', 'rooms.id', 'room_members.room_id')
-      .select(['rooms.id', 'rooms.kind', 'rooms.name'])
-      .select(
-        sql<number>`(select count(*)::int from (
+  const mentions = db
+    .selectFrom(
+      visibleMentions(db, seat)
+        .where('mentions.read_at', 'is', null)
+        .select('mentions.message_id')
+        .limit(UNREAD_COUNT_LIMIT)
+        .as('unread'),
+    )
+    .select((eb) => eb.fn.countAll<string>().as('n'));
+  const rooms = db
+    .selectFrom('room_members')
+    .innerJoin('rooms', 'rooms.id', 'room_members.room_id')
+    .select(['rooms.id', 'rooms.kind', 'rooms.name'])
+    .select(
+      sql<number>`(select count(*)::int from (
           select 1 from messages
           where messages.room_id = rooms.id
             and messages.id > coalesce(room_members.last_read_message_id, '')
             and messages.author_member_id is distinct from room_members.member_id
           limit ${UNREAD_COUNT_LIMIT}) unread)`.as('unread'),
-      )
-      .where('room_members.member_id', '=', seat.id)
-      .where('room_members.left_at', 'is', null)
-      // A ticket's conversation is reached from the inbox and the Mentions list, not the sidebar.
-      .where('rooms.kind', '!=', 'conversation')
-      .orderBy('rooms.name')
-      .execute(),
-    db
-      .selectFrom(
-        visibleMentions(db, seat)
-          .where('mentions.read_at', 'is', null)
-          .select('mentions.message_id')
-          .limit(UNREAD_COUNT_LIMIT)
-          .as('unread'),
-      )
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { workspaceId: seat.workspace_id, rooms, mentions: Number(mentions.n) };
+    )
+    .where('room_members.member_id', '=', seat.id)
+    .where('room_members.left_at', 'is', null)
+    // A ticket's conversation is reached from the inbox and the Mentions list, not the sidebar.
+    .where('rooms.kind', '!=', 'conversation');
+  const rows = await db
+    .selectFrom(mentions.as('m'))
+    .leftJoin(rooms.as('r'), (join) => join.onTrue())
+    .select(['m.n', 'r.id', 'r.kind', 'r.name', 'r.unread'])
+    .orderBy('r.name')
+    .execute();
+  const sidebar: SidebarRoom[] = [];
+  for (const { id, kind, name, unread } of rows) {
+    if (id !== null && kind !== null && name !== null && unread !== null)
+      sidebar.push({ id, kind, name, unread });
+  }
+  return { workspaceId: seat.workspace_id, rooms: sidebar, mentions: Number(rows[0]?.n ?? 0) };
 }
 
 /**

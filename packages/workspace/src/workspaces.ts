@@ -151,6 +151,92 @@ export async function findMembership(
   return { member, workspace };
 }
 
+/**
+ * The signed-in user and their active seat in one workspace, in one read: what every workspace
+ * page checks first (the user still exists, the seat is still held). No user: undefined; a user
+ * without a seat there: `membership` undefined, as findMembership would say.
+ */
+export async function findUserAndMembership(
+  db: Db,
+  userId: string,
+  workspaceId: string,
+): Promise<{ user: User; membership: Membership | undefined } | undefined> {
+  if (!isId(workspaceId, 'workspace')) {
+    const user = await db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return user && { user, membership: undefined };
+  }
+  const row = await db
+    .selectFrom('users')
+    .leftJoin('members', (join) =>
+      join
+        .onRef('members.user_id', '=', 'users.id')
+        .on('members.workspace_id', '=', workspaceId)
+        .on('members.left_at', 'is', null),
+    )
+    .leftJoin('workspaces', 'workspaces.id', 'members.workspace_id')
+    .selectAll('users')
+    .select([
+      'members.id as m_id',
+      'members.workspace_id as m_workspace_id',
+      'members.user_id as m_user_id',
+      'members.role as m_role',
+      'members.joined_at as m_joined_at',
+      'members.left_at as m_left_at',
+    ])
+    .select(workspaceJoinColumns)
+    .where('users.id', '=', userId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { m_id, m_workspace_id, m_user_id, m_role, m_joined_at, m_left_at, ...rest } = row;
+  const {
+    ws_id,
+    ws_slug,
+    ws_name,
+    ws_public_key,
+    ws_settings,
+    ws_dispatch_member_id,
+    ws_created_at,
+    ...userColumns
+  } = rest;
+  const user: User = userColumns;
+  if (
+    m_id === null ||
+    m_workspace_id === null ||
+    m_user_id === null ||
+    m_role === null ||
+    m_joined_at === null ||
+    ws_id === null ||
+    ws_slug === null ||
+    ws_name === null ||
+    ws_public_key === null ||
+    ws_settings === null ||
+    ws_created_at === null
+  )
+    return { user, membership: undefined };
+  const member: Member = {
+    id: m_id,
+    workspace_id: m_workspace_id,
+    user_id: m_user_id,
+    role: m_role,
+    joined_at: m_joined_at,
+    left_at: m_left_at,
+  };
+  const { workspace } = splitWorkspace({
+    ws_id,
+    ws_slug,
+    ws_name,
+    ws_public_key,
+    ws_settings,
+    ws_dispatch_member_id,
+    ws_created_at,
+  });
+  return { user, membership: { member, workspace } };
+}
+
 export function listWorkspacesForUser(db: Db, userId: string) {
   return db
     .selectFrom('members')

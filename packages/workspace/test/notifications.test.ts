@@ -149,6 +149,16 @@ describe('notifications', () => {
       ].sort((a, b) => (a.member_id < b.member_id ? -1 : 1)),
     );
     expect((await unreadState(ctx.db, grace)).mentions).toBe(1);
+    // A seat in no room still gets its count (the rooms and the count are one read): mentioned
+    // in a ticket's conversation, which members open without a seat and the sidebar leaves out.
+    const roomless = await person('Rita Roomless');
+    const ticket = await createRoom(ctx.db, workspace, { kind: 'conversation', members: [alan] });
+    await say(ticket, alan, 'and @rita');
+    expect(await unreadState(ctx.db, roomless)).toEqual({
+      workspaceId: workspace.id,
+      rooms: [],
+      mentions: 1,
+    });
     // The guest is not in the channel: the mention is kept but not shown until they are.
     expect((await unreadState(ctx.db, guest)).mentions).toBe(0);
     expect((await listMentions(ctx.db, guest, { page: 1 })).total).toBe(0);

@@ -122,6 +122,59 @@ function sanitizeOptions(handles: MentionHandles): sanitizeHtml.IOptions {
 
 /** Markdown -> sanitized HTML, with `@handle` of workspace members highlighted. */
 export function renderMarkdown(body: string, handles: MentionHandles = new Set()): SafeHtml {
+  const key = cacheKey(body, handles);
+  const cached = rendered.get(key);
+  if (cached !== undefined) {
+    // Most recently used last, so the oldest unused go first.
+    rendered.delete(key);
+    rendered.set(key, cached);
+    return raw(cached);
+  }
   const unsafe = marked.parse(body, { async: false });
-  return raw(sanitizeHtml(unsafe, sanitizeOptions(handles)).trim());
+  const out = sanitizeHtml(unsafe, sanitizeOptions(handles)).trim();
+  remember(key, out);
+  return raw(out);
+}
+
+/**
+ * Rendered bodies, most recently used last. A room page shows the same latest messages to every
+ * reader on every view and every refused form, and parsing then sanitizing each was most of
+ * its cost. The output is a pure function of the body and the handles that may match, so it is
+ * kept; a change to the renderer ships with a restart, which empties this. Bounded in characters.
+ */
+const rendered = new Map<string, string>();
+const CACHE_CHARS = 4_000_000;
+let cachedChars = 0;
+
+function remember(key: string, out: string): void {
+  const size = key.length + out.length;
+  if (size > CACHE_CHARS / 100) return;
+  rendered.set(key, out);
+  cachedChars += size;
+  for (const [oldKey, oldOut] of rendered) {
+    if (cachedChars <= CACHE_CHARS) break;
+    rendered.delete(oldKey);
+    cachedChars -= oldKey.length + oldOut.length;
+  }
+}
+
+/**
+ * The handles can only change a text that holds an `@`, typed or written as an entity (`&#64;`):
+ * other bodies render alike in every workspace, keyed by the body alone. The rest are keyed by the
+ * body and the handle set too (its sorted contents, worked out once per set: a page passes one set
+ * to all its messages).
+ */
+function cacheKey(body: string, handles: MentionHandles): string {
+  if (handles.size === 0 || !/[@&]/.test(body)) return `\u0000${body}`;
+  return `${handlesKey(handles)}\u0000${body}`;
+}
+
+const handleKeys = new WeakMap<MentionHandles, string>();
+function handlesKey(handles: MentionHandles): string {
+  let key = handleKeys.get(handles);
+  if (key === undefined) {
+    key = [...handles].sort().join(' ');
+    handleKeys.set(handles, key);
+  }
+  return key;
 }

@@ -6,6 +6,8 @@ import {
   type Capability,
   findUser,
   findMembership,
+  findUserAndMembership,
+  type Membership,
   unreadState,
   type UnreadState,
 } from '@ferry/workspace';
@@ -26,12 +28,32 @@ export function locals(res: Response): Locals {
   return res.locals as Locals;
 }
 
+/**
+ * A workspace page's id, read from the path before the router matches WORKSPACE_BASE, so that the
+ * user and their seat there are one read (see loadUser, loadWorkspace).
+ */
+const WORKSPACE_PATH = /^\/w\/([^/]+)\/[^/]+(?:\/|$)/;
+
+/** The seat loadUser read with the user, for loadWorkspace; per request, never shared. */
+const seatsRead = new WeakMap<
+  Request,
+  { userId: string; workspaceId: string; membership: Membership | undefined }
+>();
+
 /** Loads the signed-in user from the session on every request (a deleted user is signed out). */
 export function loadUser({ db }: Pick<WebDeps, 'db'>): RequestHandler {
   return async (req, res, next) => {
     const userId = req.session.userId;
     if (userId) {
-      const user = await findUser(db, userId);
+      const workspaceId = WORKSPACE_PATH.exec(req.path)?.[1];
+      let user: User | undefined;
+      if (workspaceId) {
+        const found = await findUserAndMembership(db, userId, workspaceId);
+        user = found?.user;
+        if (found) seatsRead.set(req, { userId, workspaceId, membership: found.membership });
+      } else {
+        user = await findUser(db, userId);
+      }
       if (user) locals(res).user = user;
       else delete req.session.userId;
     }
@@ -61,7 +83,12 @@ export function loadWorkspace({ db }: Pick<WebDeps, 'db'>): RequestHandler {
       return;
     }
     const { workspaceId, slug } = req.params as { workspaceId: string; slug: string };
-    const membership = await findMembership(db, user.id, workspaceId);
+    // Read with the user when the path named the same workspace (it does, unless encoded).
+    const read = seatsRead.get(req);
+    const membership =
+      read && read.userId === user.id && read.workspaceId === workspaceId
+        ? read.membership
+        : await findMembership(db, user.id, workspaceId);
     if (!membership)
       throw new AppError('not_found', 'No such workspace, or you are not a member of it.');
     if (slug !== membership.workspace.slug && req.method === 'GET') {

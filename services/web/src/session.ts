@@ -12,6 +12,7 @@ declare module 'express-session' {
 }
 
 export const SESSION_COOKIE = 'ferry.sid';
+const SESSION_LIFETIME_SECONDS = 14 * 24 * 3600;
 
 /** Server-side sessions in Redis; the cookie holds only a signed id (HttpOnly, SameSite=Lax). */
 export function sessionMiddleware({
@@ -21,7 +22,7 @@ export function sessionMiddleware({
   return session({
     name: SESSION_COOKIE,
     secret: config.APP_SECRET,
-    store: new RedisSessionStore(redis, config.REDIS_PREFIX),
+    store: new RedisSessionStore(redis, config.REDIS_PREFIX, SESSION_LIFETIME_SECONDS),
     resave: false,
     saveUninitialized: false,
     rolling: true,
@@ -29,7 +30,7 @@ export function sessionMiddleware({
       httpOnly: true,
       sameSite: 'lax',
       secure: config.PUBLIC_URL.startsWith('https://'),
-      maxAge: 14 * 24 * 3600 * 1000,
+      maxAge: SESSION_LIFETIME_SECONDS * 1000,
     },
   });
 }

@@ -132,4 +132,20 @@ describe('sign up, sign in, workspaces', () => {
     expect(after.status).toBe(302);
     expect(after.location).toMatch(/^\/login/);
   });
+
+  it('keeps a session that is used: each page renews its stored lifetime to 14 days', async () => {
+    const member = await createMember(web.ctx.db, await createWorkspace(web.ctx.db));
+    const client = new FormClient(web.url);
+    await client.signIn(member.user.email, member.user.password);
+    // Rolling sessions: the cookie comes back with every page, with a new expiry.
+    const first = await client.raw('/workspaces');
+    const cookie = first.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^ferry\.sid=s%3A[^;]+; Path=\/; Expires=/);
+    const sid = decodeURIComponent(cookie.split(';')[0]!.split('=')[1]!).slice(2).split('.')[0];
+    const key = `${web.ctx.config.REDIS_PREFIX}:sess:${sid}`;
+    // As if the last visit were almost two weeks ago.
+    expect(await web.ctx.redis.expire(key, 60)).toBe(1);
+    expect((await client.get('/workspaces')).status).toBe(200);
+    expect(await web.ctx.redis.ttl(key)).toBeGreaterThan(14 * 24 * 3600 - 60);
+  });
 });

@@ -108,6 +108,21 @@ describe('markdown: what people type is kept', () => {
     expect(out).toContain('&lt;u&gt;<span class="mention">@bob</span>&lt;/u&gt;');
     expect(render('<https://example.test/a?b=1>')).toContain('href="https://example.test/a?b=1"');
   });
+
+  it('renders a body the same each time, with the mentions of the workspace it is shown in', () => {
+    // Rendered bodies are kept: the same text in another workspace (other handles) must not get
+    // the first one's mentions, typed or written as an entity.
+    for (const body of ['hi @ada', 'hi &#64;ada', 'plain **text**']) {
+      const inAda = renderMarkdown(body, mentionHandles(['Ada'])).value;
+      const inBob = renderMarkdown(body, mentionHandles(['Bob'])).value;
+      const inNone = renderMarkdown(body).value;
+      expect(renderMarkdown(body, mentionHandles(['Ada'])).value).toBe(inAda);
+      expect(inBob).not.toContain('class="mention"');
+      expect(inNone).toBe(inBob);
+      if (body.includes('ada')) expect(inAda).toContain('<span class="mention">@ada</span>');
+      else expect(inAda).toBe(inBob);
+    }
+  });
 });
 
 describe('message groups', () => {

@@ -18,8 +18,13 @@ const ESCAPES: Record<string, string> = {
   '`': '&#96;',
 };
 
+const SPECIAL = /[&<>"'`]/;
+const SPECIALS = /[&<>"'`]/g;
+
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c);
+  // Most values (ids, names, dates) have nothing to escape: no replace, no new string.
+  if (!SPECIAL.test(value)) return value;
+  return value.replace(SPECIALS, (c) => ESCAPES[c] ?? c);
 }
 
 type Interpolation = SafeHtml | string | number | boolean | null | undefined | Interpolation[];
@@ -33,9 +38,7 @@ function render(value: Interpolation): string {
 
 export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
   let out = strings[0] ?? '';
-  values.forEach((value, i) => {
-    out += render(value) + (strings[i + 1] ?? '');
-  });
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? '');
   return new SafeHtml(out);
 }
 
