@@ -245,6 +245,14 @@ export interface ErrorGroupsTable {
   regressed_at: Timestamp | null;
   /** Distinct environments of its occurrences, sorted; at most ERROR_GROUP_ENVIRONMENTS_MAX. */
   environments: ColumnType<string[], string[] | undefined, string[]>;
+  /**
+   * Recent occurrences for the workspace's spike rule (migration 2026_11_27_0100): slots of this
+   * many seconds, the newest slot's number, and the 7 slots' counts newest first. Null without
+   * a rule. Written by the error writer's upsert only.
+   */
+  spike_slot_seconds: ColumnType<number | null, number | null | undefined, number | null>;
+  spike_latest_slot: ColumnType<string | null, string | null | undefined, string | null>;
+  spike_slots: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
 }
 
 /** A group remembers this many environments: reports can name any, and the key is public. */

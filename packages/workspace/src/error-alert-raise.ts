@@ -41,8 +41,13 @@ export interface AlertCandidate {
   status: ErrorStatus;
   /** Occurrences of this batch really stored (replays already counted are not). */
   newOccurrences: number;
-  /** Environments of those occurrences. */
-  environments: readonly string[];
+  /** Those occurrences per environment named (reports without one are in no environment). */
+  environments: ReadonlyMap<string, number>;
+  /**
+   * The group's occurrences within its workspace's spike window after this batch (replays taken
+   * out), as the writer's upsert counted them; null without a spike rule.
+   */
+  recent: number | null;
   group: ErrorAlert['group'];
 }
 
@@ -79,25 +84,23 @@ export async function raiseErrorAlerts(
   if (!rules.size) return [];
 
   const wanted: { candidate: AlertCandidate; trigger: ErrorAlertTrigger; rule: RuleRow }[] = [];
-  const spikeChecks: { candidate: AlertCandidate; rule: RuleRow }[] = [];
   for (const candidate of live) {
     const rule = rules.get(candidate.workspaceId);
     if (!rule || (rule.room_id === null && rule.hook_id === null)) continue;
-    if (rule.environments && !candidate.environments.some((e) => rule.environments!.includes(e))) {
-      continue;
-    }
+    const counted = occurrencesCounted(
+      rule.environments,
+      candidate.newOccurrences,
+      candidate.environments,
+    );
+    if (counted === 0) continue;
     if (rule.new_group && candidate.created) wanted.push({ candidate, trigger: 'created', rule });
     if (rule.regression && candidate.regressed) {
       wanted.push({ candidate, trigger: 'regressed', rule });
     }
-    if (rule.frequency_count !== null) spikeChecks.push({ candidate, rule });
-  }
-  const spikes = await spiking(
-    tx,
-    spikeChecks.map(({ candidate }) => candidate.groupId),
-  );
-  for (const check of spikeChecks) {
-    if (spikes.has(check.candidate.groupId)) wanted.push({ ...check, trigger: 'spiking' });
+    const { recent } = candidate;
+    if (rule.frequency_count !== null && recent !== null && recent >= rule.frequency_count) {
+      wanted.push({ candidate, trigger: 'spiking', rule });
+    }
   }
   if (!wanted.length) return [];
 
@@ -153,35 +156,106 @@ async function readRules(tx: Db, workspaceIds: readonly string[]): Promise<Map<s
   return new Map(rows.map((row) => [row.workspace_id, row]));
 }
 
-/**
- * Those of the groups that have `count` occurrences (in their rule's environments) within the
- * last `minutes`, and have not alerted for a spike within the hour (then nothing is counted: a
- * storm costs one probe of the primary key per batch). One statement for the whole batch; each
- * count stops at `count` rows of the (group_id, occurred_at) index.
- */
-async function spiking(tx: Db, groupIds: readonly string[]): Promise<Set<string>> {
-  if (!groupIds.length) return new Set();
-  const { rows } = await sql<{ group_id: string }>`
-    select x.group_id
-    from unnest(${groupIds}::text[]) as x(group_id)
-    join error_groups g on g.id = x.group_id
-    join error_alert_rules r on r.workspace_id = g.workspace_id
-    where r.frequency_count is not null
-      and not exists (
-        select 1 from error_alert_state s
-        where s.group_id = x.group_id and s.trigger = 'spiking'
-          and s.last_alert_at > now() - ${ALERT_COOLDOWN_MS} * interval '1 millisecond')
-      and (
-        select count(*) from (
-          select 1 from error_occurrences o
-          where o.group_id = x.group_id
-            and o.occurred_at >= now() - r.frequency_minutes * interval '1 minute'
-            and (r.environments is null or o.environment = any(r.environments))
-          limit r.frequency_count
-        ) hits
-      ) >= r.frequency_count`.execute(tx);
-  return new Set(rows.map((row) => row.group_id));
+/** A workspace's spike rule as the error writer counts for it. */
+export interface SpikeWindow {
+  /** A sixth of the rule's window: the counters' slot (see migration 2026_11_27_0100). */
+  slotSeconds: number;
+  environments: string[] | null;
 }
+
+const SPIKE_SLOTS_PER_WINDOW = 6;
+
+/**
+ * The spike rules of the batch's workspaces, read by the error writer before its upsert so the
+ * upsert can count each group's recent occurrences on the group's row (spikeCountsOnUpsert).
+ */
+export async function readSpikeWindows(
+  tx: Db,
+  workspaceIds: readonly string[],
+): Promise<Map<string, SpikeWindow>> {
+  if (!workspaceIds.length) return new Map();
+  const rows = await tx
+    .selectFrom('error_alert_rules')
+    .select(['workspace_id', 'frequency_minutes', 'environments'])
+    .where('workspace_id', 'in', workspaceIds)
+    .where('frequency_count', 'is not', null)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.workspace_id,
+      {
+        slotSeconds: Math.ceil(((row.frequency_minutes ?? 1) * 60) / SPIKE_SLOTS_PER_WINDOW),
+        environments: row.environments,
+      },
+    ]),
+  );
+}
+
+/** Of a group's new occurrences (per environment named), those its workspace's rule counts. */
+export function occurrencesCounted(
+  environments: string[] | null,
+  total: number,
+  perEnvironment: ReadonlyMap<string, number>,
+): number {
+  if (!environments) return total;
+  return environments.reduce((sum, name) => sum + (perEnvironment.get(name) ?? 0), 0);
+}
+
+/**
+ * The spike columns of a group the error writer inserts: `counted` occurrences in the newest
+ * slot, or nulls without a spike rule. Plain values, no SQL per row: the writer's upsert has a
+ * row per group of the batch, and expressions in each made its statement dearer to parse than
+ * the counting itself. The slot is the writer's clock's (a writer behind adds to the newest).
+ */
+export function spikeCountsOnInsert(
+  window: SpikeWindow | undefined,
+  counted: number,
+  now: number = Date.now(),
+) {
+  if (!window) return { spike_slot_seconds: null, spike_latest_slot: null, spike_slots: null };
+  return {
+    spike_slot_seconds: window.slotSeconds,
+    spike_latest_slot: String(Math.floor(now / 1000 / window.slotSeconds)),
+    spike_slots: [counted, 0, 0, 0, 0, 0, 0],
+  };
+}
+
+/**
+ * The writer's ON CONFLICT update of the spike columns (every expression reads the row as it was;
+ * `excluded` is spikeCountsOnInsert's): no rule, the columns stay; a new rule or window length, or
+ * every slot older than the window, they start again; the same slot (or a writer whose clock is
+ * behind), the newest slot grows; a later slot, the older ones shift along with empty ones for
+ * the quiet slots between.
+ */
+export const spikeCountsOnUpsert = {
+  spike_slot_seconds: sql<number | null>`coalesce(excluded.spike_slot_seconds,
+    error_groups.spike_slot_seconds)`,
+  spike_latest_slot: sql<string | null>`case
+    when excluded.spike_slot_seconds is null then error_groups.spike_latest_slot
+    when error_groups.spike_slots is null
+      or error_groups.spike_slot_seconds is distinct from excluded.spike_slot_seconds
+      then excluded.spike_latest_slot
+    else greatest(error_groups.spike_latest_slot, excluded.spike_latest_slot) end`,
+  spike_slots: sql<number[] | null>`case
+    when excluded.spike_slot_seconds is null then error_groups.spike_slots
+    when error_groups.spike_slots is null
+      or error_groups.spike_slot_seconds is distinct from excluded.spike_slot_seconds
+      or excluded.spike_latest_slot - error_groups.spike_latest_slot >= 7
+      then excluded.spike_slots
+    when excluded.spike_latest_slot <= error_groups.spike_latest_slot
+      then array[error_groups.spike_slots[1] + excluded.spike_slots[1]]
+        || error_groups.spike_slots[2:7]
+    else array[excluded.spike_slots[1]]
+      || array_fill(0, array[(excluded.spike_latest_slot - error_groups.spike_latest_slot - 1)::int])
+      || error_groups.spike_slots[1:(7 - (excluded.spike_latest_slot
+        - error_groups.spike_latest_slot))::int]
+    end`,
+};
+
+/** RETURNING's sum of the slots after the upsert: the group's occurrences in the window. */
+export const spikeRecent = sql<
+  number | null
+>`(select sum(v) from unnest(spike_slots) as v)::int`.as('spike_recent');
 
 /** The (group, trigger) pairs whose hour of silence is over, now marked as alerted. */
 async function claimCooldowns(

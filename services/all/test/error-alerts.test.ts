@@ -393,6 +393,65 @@ describe('error alerts', () => {
     ]);
   });
 
+  it("counts a spike within the rule's window and environments only", async () => {
+    const s = await setup({ frequency: { count: 3, minutes: 10 }, environments: ['production'] });
+    const spikes = async () =>
+      (await alertMessages(s.room)).filter((m) => m.body.startsWith('**Spike'));
+    // The group's spike slots are a sixth of the window each (migration 2026_11_27_0100): moving
+    // its newest slot back by n is n sixths of the window passing.
+    const age = async (slots: number) => {
+      const group = await groupOf(s.workspace.id, 'Bursty');
+      const counter = await ctx.db
+        .selectFrom('error_groups')
+        .select('spike_latest_slot')
+        .where('id', '=', group.id)
+        .executeTakeFirstOrThrow();
+      await ctx.db
+        .updateTable('error_groups')
+        .set({ spike_latest_slot: String(BigInt(counter.spike_latest_slot!) - BigInt(slots)) })
+        .where('id', '=', group.id)
+        .execute();
+    };
+
+    // Two in production, and staging's never count.
+    await write(s.workspace.id, [report('Bursty'), report('Bursty')]);
+    await write(
+      s.workspace.id,
+      [1, 2, 3].map(() => report('Bursty', 'staging')),
+    );
+    expect(await spikes()).toHaveLength(0);
+    // The two are now older than the window: one more is one in the window.
+    await age(7);
+    await write(s.workspace.id, [report('Bursty')]);
+    expect(await spikes()).toHaveLength(0);
+    // Half a window later, two more: three within the window.
+    await age(3);
+    await write(s.workspace.id, [report('Bursty')]);
+    expect(await spikes()).toHaveLength(0);
+    await write(s.workspace.id, [report('Bursty')]);
+    const [spike] = await spikes();
+    expect(spike!.body).toContain('Bursty');
+    expect(spike!.body).toContain('over 3 in 10 min');
+  });
+
+  it('a replayed job (run again after a crash past its commit) neither counts nor spikes', async () => {
+    const s = await setup({ frequency: { count: 4, minutes: 10 } });
+    const once = parseJob(job(s.workspace.id, [report('Replayed'), report('Replayed')]));
+    await writeErrorBatch(deps, [once]);
+    // The same two reports again, beside one new one: 3 occurrences in all, under the 4 (counting
+    // the replay twice would make 5, a spike).
+    await writeErrorBatch(deps, [once, parseJob(job(s.workspace.id, [report('Replayed')]))]);
+    const group = await groupOf(s.workspace.id, 'Replayed');
+    expect(Number(group.occurrence_count)).toBe(3);
+    expect(await alertMessages(s.room)).toHaveLength(0);
+    const counts = await ctx.db
+      .selectFrom('error_groups')
+      .select('spike_slots')
+      .where('id', '=', group.id)
+      .executeTakeFirstOrThrow();
+    expect(counts.spike_slots!.reduce((sum, n) => sum + n, 0)).toBe(3);
+  });
+
   it('holds alert deliveries while the URL is disabled; saving the rule again sends them', async () => {
     const s = await setup({ new_group: true });
     // The first try fails; its retry is far off (the default schedule), so it stays pending.

@@ -22,6 +22,7 @@ import * as messagePayloads from './2026_11_25_0090_message_payloads.js';
 import * as errorAlerts from './2026_11_26_0100_error_alerts.js';
 import * as visitorRole from './2026_11_26_0150_visitor_role.js';
 import * as feedbackScreenshots from './2026_11_26_0200_feedback_screenshots.js';
+import * as errorGroupSpikeCounts from './2026_11_27_0100_error_group_spike_counts.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0100_error_alerts': errorAlerts,
   '2026_11_26_0150_visitor_role': visitorRole,
   '2026_11_26_0200_feedback_screenshots': feedbackScreenshots,
+  '2026_11_27_0100_error_group_spike_counts': errorGroupSpikeCounts,
 };

@@ -6,9 +6,15 @@ import type { JobPayload } from '@ferry/queues';
 import { queuedReportSchema, type QueuedReport } from '../queued.js';
 import {
   culprit,
+  occurrencesCounted,
   raiseErrorAlerts,
+  readSpikeWindows,
   retainedByWorkspace,
+  spikeCountsOnInsert,
+  spikeCountsOnUpsert,
+  spikeRecent,
   type AlertCandidate,
+  type SpikeWindow,
   type ErrorsAnnouncer,
   type WorkspaceErrorsWritten,
 } from '@ferry/workspace';
@@ -107,8 +113,8 @@ interface GroupBatch {
   firstSeen: string;
   /** Reports of the batch in this group. */
   n: number;
-  /** Distinct environments the batch's reports name. */
-  environments: Set<string>;
+  /** The batch's reports in this group per environment named (spike rules filter by it). */
+  environments: Map<string, number>;
 }
 
 interface Placed {
@@ -129,12 +135,17 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
         latest: report,
         firstSeen: report.occurred_at,
         n: 1,
-        environments: new Set(report.environment ? [report.environment] : []),
+        environments: new Map(report.environment ? [[report.environment, 1]] : []),
       });
       continue;
     }
     group.n += 1;
-    if (report.environment) group.environments.add(report.environment);
+    if (report.environment) {
+      group.environments.set(
+        report.environment,
+        (group.environments.get(report.environment) ?? 0) + 1,
+      );
+    }
     if (later(report, group.latest)) group.latest = report;
     if (Date.parse(report.occurred_at) < Date.parse(group.firstSeen)) {
       group.firstSeen = report.occurred_at;
@@ -175,11 +186,19 @@ interface UpsertedGroup {
   occurrence_count: string | number | bigint;
   first_seen_at: Date;
   last_seen_at: Date;
+  /** The group's occurrences in its spike rule's window, this batch's included; null: no rule. */
+  spike_recent: number | null;
+}
+
+/** Of a group's reports in the batch, those its workspace's spike rule counts. */
+function spikeCounted(group: GroupBatch, window: SpikeWindow | undefined): number {
+  return window ? occurrencesCounted(window.environments, group.n, group.environments) : 0;
 }
 
 async function upsertGroups(
   tx: Tx,
   groups: readonly GroupBatch[],
+  spikeWindows: ReadonlyMap<string, SpikeWindow>,
 ): Promise<Map<string, UpsertedGroup>> {
   const rows = await tx
     .insertInto('error_groups')
@@ -194,7 +213,12 @@ async function upsertGroups(
         occurrence_count: group.n,
         first_seen_at: group.firstSeen,
         last_seen_at: group.latest.occurred_at,
-        environments: [...group.environments].sort().slice(0, ERROR_GROUP_ENVIRONMENTS_MAX),
+        environments: [...group.environments.keys()].sort().slice(0, ERROR_GROUP_ENVIRONMENTS_MAX),
+        // Issue 26's spike counts ride in the same row version (migration 2026_11_27_0100).
+        ...spikeCountsOnInsert(
+          spikeWindows.get(group.workspaceId),
+          spikeCounted(group, spikeWindows.get(group.workspaceId)),
+        ),
       })),
     )
     .onConflict((oc) =>
@@ -222,6 +246,7 @@ async function upsertGroups(
               where x <> all(error_groups.environments) order by x
             ))[1:${sql.lit(ERROR_GROUP_ENVIRONMENTS_MAX)}]) as e order by e)
           end`,
+        ...spikeCountsOnUpsert,
       }),
     )
     .returning([
@@ -238,6 +263,7 @@ async function upsertGroups(
       sql<boolean>`xmax = 0`.as('created'),
       // now() is the transaction's start: only this statement's reopen set regressed_at to it.
       sql<boolean>`xmax <> 0 and status = 'unresolved' and regressed_at = now()`.as('regressed'),
+      spikeRecent,
     ])
     .execute();
   return new Map(rows.map((row) => [groupKey(row.workspace_id, row.fingerprint), row]));
@@ -280,7 +306,10 @@ export async function writeErrorBatch(
   const groups = byGroup(placed);
 
   const { retained, news } = await deps.db.transaction().execute(async (tx) => {
-    const upserted = await upsertGroups(tx, groups);
+    const spikeWindows = await readSpikeWindows(tx, [
+      ...new Set(groups.map((group) => group.workspaceId)),
+    ]);
+    const upserted = await upsertGroups(tx, groups, spikeWindows);
     const groupIds = new Map([...upserted].map(([key, row]) => [key, row.id]));
     const rows = await tx
       .insertInto('error_occurrences')
@@ -314,11 +343,12 @@ export async function writeErrorBatch(
     }
     // Already stored (a job run again after a crash past its commit): counted once already.
     const stored = placed.filter(({ report }) => !insertedIds.has(report.id));
-    if (stored.length > 0) await uncount(tx, groupIds, byGroup(stored));
+    const replayed = byGroup(stored);
+    if (stored.length > 0) await uncount(tx, groupIds, replayed, spikeWindows);
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
-    await raiseErrorAlerts(tx, alertCandidates(upserted, fresh, stored), {
+    await raiseErrorAlerts(tx, alertCandidates(upserted, fresh, replayed, spikeWindows), {
       publicUrl: deps.publicUrl ?? '',
     });
     return {
@@ -361,17 +391,18 @@ export async function writeErrors(
 function alertCandidates(
   upserted: ReadonlyMap<string, UpsertedGroup>,
   fresh: readonly GroupBatch[],
-  stored: readonly Placed[],
+  replayed: readonly GroupBatch[],
+  spikeWindows: ReadonlyMap<string, SpikeWindow>,
 ): AlertCandidate[] {
-  const replayed = new Map<string, number>();
-  for (const { workspaceId, report } of stored) {
-    const key = groupKey(workspaceId, report.fingerprint);
-    replayed.set(key, (replayed.get(key) ?? 0) + 1);
-  }
+  const replays = new Map(
+    replayed.map((group) => [groupKey(group.workspaceId, group.fingerprint), group]),
+  );
   return fresh.flatMap((group) => {
     const key = groupKey(group.workspaceId, group.fingerprint);
     const row = upserted.get(key);
     if (!row) return [];
+    const replay = replays.get(key);
+    const spikeReplayed = replay ? spikeCounted(replay, spikeWindows.get(group.workspaceId)) : 0;
     return [
       {
         workspaceId: group.workspaceId,
@@ -380,14 +411,15 @@ function alertCandidates(
         regressed: row.regressed,
         status: row.status,
         newOccurrences: group.n,
-        environments: [...group.environments],
+        environments: group.environments,
+        recent: row.spike_recent === null ? null : row.spike_recent - spikeReplayed,
         group: {
           id: row.id,
           error_class: row.error_class,
           latest_message: row.latest_message,
           culprit: culprit(group.latest.backtrace),
           environment: group.latest.environment ?? null,
-          occurrence_count: Number(row.occurrence_count) - (replayed.get(key) ?? 0),
+          occurrence_count: Number(row.occurrence_count) - (replay?.n ?? 0),
           first_seen_at: row.first_seen_at.toISOString(),
           last_seen_at: row.last_seen_at.toISOString(),
         },
@@ -431,18 +463,24 @@ function liveNews(
   }));
 }
 
-/** Takes reports that were already stored back out of their groups' counts (upsertGroups added them). */
+/**
+ * Takes reports that were already stored back out of their groups' counts (upsertGroups added
+ * them), the spike counts' newest slot included (the upsert added them there).
+ */
 async function uncount(
   tx: Tx,
   groupIds: ReadonlyMap<string, string>,
   stored: readonly GroupBatch[],
+  spikeWindows: ReadonlyMap<string, SpikeWindow>,
 ): Promise<void> {
   const values = stored.map(
     (group) =>
-      sql`(${groupIds.get(groupKey(group.workspaceId, group.fingerprint))!}::text, ${group.n}::bigint)`,
+      sql`(${groupIds.get(groupKey(group.workspaceId, group.fingerprint))!}::text, ${group.n}::bigint, ${spikeCounted(group, spikeWindows.get(group.workspaceId))}::int)`,
   );
   await sql`
-    update error_groups g set occurrence_count = g.occurrence_count - v.n
-    from (values ${sql.join(values)}) as v(id, n)
+    update error_groups g set occurrence_count = g.occurrence_count - v.n,
+      spike_slots = case when g.spike_slots is null then null
+        else array[greatest(g.spike_slots[1] - v.spike_n, 0)] || g.spike_slots[2:7] end
+    from (values ${sql.join(values)}) as v(id, n, spike_n)
     where g.id = v.id`.execute(tx);
 }
