@@ -56,7 +56,8 @@ export interface RaiseOptions {
   publicUrl: string;
 }
 
-interface RuleRow {
+/** A workspace's alert rule as the error writer reads it: readAlertRules. */
+export interface AlertRule {
   workspace_id: string;
   slug: string;
   room_id: string | null;
@@ -70,20 +71,21 @@ interface RuleRow {
 }
 
 /**
- * Decides and raises the batch's alerts. With no rule for any of the batch's workspaces (alerts
- * off) it costs one indexed read. Returns the alerts raised (tests, logs).
+ * Decides and raises the batch's alerts, given the rules of its workspaces (readAlertRules, read
+ * once by the writer before its upsert: the spike counts need them there too). With no rule
+ * (alerts off) it does nothing more. Returns the alerts raised (tests, logs).
  */
 export async function raiseErrorAlerts(
   tx: Db,
   candidates: readonly AlertCandidate[],
+  rules: ReadonlyMap<string, AlertRule>,
   options: RaiseOptions,
 ): Promise<ErrorAlert[]> {
+  if (!rules.size) return [];
   const live = candidates.filter((c) => c.newOccurrences > 0 && c.status !== 'ignored');
   if (!live.length) return [];
-  const rules = await readRules(tx, [...new Set(live.map((c) => c.workspaceId))]);
-  if (!rules.size) return [];
 
-  const wanted: { candidate: AlertCandidate; trigger: ErrorAlertTrigger; rule: RuleRow }[] = [];
+  const wanted: { candidate: AlertCandidate; trigger: ErrorAlertTrigger; rule: AlertRule }[] = [];
   for (const candidate of live) {
     const rule = rules.get(candidate.workspaceId);
     if (!rule || (rule.room_id === null && rule.hook_id === null)) continue;
@@ -134,7 +136,12 @@ export async function raiseErrorAlerts(
   return alerts.map(({ alert }) => alert);
 }
 
-async function readRules(tx: Db, workspaceIds: readonly string[]): Promise<Map<string, RuleRow>> {
+/** The alert rules of the batch's workspaces, by workspace: one indexed read a batch. */
+export async function readAlertRules(
+  tx: Db,
+  workspaceIds: readonly string[],
+): Promise<Map<string, AlertRule>> {
+  if (!workspaceIds.length) return new Map();
   const rows = await tx
     .selectFrom('error_alert_rules as r')
     .innerJoin('workspaces as w', 'w.id', 'r.workspace_id')
@@ -166,29 +173,19 @@ export interface SpikeWindow {
 const SPIKE_SLOTS_PER_WINDOW = 6;
 
 /**
- * The spike rules of the batch's workspaces, read by the error writer before its upsert so the
- * upsert can count each group's recent occurrences on the group's row (spikeCountsOnUpsert).
+ * The spike windows among the rules (those with a `frequency`), for the writer's upsert to count
+ * each group's recent occurrences on the group's row (spikeCountsOnUpsert).
  */
-export async function readSpikeWindows(
-  tx: Db,
-  workspaceIds: readonly string[],
-): Promise<Map<string, SpikeWindow>> {
-  if (!workspaceIds.length) return new Map();
-  const rows = await tx
-    .selectFrom('error_alert_rules')
-    .select(['workspace_id', 'frequency_minutes', 'environments'])
-    .where('workspace_id', 'in', workspaceIds)
-    .where('frequency_count', 'is not', null)
-    .execute();
-  return new Map(
-    rows.map((row) => [
-      row.workspace_id,
-      {
-        slotSeconds: Math.ceil(((row.frequency_minutes ?? 1) * 60) / SPIKE_SLOTS_PER_WINDOW),
-        environments: row.environments,
-      },
-    ]),
-  );
+export function spikeWindows(rules: ReadonlyMap<string, AlertRule>): Map<string, SpikeWindow> {
+  const windows = new Map<string, SpikeWindow>();
+  for (const [workspaceId, rule] of rules) {
+    if (rule.frequency_count === null || rule.frequency_minutes === null) continue;
+    windows.set(workspaceId, {
+      slotSeconds: Math.ceil((rule.frequency_minutes * 60) / SPIKE_SLOTS_PER_WINDOW),
+      environments: rule.environments,
+    });
+  }
+  return windows;
 }
 
 /** Of a group's new occurrences (per environment named), those its workspace's rule counts. */
@@ -278,7 +275,7 @@ async function claimCooldowns(
   return new Set(rows.map((row) => `${row.group_id}\n${row.trigger}`));
 }
 
-type Raised = { rule: RuleRow; alert: ErrorAlert };
+type Raised = { rule: AlertRule; alert: ErrorAlert };
 
 /** One message per alert into the rule's room, up to the hour's cap; the rest held. */
 async function postToRooms(

@@ -8,11 +8,12 @@ import {
   culprit,
   occurrencesCounted,
   raiseErrorAlerts,
-  readSpikeWindows,
+  readAlertRules,
   retainedByWorkspace,
   spikeCountsOnInsert,
   spikeCountsOnUpsert,
   spikeRecent,
+  spikeWindows as spikeWindowsOf,
   type AlertCandidate,
   type SpikeWindow,
   type ErrorsAnnouncer,
@@ -306,9 +307,8 @@ export async function writeErrorBatch(
   const groups = byGroup(placed);
 
   const { retained, news } = await deps.db.transaction().execute(async (tx) => {
-    const spikeWindows = await readSpikeWindows(tx, [
-      ...new Set(groups.map((group) => group.workspaceId)),
-    ]);
+    const rules = await readAlertRules(tx, [...new Set(groups.map((group) => group.workspaceId))]);
+    const spikeWindows = spikeWindowsOf(rules);
     const upserted = await upsertGroups(tx, groups, spikeWindows);
     const groupIds = new Map([...upserted].map(([key, row]) => [key, row.id]));
     const rows = await tx
@@ -348,7 +348,7 @@ export async function writeErrorBatch(
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
-    await raiseErrorAlerts(tx, alertCandidates(upserted, fresh, replayed, spikeWindows), {
+    await raiseErrorAlerts(tx, alertCandidates(upserted, fresh, replayed, spikeWindows), rules, {
       publicUrl: deps.publicUrl ?? '',
     });
     return {
