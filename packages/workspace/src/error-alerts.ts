@@ -119,14 +119,14 @@ export function errorAlertRulesJson({ rule, hook }: ErrorAlertSettings): ErrorAl
   };
 }
 
-function invalid(field: string, problem: string): AppError {
-  return new AppError(
-    'validation_failed',
-    `The error alert rules are not valid. ${field}: ${problem}`,
-    {
-      fields: { [field]: problem },
-    },
-  );
+/** One 422 naming every bad field, so a client fixes them all in one go. */
+function invalid(fields: Record<string, string>): AppError {
+  const detail = Object.entries(fields)
+    .map(([field, problem]) => `${field}: ${problem}`)
+    .join(' ');
+  return new AppError('validation_failed', `The error alert rules are not valid. ${detail}`, {
+    fields,
+  });
 }
 
 /**
@@ -141,11 +141,10 @@ export async function validateErrorAlertRules(
   ssrf: SsrfSettings,
 ): Promise<ErrorAlertRulesInput> {
   const parsed = errorAlertRulesSchema.safeParse(body);
-  if (!parsed.success) {
-    const [first] = Object.entries(fieldErrors(parsed.error));
-    throw invalid(first?.[0] ?? '_', first?.[1] ?? 'Not valid.');
-  }
+  if (!parsed.success) throw invalid(fieldErrors(parsed.error));
   const input = parsed.data;
+  // The shape is right: the room and the URL are checked together, both named when both are bad.
+  const problems: Record<string, string> = {};
   if (input.room_id !== null) {
     const room = isId(input.room_id, 'room')
       ? await db
@@ -155,14 +154,16 @@ export async function validateErrorAlertRules(
           .where('workspace_id', '=', workspaceId)
           .executeTakeFirst()
       : undefined;
-    if (!room) throw invalid('room_id', 'No such room in this workspace.');
-    if (room.kind === 'dm')
-      throw invalid('room_id', 'Alerts go to a shared room, not a direct message.');
+    if (!room) problems.room_id = 'No such room in this workspace.';
+    else if (room.kind === 'dm') {
+      problems.room_id = 'Alerts go to a shared room, not a direct message.';
+    }
   }
   if (input.url !== null) {
     const problem = await targetUrlProblem(input.url, ssrf);
-    if (problem) throw invalid('url', problem);
+    if (problem) problems.url = problem;
   }
+  if (Object.keys(problems).length) throw invalid(problems);
   if (input.environments) input.environments = [...new Set(input.environments)].sort();
   return input;
 }

@@ -125,6 +125,17 @@ describe('error alerts API', () => {
     expect(Object.keys(await refused({ ...valid(), environments: ['x'.repeat(41)] }))).toEqual([
       'environments.0',
     ]);
+    // Every bad field at once: the shape's, then the room and the URL together.
+    expect(
+      Object.keys(
+        await refused({ ...valid(), new_group: 'yes', frequency: { count: 0, minutes: 0 } }),
+      ).sort(),
+    ).toEqual(['frequency.count', 'frequency.minutes', 'new_group']);
+    expect(
+      Object.keys(
+        await refused({ ...valid(), room_id: 'room_nope', url: 'http://127.0.0.1:9/hook' }),
+      ).sort(),
+    ).toEqual(['room_id', 'url']);
     const read = (await (await call('GET', reader)).json()) as Record<string, unknown>;
     expect(read).toMatchObject({ room_id: room.id, url: null });
   });
