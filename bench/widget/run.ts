@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { launchBrowser } from '@ferry/testing';
+import { launchBrowser } from '@ferry/testing/browser';
 import { buildWidget, WIDGET_SNIPPET } from '@ferry/widget';
 
 /**

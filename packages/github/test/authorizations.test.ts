@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretBox } from '@ferry/core';
-import {
-  createMember,
-  createTestContext,
-  createWorkspace,
-  FakeGitHub,
-  type TestContext,
-} from '@ferry/testing';
+import { createMember, createTestContext, createWorkspace, type TestContext } from '@ferry/testing';
+import { FakeGitHub } from '@ferry/testing/fake-github';
 import {
   createGitHubClient,
   findAuthorization,

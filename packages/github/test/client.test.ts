@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { FakeGitHub, PREVIEW_DOCS } from '@ferry/testing';
+import { FakeGitHub, PREVIEW_DOCS } from '@ferry/testing/fake-github';
 import { createGitHubClient, loadGithubSettings, type GitHubClient } from '../src/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { PREVIEW_DOCS, PREVIEW_SDL } from '@ferry/testing';
+import { PREVIEW_DOCS, PREVIEW_SDL } from '@ferry/testing/fake-github';
 import { schema as githubSchema } from '@octokit/graphql-schema';
 import { buildSchema, extendSchema, parse, validate } from 'graphql';
 import { GRAPHQL_DOCUMENTS } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { startSharedChromium } from './browser.js';
+import { startSharedChromium } from './browser/chromium.js';
 import { resolveStores } from './stores.js';
 import { ensureTemplate } from './template.js';
 

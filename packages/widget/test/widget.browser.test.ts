@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { launchBrowser, type TestBrowser } from '@ferry/testing';
+import { launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildWidget, WIDGET_SNIPPET, type WidgetBuild } from '../src/index.js';
 

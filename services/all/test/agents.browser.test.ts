@@ -4,14 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createApiToken,
-  createMember,
-  createWorkspace,
-  launchBrowser,
-  signInWithForm,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createApiToken, createMember, createWorkspace } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const agentDir = fileURLToPath(new URL('../../../packages/agent', import.meta.url));

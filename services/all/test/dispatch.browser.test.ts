@@ -1,15 +1,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createApiToken,
-  createMember,
-  createWorkspace,
-  FakeGitHub,
-  launchBrowser,
-  signInWithForm,
-  waitUntil,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import { FakeGitHub } from '@ferry/testing/fake-github';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const SHOTS = '/tmp/ferry-shots';

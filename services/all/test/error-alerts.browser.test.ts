@@ -2,15 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
-import {
-  createMember,
-  createRoom,
-  createWorkspace,
-  launchBrowser,
-  Receiver,
-  signInWithForm,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createMember, createRoom, createWorkspace, Receiver } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import type { ErrorAlertPayload } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 

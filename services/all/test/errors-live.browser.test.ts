@@ -5,10 +5,8 @@ import {
   createMember,
   createRoom,
   createWorkspace,
-  launchBrowser,
-  signInWithForm,
-  type TestBrowser,
 } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import type { Workspace } from '@ferry/db';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startFerry, type FerryHarness } from './support/ferry.js';

@@ -2,17 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretBox } from '@ferry/core';
 import type { Page } from 'playwright-core';
+import { createMember, createRoom, createWorkspace, FormClient, Receiver } from '@ferry/testing';
 import {
   axeViolations,
-  createMember,
-  createRoom,
-  createWorkspace,
-  FormClient,
   launchBrowser,
-  Receiver,
   signInWithForm,
   type TestBrowser,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import { createOutgoingHook } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 

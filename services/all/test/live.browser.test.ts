@@ -1,14 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretBox } from '@ferry/core';
-import {
-  createApiToken,
-  createMember,
-  createRoom,
-  createWorkspace,
-  launchBrowser,
-  signInWithForm,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createApiToken, createMember, createRoom, createWorkspace } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import { createIncomingKey, postMessage } from '@ferry/workspace';
 import type { Page } from 'playwright-core';
 import { startFerry, type FerryHarness } from './support/ferry.js';

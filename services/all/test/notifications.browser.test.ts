@@ -2,17 +2,19 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Member, Room } from '@ferry/db';
 import {
-  axeViolations,
   createFeedback,
   createMember,
   createRoom,
   createUser,
   createWorkspace,
+  waitUntil,
+} from '@ferry/testing';
+import {
+  axeViolations,
   launchBrowser,
   signInWithForm,
-  waitUntil,
   type TestBrowser,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import { postMessage } from '@ferry/workspace';
 import type { Locator } from 'playwright-core';
 import { startFerry, type FerryHarness } from './support/ferry.js';

@@ -1,15 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import {
-  createMember,
-  createRoom,
-  createWorkspace,
-  launchBrowser,
-  Receiver,
-  type TestBrowser,
-  signInWithForm,
-} from '@ferry/testing';
+import { createMember, createRoom, createWorkspace, Receiver } from '@ferry/testing';
+import { launchBrowser, type TestBrowser, signInWithForm } from '@ferry/testing/browser';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 /**

@@ -5,14 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { build } from 'esbuild';
 import type { Workspace } from '@ferry/db';
-import {
-  createMember,
-  createWorkspace,
-  launchBrowser,
-  signInWithForm,
-  waitUntil,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createMember, createWorkspace, waitUntil } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

@@ -5,14 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { SecretBox } from '@ferry/core';
 import type { Member, Room, Workspace } from '@ferry/db';
-import {
-  createMember,
-  createRoom,
-  createWorkspace,
-  launchBrowser,
-  signInWithForm,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createMember, createRoom, createWorkspace } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import { createIncomingKey } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 

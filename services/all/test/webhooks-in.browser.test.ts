@@ -1,15 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createMember,
-  createRoom,
-  createWorkspace,
-  launchBrowser,
-  type TestBrowser,
-  type TestContext,
-  signInWithForm,
-} from '@ferry/testing';
+import { createMember, createRoom, createWorkspace, type TestContext } from '@ferry/testing';
+import { launchBrowser, type TestBrowser, signInWithForm } from '@ferry/testing/browser';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const run = promisify(execFile);

@@ -3,14 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Workspace } from '@ferry/db';
-import {
-  createMember,
-  createWorkspace,
-  launchBrowser,
-  signInWithForm,
-  waitUntil,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createMember, createWorkspace, waitUntil } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import { WIDGET_SNIPPET } from '@ferry/widget';
 import type { Page } from 'playwright-core';
 import { startFerry, type FerryHarness } from './support/ferry.js';

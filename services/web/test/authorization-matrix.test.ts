@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { newId } from '@ferry/core';
 import type { Role, User } from '@ferry/db';
 import { declaredRoutes, MUTATING, type DeclaredRoute } from '@ferry/http';
@@ -11,8 +11,8 @@ import {
   createRoom,
   createUser,
   createWorkspace,
-  FakeGitHub,
 } from '@ferry/testing';
+import { FakeGitHub } from '@ferry/testing/fake-github';
 import {
   can,
   createIncomingKey,
@@ -168,7 +168,13 @@ describe('authorization matrix', () => {
 
   beforeAll(async () => {
     fake = await new FakeGitHub().start();
-    web = await startWeb({ ...fake.env(), ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
+    web = await startWeb({
+      ...fake.env(),
+      ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+      // No webhooks-out runs here, so "Send test event" and "Resend" wait out their whole window
+      // for an attempt that never comes (WEBHOOK_TIMEOUT_MS + 2 s): 24 s of this file at 10 s.
+      WEBHOOK_TIMEOUT_MS: '100',
+    });
     const tables = pageTables(web.deps, { leaveRoom: () => undefined } as unknown as Realtime);
     routes = declaredRoutes([...tables.open, ...tables.workspace]);
     for (const who of [...ROLES_LOW_TO_HIGH, 'outsider'] as const) {
@@ -327,23 +333,27 @@ describe('authorization matrix', () => {
     });
   }
 
-  /** Every table's rows, hashed: what a refused call must leave exactly as it was. */
+  /**
+   * Every table's rows, hashed: what a refused call must leave exactly as it was. One statement
+   * for all tables (the table list is read once), so a digest is one round trip, not one a table.
+   */
+  let digestQuery: RawBuilder<{ table_name: string; h: string | null }> | undefined;
   async function digest(): Promise<Record<string, string>> {
-    const tables = await sql<{ table_name: string }>`
-      select table_name from information_schema.tables
-      where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%'
-      order by table_name`.execute(web.ctx.db);
-    const out: Record<string, string> = {};
-    for (const { table_name } of tables.rows) {
-      // The relay marks outbox rows sent on its own schedule: their ids are what a call adds.
-      const rows = table_name === 'outbox' ? sql`t.id` : sql`t::text`;
-      const result = await sql<{ h: string | null }>`
-        select md5(string_agg(${rows}, ',' order by ${rows})) as h from ${sql.table(table_name)} t`.execute(
-        web.ctx.db,
-      );
-      out[table_name] = result.rows[0]?.h ?? 'empty';
+    if (!digestQuery) {
+      const tables = await sql<{ table_name: string }>`
+        select table_name from information_schema.tables
+        where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not like 'kysely_%'
+        order by table_name`.execute(web.ctx.db);
+      const perTable = tables.rows.map(({ table_name }) => {
+        // The relay marks outbox rows sent on its own schedule: their ids are what a call adds.
+        const rows = table_name === 'outbox' ? sql`t.id` : sql`t::text`;
+        return sql`(select ${table_name}::text as table_name,
+          md5(string_agg(${rows}, ',' order by ${rows})) as h from ${sql.table(table_name)} t)`;
+      });
+      digestQuery = sql`${sql.join(perTable, sql` union all `)}`;
     }
-    return out;
+    const result = await digestQuery.execute(web.ctx.db);
+    return Object.fromEntries(result.rows.map((row) => [row.table_name, row.h ?? 'empty']));
   }
 
   function allowedRoles(route: DeclaredRoute, example: Example): readonly Role[] {
@@ -383,8 +393,9 @@ describe('authorization matrix', () => {
           'outsider',
           ...ROLES_LOW_TO_HIGH.filter((role) => !allowed.includes(role)),
         ];
+        // A refused call leaves the state as it found it, so its "after" is the next "before".
+        let before = await digest();
         for (const actor of refusedActors) {
-          const before = await digest();
           const answer = await call(actor, route, w, example);
           const after = await digest();
           if (![401, 403, 404].includes(answer.status)) {
@@ -392,6 +403,7 @@ describe('authorization matrix', () => {
           }
           const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
           if (changed.length) failures.push(`${key} as ${actor} changed ${changed.join(', ')}`);
+          before = after;
         }
         const lowest = ROLES_LOW_TO_HIGH.find((role) => allowed.includes(role));
         if (lowest) {

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import {
-  axeViolations,
   createErrorGroup,
   createErrorOccurrence,
   createMember,
   createVisitor,
   createWorkspace,
+} from '@ferry/testing';
+import {
+  axeViolations,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/errors-triage';

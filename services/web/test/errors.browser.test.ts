@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ErrorSource } from '@ferry/db';
 import {
-  axeViolations,
   createErrorGroup,
   createErrorOccurrence,
   createMember,
   createVisitor,
   createWorkspace,
+} from '@ferry/testing';
+import {
+  axeViolations,
   launchBrowser,
   type TestBrowser,
   signInWithForm,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SOURCES: ErrorSource[] = ['ruby', 'js', 'api', 'mobile', 'node', 'python', 'php'];

@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
-  axeViolations,
   createFeedback,
   createMember,
   createMessage,
   createUser,
   createWorkspace,
+} from '@ferry/testing';
+import {
+  axeViolations,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import type { Page } from 'playwright-core';
 import { startWeb, type WebHarness } from './harness.js';
 

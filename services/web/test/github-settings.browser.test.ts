@@ -1,16 +1,9 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
-import {
-  createFeedback,
-  createMember,
-  createWorkspace,
-  FakeGitHub,
-  launchBrowser,
-  signInWithForm,
-  startApp,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createFeedback, createMember, createWorkspace, startApp } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import { FakeGitHub } from '@ferry/testing/fake-github';
 import { createWebApp } from '../src/app.js';
 import { loadWebSettings } from '../src/config.js';
 import { webDeps } from '../src/deps.js';

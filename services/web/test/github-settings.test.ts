@@ -4,11 +4,11 @@ import {
   createFeedback,
   createMember,
   createWorkspace,
-  FakeGitHub,
   FormClient,
   startApp,
   type RunningApp,
 } from '@ferry/testing';
+import { FakeGitHub } from '@ferry/testing/fake-github';
 import { createWebApp } from '../src/app.js';
 import { loadWebSettings } from '../src/config.js';
 import { webDeps, type WebResources } from '../src/deps.js';

@@ -1,14 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { createMember, createUser } from '@ferry/testing';
 import {
   axeViolations,
-  createMember,
-  createUser,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import { createWorkspace } from '@ferry/workspace';
 import { startWeb, type WebHarness } from './harness.js';
 

@@ -1,15 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
-import {
-  axeViolations,
-  createMember,
-  createRoom,
-  createUser,
-  createWorkspace,
-  launchBrowser,
-  type TestBrowser,
-} from '@ferry/testing';
+import { createMember, createRoom, createUser, createWorkspace } from '@ferry/testing';
+import { axeViolations, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/ux-basics';

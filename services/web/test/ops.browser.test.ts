@@ -1,15 +1,13 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
+import { createErrorOccurrence, createMember, createWorkspace } from '@ferry/testing';
 import {
   axeViolations,
-  createErrorOccurrence,
-  createMember,
-  createWorkspace,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import { sampleOpsMinute } from '@ferry/workspace';
 import { flakyQueue, seedActivity, waitForState, type FlakyQueue } from './ops-fixtures.js';
 import { startWeb, type WebHarness } from './harness.js';

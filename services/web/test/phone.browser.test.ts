@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { newId, SecretBox } from '@ferry/core';
 import {
-  axeViolations,
   createApiToken,
   createErrorGroup,
   createErrorOccurrence,
@@ -11,10 +10,13 @@ import {
   createMember,
   createMessage,
   createUser,
+} from '@ferry/testing';
+import {
+  axeViolations,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import {
   createChannel,
   createIncomingKey,

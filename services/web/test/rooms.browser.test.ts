@@ -7,9 +7,8 @@ import {
   createRoom,
   createUser,
   createWorkspace,
-  launchBrowser,
-  type TestBrowser,
 } from '@ferry/testing';
+import { launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 describe('a room in two browsers', () => {

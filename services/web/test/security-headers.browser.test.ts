@@ -5,10 +5,8 @@ import {
   createMessage,
   createRoom,
   createWorkspace,
-  launchBrowser,
-  signInWithForm,
-  type TestBrowser,
 } from '@ferry/testing';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 /**

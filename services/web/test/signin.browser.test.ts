@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createMember, createWorkspace, launchBrowser, type TestBrowser } from '@ferry/testing';
+import { createMember, createWorkspace } from '@ferry/testing';
+import { launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 describe('sign-in in a real browser', () => {

@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  createMember,
-  createWorkspace,
-  launchBrowser,
-  type TestBrowser,
-  signInWithForm,
-} from '@ferry/testing';
+import { createMember, createWorkspace } from '@ferry/testing';
+import { launchBrowser, type TestBrowser, signInWithForm } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const RAW_TOKEN = /fry_[A-Za-z0-9_-]{43}/;

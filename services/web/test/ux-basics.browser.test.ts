@@ -2,17 +2,19 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
-  axeViolations,
   createErrorGroup,
   createFeedback,
   createMember,
   createRoom,
   createUser,
   createWorkspace,
+} from '@ferry/testing';
+import {
+  axeViolations,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
-} from '@ferry/testing';
+} from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/ux-basics';

@@ -15,11 +15,11 @@ import {
   createMember,
   createTestContext,
   createWorkspace,
-  FakeGitHub,
   startApp,
   type RunningApp,
   type TestContext,
 } from '@ferry/testing';
+import { FakeGitHub } from '@ferry/testing/fake-github';
 import { listDispatches, startRelay } from '@ferry/workspace';
 import { SecretBox } from '@ferry/core';
 import { createDispatchApp } from '../../src/app.js';
