@@ -81,6 +81,30 @@ describe('outgoing hook controls in a browser', () => {
       const res = await poster.post(`${roomPath}/messages`, { body }, { csrfFrom: roomPath });
       expect(res.status).toBe(302);
     };
+    /**
+     * Waits for the receiver to have `count` requests; if it gives up, it says what the hook and
+     * its deliveries looked like then (a loaded CI host once saw no send for 20 s after Re-enable).
+     */
+    const waitForSends = async (count: number, what: string) => {
+      try {
+        await receiver.waitFor(count, 30_000);
+      } catch (error) {
+        const state = await db
+          .selectFrom('outgoing_webhooks')
+          .select(['state', 'consecutive_failures'])
+          .where('id', '=', hook.id)
+          .executeTakeFirst();
+        const deliveries = await db
+          .selectFrom('webhook_deliveries')
+          .select(['id', 'status', 'attempts', 'next_attempt_at', 'created_at', 'message_id'])
+          .where('hook_id', '=', hook.id)
+          .orderBy('created_at')
+          .execute();
+        throw new Error(
+          `${String(error)} while waiting for ${what} (now ${new Date().toISOString()}); hook ${JSON.stringify(state)}, deliveries ${JSON.stringify(deliveries)}`,
+        );
+      }
+    };
     const sentBodies = () =>
       receiver.requests.map(
         (r) => (JSON.parse(r.body) as { message: { body: string } }).message.body,
@@ -95,7 +119,7 @@ describe('outgoing hook controls in a browser', () => {
     // The receiver is down: the first try fails and the next is scheduled 10 minutes out.
     receiver.reply({ status: 503, body: 'down for maintenance' });
     await post('one');
-    await receiver.waitFor(1, 20_000);
+    await waitForSends(1, 'the first try of "one"');
     const nextTry = page.getByTestId('next-try');
     // (While a try is under way its lease shows as the next try; wait for the failure's record.)
     await reloadUntil(
@@ -127,7 +151,7 @@ describe('outgoing hook controls in a browser', () => {
     // Re-enabled: what was held goes out, in message order.
     await page.getByRole('button', { name: 'Re-enable' }).click();
     await page.getByText(/3 held deliveries go out in message order/).waitFor();
-    await receiver.waitFor(4, 20_000);
+    await waitForSends(4, 'the held deliveries after Re-enable');
     expect(sentBodies()).toEqual(['one', 'one', 'two', 'three']);
 
     // Deleting asks first; afterwards nothing more is sent.
