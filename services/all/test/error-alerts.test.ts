@@ -168,7 +168,7 @@ describe('error alerts', () => {
   const deliveries = (hookId: string) =>
     ctx.db
       .selectFrom('webhook_deliveries')
-      .select(['id', 'event', 'status'])
+      .select(['id', 'event', 'status', 'last_status_code'])
       .where('hook_id', '=', hookId)
       .orderBy('created_at')
       .execute();
@@ -458,10 +458,12 @@ describe('error alerts', () => {
     s.receiver.replyOnce({ status: 503, body: 'down' });
     await write(s.workspace.id, [report('WhileDown')]);
     await s.receiver.waitFor(1);
-    await waitUntil(
-      async () => (await deliveries(s.hookId))[0]?.status === 'pending',
-      'the failed try to be recorded',
-    );
+    // A delivery is pending before its first try too: wait for the 503 to be written back, or
+    // the disable below can land mid-try and the drainer holds it itself (a CI flake).
+    await waitUntil(async () => {
+      const [first] = await deliveries(s.hookId);
+      return first?.status === 'pending' && first.last_status_code === 503;
+    }, 'the failed try (503) to be recorded on the pending delivery');
     // What webhooks-out does at the failure limit: disable, and hold every stream event.
     await ctx.db
       .updateTable('outgoing_webhooks')
