@@ -41,6 +41,8 @@ export interface ClaimOptions {
   /** The most deliveries one run takes. */
   runSize: number;
   leaseMs: number;
+  /** Where each hook's gap search may start (sent-positions.ts); the full window without it. */
+  sentThrough?: (hookId: string) => Date | undefined;
 }
 
 /** A run as read, before it is checked and leased. */
@@ -80,7 +82,7 @@ export async function claimRuns(
     else toCheck.push({ head, run: takeWhile(head.candidates, (c) => c.due) });
   }
 
-  const checks = await checkRuns(db, toCheck);
+  const checks = await checkRuns(db, toCheck, options.sentThrough);
   const toLease: { head: StreamHead; run: Candidate[] }[] = [];
   for (const { head, run } of toCheck) {
     const check = checks.get(head.hook.id);
@@ -226,12 +228,22 @@ const GAP_RECHECK_MS = 500;
 const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /**
- * Where looking for a gap before a delivery starts: the later of the hook's creation and a few
- * minutes before the delivery's message. `id` bounds the same search by message id, so it stays
- * on the (room_id, id) index (ids carry the app's clock, hence a minute of slack for clock skew).
+ * Where looking for a gap before a delivery starts: the latest of the hook's creation, a few
+ * minutes before the delivery's message, and the position already sent to the hook (`sentThrough`,
+ * sent-positions.ts: an earlier message is overtaken already). `id` bounds the same search by
+ * message id, so it stays on the (room_id, id) index (ids carry the app's clock, hence a minute of
+ * slack for clock skew).
  */
-export function gapFloor(hookCreatedAt: Date, headCreatedAt: Date): { id: string; at: Date } {
-  const at = Math.max(hookCreatedAt.getTime(), headCreatedAt.getTime() - GAP_WINDOW_MS);
+export function gapFloor(
+  hookCreatedAt: Date,
+  headCreatedAt: Date,
+  sentThrough?: Date,
+): { id: string; at: Date } {
+  const at = Math.max(
+    hookCreatedAt.getTime(),
+    headCreatedAt.getTime() - GAP_WINDOW_MS,
+    sentThrough?.getTime() ?? 0,
+  );
   return { id: messageIdFloor(at - 60_000), at: new Date(at) };
 }
 
@@ -251,8 +263,9 @@ function messageIdFloor(ms: number): string {
  *
  * `gapAt`: fan-outs run concurrently, so a message posted just before a delivery of the run may
  * not have its delivery row yet; sending the run now would overtake it. The earliest member
- * message of the room that is earlier than the run's last delivery, newer than the hook, within a
- * few minutes before the head, and not owed to the hook yet; null when there is none. Its fan-out
+ * message of the room that is earlier than the run's last delivery, newer than the hook and than
+ * what was sent to it, within a few minutes before the head, and not owed to the hook yet (gapFloor);
+ * null when there is none. Its fan-out
  * wakes the hook when it lands; the recheck is only a fallback.
  *
  * `streamIds`: the head of the hook's stream as the same snapshot sees it, which must still be the
@@ -262,10 +275,13 @@ function messageIdFloor(ms: number): string {
 async function checkRuns(
   db: Db,
   runs: readonly { head: StreamHead; run: readonly Candidate[] }[],
+  sentThrough: ClaimOptions['sentThrough'],
 ): Promise<Map<string, { gapAt: Date | null; streamIds: string[] }>> {
   const checks = new Map<string, { gapAt: Date | null; streamIds: string[] }>();
   if (!runs.length) return checks;
-  const floors = runs.map(({ head, run }) => gapFloor(head.hook.created_at, run[0]!.created_at));
+  const floors = runs.map(({ head, run }) =>
+    gapFloor(head.hook.created_at, run[0]!.created_at, sentThrough?.(head.hook.id)),
+  );
   const { rows } = await sql<{ hook_id: string; gap_at: Date | null; stream_ids: string[] }>`
     select x.hook_id,
       (select m.created_at from messages m

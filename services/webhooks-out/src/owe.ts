@@ -30,6 +30,8 @@ export interface OweOptions {
    * delivery is owed due now and the hooks' drains claim them.
    */
   leaseMs?: number;
+  /** Where each hook's gap search may start (sent-positions.ts); the full window without it. */
+  sentThrough?: (hookId: string) => Date | undefined;
 }
 
 /** Rows per INSERT: well under Postgres' 65,535 bind parameters at 11 per row. */
@@ -140,7 +142,11 @@ export async function oweMessages(
         previous_secret_sealed: hook.hook_previous_secret_sealed,
         previous_secret_expires_at: hook.hook_previous_secret_expires_at,
       });
-      const floor = gapFloor(hook.hook_created_at!, message.created_at);
+      const floor = gapFloor(
+        hook.hook_created_at!,
+        message.created_at,
+        options.sentThrough?.(hook.hook_id!),
+      );
       owed.push({
         id: newId('webhookDelivery'),
         hookId: hook.hook_id!,

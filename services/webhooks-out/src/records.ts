@@ -12,7 +12,7 @@ import { storableResult } from './deliveries.js';
 
 /** One delivery of a run that its receiver accepted (2xx). */
 export interface RunSuccess {
-  delivery: Pick<WebhookDelivery, 'id'>;
+  delivery: Pick<WebhookDelivery, 'id' | 'created_at'>;
   result: SendResult;
   /** performance.now() when the answer was in: the attempt is logged at that time. */
   answeredAt: number;

@@ -2,6 +2,7 @@ import { createGroupCommit, type GroupCommitStats, type Logger } from '@ferry/co
 import type { Db } from '@ferry/db';
 import { claimRuns, type ClaimOptions, type RunClaim } from './claims.js';
 import { recordRuns, type RunOutcome } from './records.js';
+import { createSentPositions } from './sent-positions.js';
 
 /**
  * The statements of runs, grouped across hooks: every hook draining in this process claims and
@@ -19,6 +20,11 @@ export interface RunGroups {
    * failures reset, its unsent rest released.
    */
   record(outcome: RunOutcome): Promise<void>;
+  /**
+   * How far this process has sent the hook's stream (sent-positions.ts): where a gap search may
+   * start, for claims here and for the fan-outs that lease at owe.
+   */
+  sentThrough: (hookId: string) => Date | undefined;
   /** Resolves once everything submitted so far is written. */
   drain(): Promise<void>;
   /** Groups written and hooks in them (tests, metrics). */
@@ -29,8 +35,10 @@ export interface RunGroups {
 const MAX_HOOKS_PER_GROUP = 256;
 
 export function createRunGroups(db: Db, options: ClaimOptions & { logger?: Logger }): RunGroups {
+  const positions = createSentPositions();
+  const sentThrough = (hookId: string) => positions.get(hookId);
   const claims = createGroupCommit({
-    write: (hookIds: string[]) => claimRuns(db, hookIds, options),
+    write: (hookIds: string[]) => claimRuns(db, hookIds, { ...options, sentThrough }),
     maxItems: MAX_HOOKS_PER_GROUP,
     concurrency: 2,
   });
@@ -44,10 +52,15 @@ export function createRunGroups(db: Db, options: ClaimOptions & { logger?: Logge
   });
   return {
     claim: (hookId) => claims.submit(hookId),
-    record: (outcome) =>
-      outcome.successes.length || outcome.unsentIds.length
+    record: (outcome) => {
+      // A run is sent in stream order: its last success is the furthest it got.
+      const last = outcome.successes.at(-1);
+      if (last) positions.advance(outcome.hookId, last.delivery.created_at);
+      return outcome.successes.length || outcome.unsentIds.length
         ? records.submit(outcome)
-        : Promise.resolve(),
+        : Promise.resolve();
+    },
+    sentThrough,
     drain: async () => {
       await claims.drain();
       await records.drain();

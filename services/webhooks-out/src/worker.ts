@@ -34,6 +34,8 @@ export interface RunningWebhooksOut {
   workers: Worker<unknown>[];
   /** Claims and records written, grouped (tests, metrics). */
   runStats: RunGroups['stats'];
+  /** How far this process has sent each hook's stream (tests). */
+  sentThrough: RunGroups['sentThrough'];
   /** Runs one sweep now (tests, and the timer). */
   sweep(): Promise<number>;
   /** Stops the sweep, closes the workers (active sends finish) and the producer. */
@@ -58,6 +60,7 @@ export interface WebhooksOutJobs extends ServiceJobs {
   /** Finds hooks with due deliveries and gives each a drain job; returns how many. */
   sweep(): Promise<number>;
   runStats: RunGroups['stats'];
+  sentThrough: RunGroups['sentThrough'];
 }
 
 /** Messages owed in one group at most (their fan-out jobs run at once, their rows go in one INSERT). */
@@ -112,6 +115,7 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
       const leasedAt = performance.now();
       const results = await oweMessages(options.db, messageIds, {
         leaseMs: leaseMs(options.settings),
+        sentThrough: deps.runs.sentThrough,
       });
       return results.map((result) => ({ result, leasedAt }));
     },
@@ -156,6 +160,7 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
     },
     sweep,
     runStats: deps.runs.stats,
+    sentThrough: deps.runs.sentThrough,
     start() {
       timer = setInterval(() => {
         if (stopped) return;
@@ -189,6 +194,7 @@ export function startWebhooksOut(options: WebhooksOutOptions): RunningWebhooksOu
   return {
     workers: running.workers,
     runStats: jobs.runStats,
+    sentThrough: jobs.sentThrough,
     sweep: () => jobs.sweep(),
     stop: () => running.stop(),
   };

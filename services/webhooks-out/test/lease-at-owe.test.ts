@@ -1,6 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Room } from '@ferry/db';
-import { oweMessages, type FanOutResult, type RunningWebhooksOut } from '../src/index.js';
+import {
+  claimRuns,
+  oweMessages,
+  type FanOutResult,
+  type RunningWebhooksOut,
+} from '../src/index.js';
 import {
   messageIdOf,
   startWorld,
@@ -113,6 +118,41 @@ describe('leasing a hook’s head as it is owed', () => {
     const { leased } = owed(head);
     expect(leased.map((run) => run.run[0].message_id)).toEqual([late]);
     expect(leased[0]!.wholeStream).toBe(false);
+  });
+
+  it('does not hold a head for an earlier message that a sent delivery already overtook', async () => {
+    const { room, hookId } = await quietHook();
+    await world.post(room, 'its fan-out is late');
+    const sent = await world.post(room, 'sent before the late one was owed');
+    const next = await world.post(room, 'the next one');
+    // `sent` was owed and went out; this process knows how far it sent (sent-positions.ts).
+    await oweMessages(world.ctx.db, [sent]);
+    const { created_at: sentAt } = await world.ctx.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'succeeded', next_attempt_at: null })
+      .where('message_id', '=', sent)
+      .returning('created_at')
+      .executeTakeFirstOrThrow();
+    const sentThrough = (id: string) => (id === hookId ? sentAt : undefined);
+    const forgetNext = () =>
+      world.ctx.db.deleteFrom('webhook_deliveries').where('message_id', '=', next).execute();
+
+    // The late one is behind a delivery already sent: waiting for it keeps no order. Without the
+    // position it is a gap, as before.
+    const [held] = await oweMessages(world.ctx.db, [next], { leaseMs: LEASE_MS });
+    expect(owed(held).leased).toEqual([]);
+    await forgetNext();
+    const [leased] = await oweMessages(world.ctx.db, [next], { leaseMs: LEASE_MS, sentThrough });
+    expect(owed(leased).leased.map((run) => run.run[0].message_id)).toEqual([next]);
+
+    // A claim starts its search at the same position.
+    await forgetNext();
+    await oweMessages(world.ctx.db, [next]);
+    const options = { runSize: 50, leaseMs: LEASE_MS };
+    const [waiting] = await claimRuns(world.ctx.db, [hookId], options);
+    expect(waiting?.kind).toBe('wait');
+    const [claimed] = await claimRuns(world.ctx.db, [hookId], { ...options, sentThrough });
+    expect(claimed?.kind === 'claimed' && claimed.run.map((d) => d.message_id)).toEqual([next]);
   });
 
   it('ignores earlier messages that are not a member’s (never owed) when looking for a gap', async () => {

@@ -9,6 +9,7 @@ import {
   oweMessages,
   type DrainOutcome,
   type HandedRun,
+  type RunningWebhooksOut,
 } from '../src/index.js';
 import {
   messageIdOf,
@@ -53,8 +54,10 @@ describe('outgoing webhooks in runs', () => {
     await world?.close();
   });
 
-  function startWorker(): void {
-    stopWorker = startWorldWorker(world).stop;
+  function startWorker(): RunningWebhooksOut {
+    const started = startWorldWorker(world);
+    stopWorker = started.stop;
+    return started.running;
   }
 
   async function hookWithReceiver(): Promise<{ room: Room; receiver: Receiver; hookId: string }> {
@@ -100,9 +103,18 @@ describe('outgoing webhooks in runs', () => {
     const { room, receiver, hookId } = await hookWithReceiver();
     const posted = await postMany(room, 120);
     await relayed();
-    startWorker();
+    const running = startWorker();
     await receiver.waitFor(120, 20_000);
     await allSucceeded(hookId, 120);
+    // The process remembers how far it sent the stream: its next gap search starts there.
+    const [last] = await world.ctx.db
+      .selectFrom('webhook_deliveries')
+      .select('created_at')
+      .where('hook_id', '=', hookId)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .execute();
+    expect(running.sentThrough(hookId)).toEqual(last!.created_at);
 
     expect(receiver.requests.map((request) => messageIdOf(request.body))).toEqual(posted);
     const deliveryIds = (await deliveriesOf(hookId)).map((row) => row.id);

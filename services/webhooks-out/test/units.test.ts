@@ -4,6 +4,7 @@ import { checkTargetUrl, refusedAddressReason } from '@ferry/http';
 import { loadWebhooksOutSettings } from '../src/config.js';
 import { nextRetryDelayMs, parseRetryAfter, RETRY_AFTER_CAP_MS } from '../src/schedule.js';
 import { deliveryHeaders } from '../src/signing.js';
+import { createSentPositions } from '../src/sent-positions.js';
 
 const SCHEDULE = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
 const failed = (attempts: number, extra: Partial<Parameters<typeof nextRetryDelayMs>[0]> = {}) => ({
@@ -139,5 +140,20 @@ describe('signing headers', () => {
     expect(() => new Webhook(current).verify(body, headers)).not.toThrow();
     expect(() => new Webhook(previous).verify(body, headers)).not.toThrow();
     expect(() => new Webhook(current).verify(`${body} `, headers)).toThrow();
+  });
+});
+
+describe('sent positions', () => {
+  it('only move forward, and forget the least recently advanced hook past capacity', () => {
+    const positions = createSentPositions(2);
+    positions.advance('a', new Date(2_000));
+    positions.advance('a', new Date(1_000));
+    expect(positions.get('a')).toEqual(new Date(2_000));
+    positions.advance('b', new Date(5_000));
+    positions.advance('a', new Date(3_000));
+    positions.advance('c', new Date(7_000));
+    expect(positions.get('b')).toBeUndefined();
+    expect(positions.get('a')).toEqual(new Date(3_000));
+    expect(positions.get('c')).toEqual(new Date(7_000));
   });
 });
