@@ -24,16 +24,59 @@ export interface QueueDefinition<S extends z.ZodType = z.ZodType> {
   concurrency?: number;
   /** An attempt running longer fails (and is retried); the handler's AbortSignal fires. */
   timeoutMs?: number;
+  /**
+   * The outbox relay merges the jobs one of its wakes makes for this queue into jobs of up to this
+   * many (`{ batch: [...] }`, see `batchable`; the schema must accept that form). Each job costs
+   * several Redis round trips and Lua scripts on both sides, whatever it carries, so a backlog
+   * relayed one job per event spends most of its time on the queue, not on the work.
+   */
+  relayBatchMax?: number;
 }
 
 const defineQueue = <S extends z.ZodType>(definition: QueueDefinition<S>): QueueDefinition<S> =>
   definition;
+
+/** The items of a `batchable` payload, in the order they were relayed. */
+export function batchItems<T extends object>(payload: T | { batch: T[] }): T[] {
+  return 'batch' in payload ? payload.batch : [payload];
+}
 
 /** An id of our shape (`msg_...`); of one kind when the kind is known to @ferry/core. */
 export const idSchema = (kind?: IdKind) =>
   z.string().refine((value) => isId(value, kind), {
     message: kind ? `expected a ${kind} id` : 'expected an id',
   });
+
+/**
+ * A payload that is one item, or a batch of them merged by the relay (relayBatchMax). Both forms
+ * stay accepted: a job queued as one item before a deploy is still run after it. A batch is one
+ * workspace's items, named at its top as an item names it, so whatever reads a job's workspace
+ * (the Ops page's failed jobs) reads a batch the same way.
+ */
+const batchable = <S extends z.ZodObject<{ workspaceId: z.ZodType<string> }>>(
+  item: S,
+  max: number,
+) =>
+  z.union([
+    item,
+    z
+      .object({ workspaceId: idSchema('workspace'), batch: z.array(item).min(1).max(max) })
+      .refine((job) => job.batch.every((one) => one.workspaceId === job.workspaceId), {
+        message: 'every item of a batch is of its workspace',
+      }),
+  ]);
+
+/** Messages in one fan-out job at most: the owing INSERT of a group takes a few hundred at once. */
+const FAN_OUT_BATCH_MAX = 100;
+
+/** One member's message to owe to its room's outgoing hooks. */
+const messageFanOutSchema = z.object({
+  eventId: idSchema('outbox'),
+  messageId: idSchema('message'),
+  roomId: idSchema('room'),
+  workspaceId: idSchema('workspace'),
+});
+export type MessageFanOut = z.output<typeof messageFanOutSchema>;
 
 export const queueCatalog = {
   /** One job per accepted POST /ingest/errors request; the worker writes reports in batches. */
@@ -64,18 +107,15 @@ export const queueCatalog = {
     timeoutMs: 30_000,
   }),
   /**
-   * message_created fan-out of a member's message: the worker finds the room's enabled hooks and
+   * message_created fan-out of members' messages: the worker finds each room's enabled hooks and
    * owes each a delivery (grouped with the fan-outs running at the same moment, one INSERT), then
    * wakes its own process's drains of those hooks. webhooks-out runs many at once (its
-   * WEBHOOK_FAN_OUT_CONCURRENCY overrides the concurrency below).
+   * WEBHOOK_FAN_OUT_CONCURRENCY overrides the concurrency below). A backlog is relayed up to
+   * FAN_OUT_BATCH_MAX messages a job; a quiet room's message is a job of its own, relayed at once.
    */
   'webhook-delivery': defineQueue({
-    schema: z.object({
-      eventId: idSchema('outbox'),
-      messageId: idSchema('message'),
-      roomId: idSchema('room'),
-      workspaceId: idSchema('workspace'),
-    }),
+    schema: batchable(messageFanOutSchema, FAN_OUT_BATCH_MAX),
+    relayBatchMax: FAN_OUT_BATCH_MAX,
     jobOptions: {
       attempts: 10,
       backoff: { type: 'exponential', delay: 2_000 },
@@ -232,6 +272,49 @@ export interface AddOptions {
 export type BulkJob<Q extends QueueName = QueueName> = {
   [K in Q]: { queue: K; payload: JobInput<K>; opts?: AddOptions };
 }[Q];
+
+/**
+ * The relay's jobs of one wake, with those of queues that declare relayBatchMax merged: per queue
+ * and workspace, in order, up to that many a job. A job of one keeps its own form and id (the
+ * event id). A merged job's id is its first event's id and its size, so relaying the same rows
+ * again after a crash adds the same job, which BullMQ ignores while it exists. Delayed jobs are
+ * never merged.
+ */
+export function mergeRelayBatches(jobs: readonly BulkJob[]): BulkJob[] {
+  const merged: BulkJob[] = [];
+  const groups = new Map<string, { queue: QueueName; workspaceId: string; jobs: BulkJob[] }>();
+  for (const job of jobs) {
+    const definition: QueueDefinition = queueCatalog[job.queue];
+    const workspaceId = 'workspaceId' in job.payload ? job.payload.workspaceId : undefined;
+    if (!definition.relayBatchMax || job.opts?.delay || typeof workspaceId !== 'string') {
+      merged.push(job);
+      continue;
+    }
+    const key = `${job.queue} ${workspaceId}`;
+    const group = groups.get(key);
+    if (group) group.jobs.push(job);
+    else groups.set(key, { queue: job.queue, workspaceId, jobs: [job] });
+  }
+  for (const { queue, workspaceId, jobs: list } of groups.values()) {
+    const max = (queueCatalog[queue] as QueueDefinition).relayBatchMax!;
+    for (let from = 0; from < list.length; from += max) {
+      const chunk = list.slice(from, from + max);
+      const first = chunk[0]!;
+      if (chunk.length === 1) {
+        merged.push(first);
+        continue;
+      }
+      // Sound: every job of `chunk` is of `queue` and `workspaceId`, and the queue's schema
+      // accepts a batch of its items (batchable).
+      merged.push({
+        queue,
+        payload: { workspaceId, batch: chunk.map((job) => job.payload) },
+        opts: first.opts?.jobId ? { jobId: `${first.opts.jobId}-batch-${chunk.length}` } : {},
+      } as BulkJob);
+    }
+  }
+  return merged;
+}
 
 export type ParseResult<T> = { success: true; data: T } | { success: false; error: z.ZodError };
 

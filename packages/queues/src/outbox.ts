@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { newId, type Logger } from '@ferry/core';
 import type { Database, Db } from '@ferry/db';
-import { InvalidPayloadError, type BulkJob } from './catalog.js';
+import { InvalidPayloadError, mergeRelayBatches, type BulkJob } from './catalog.js';
 import {
   eventTypes,
   isEventType,
@@ -203,7 +203,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (jobs.length) {
         // A hung Redis must not hold these row locks forever. An add that lands after we gave up
         // only creates jobs the retry adds anyway, under the same job ids.
-        await withTimeout(producer.addBulk(jobs), enqueueTimeoutMs, 'adding outbox jobs');
+        await withTimeout(
+          producer.addBulk(mergeRelayBatches(jobs)),
+          enqueueTimeoutMs,
+          'adding outbox jobs',
+        );
       }
       await afterEnqueue();
       await trx

@@ -6,13 +6,17 @@ import { newId } from '@ferry/core';
 import { listen } from '@ferry/db';
 import { createOutboxEvent, createTestContext, type TestContext, waitUntil } from '@ferry/testing';
 import {
+  batchItems,
   createOutboxRelay,
   createProducer,
   createRedisConnection,
   InvalidPayloadError,
   OUTBOX_CHANNEL,
   startOutboxRelay,
+  safeParseJob,
   writeEvent,
+  writeEvents,
+  type JobPayload,
   type OutboxRelay,
   type Producer,
 } from '../src/index.js';
@@ -118,6 +122,61 @@ describe('outbox', () => {
     expect(await relay.drainOnce()).toBe(2);
     expect(await producer.queue('webhook-delivery').count()).toBe(1);
     expect(await producer.queue('agent-work').count()).toBe(1);
+  });
+
+  it('relays a backlog of message events as fan-out jobs of many messages, per workspace, in order', async () => {
+    // 110 messages of one workspace, with 10 of another's among them.
+    const workspaceId = newId('workspace');
+    const other = newId('workspace');
+    const messages = Array.from({ length: 120 }, (_, i) => ({
+      ...message(),
+      workspaceId: i % 12 === 5 ? other : workspaceId,
+    }));
+    const eventIds = await writeEvents(
+      ctx.db,
+      messages.map((payload) => ({ type: 'message_created' as const, payload })),
+    );
+    // batchSize 50: three wakes, each one job per workspace of what it read (the batch limit is
+    // 100); the payload names its workspace, as a single message's does.
+    while ((await relay.drainOnce()) > 0);
+    const jobs = await producer.queue('webhook-delivery').getJobs(['waiting']);
+    const batches = jobs
+      .map((job) => {
+        const data = job.data as JobPayload<'webhook-delivery'>;
+        return { id: job.id, workspaceId: data.workspaceId, items: batchItems(data) };
+      })
+      .sort((a, b) => a.items[0]!.eventId.localeCompare(b.items[0]!.eventId));
+    const inOrder = (ws: string) =>
+      batches.filter((batch) => batch.workspaceId === ws).flatMap((batch) => batch.items);
+    expect(inOrder(workspaceId).map((item) => item.messageId)).toEqual(
+      messages.filter((m) => m.workspaceId === workspaceId).map((m) => m.messageId),
+    );
+    expect(inOrder(other).map((item) => item.eventId)).toEqual(
+      eventIds.filter((_, i) => messages[i]!.workspaceId === other),
+    );
+    for (const batch of batches) {
+      expect(batch.items.every((item) => item.workspaceId === batch.workspaceId)).toBe(true);
+    }
+    // Wakes of 50 rows: 46 + 4, 46 + 4, 18 + 2. (A lone message's job keeps the event id as its
+    // id: the test above.)
+    expect(batches.map((batch) => batch.items.length).sort((a, b) => a - b)).toEqual([
+      2, 4, 4, 18, 46, 46,
+    ]);
+    expect(batches[0]!.id).toBe(`${eventIds[0]}-batch-46`);
+
+    // Relayed again (a crash before the mark): the same jobs, which BullMQ already has.
+    await ctx.db.updateTable('outbox').set({ sent_at: null }).execute();
+    while ((await relay.drainOnce()) > 0);
+    expect(await producer.queue('webhook-delivery').count()).toBe(6);
+  });
+
+  it('refuses a merged fan-out job whose items are of another workspace', () => {
+    const one = { ...message(), eventId: newId('outbox') };
+    const parsed = safeParseJob('webhook-delivery', {
+      workspaceId: newId('workspace'),
+      batch: [one],
+    });
+    expect(parsed.success).toBe(false);
   });
 
   it('refuses to write an invalid event', async () => {

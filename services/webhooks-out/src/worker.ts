@@ -8,7 +8,7 @@ import { hooksWithDueDeliveries, leaseMs } from './deliveries.js';
 import type { WebhooksOutDeps } from './deps.js';
 import { createDrainScheduler } from './drains.js';
 import { drainHook, drainRun } from './jobs/drain-hook.js';
-import { fanOut } from './jobs/fan-out.js';
+import { fanOutJob } from './jobs/fan-out.js';
 import { postAlertsHeld } from './jobs/alerts-held.js';
 import { sendOnce } from './jobs/send-once.js';
 import { oweMessages } from './owe.js';
@@ -148,7 +148,10 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
     handlers: {
       'webhook-delivery': {
         handler: (payload) =>
-          fanOut({ owe: (id) => owing.submit(id), wake, hand: (run) => drains.hand(run) }, payload),
+          fanOutJob(
+            { owe: (id) => owing.submit(id), wake, hand: (run) => drains.hand(run) },
+            payload,
+          ),
         options: { bull, concurrency: options.settings.fanOutConcurrency },
       },
       'webhook-drain': { handler: (payload) => drainHook(wake, payload), options: { bull } },

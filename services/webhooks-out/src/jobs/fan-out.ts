@@ -1,4 +1,4 @@
-import type { JobPayload } from '@ferry/queues';
+import { batchItems, type JobPayload, type MessageFanOut } from '@ferry/queues';
 import type { HandedRun } from '../drains.js';
 import type { FanOutResult } from '../owe.js';
 
@@ -15,7 +15,7 @@ export interface FanOutDeps {
 }
 
 /**
- * `webhook-delivery`: one `message_created` event -> one delivery owed per hook of the room (loop
+ * One `message_created` event of a `webhook-delivery` job -> one delivery owed per hook of the room (loop
  * guard inside oweMessages). A delivery that is its hook's head is leased as it is owed and handed
  * to the hook's drain here, in this process, to send at once; every other enabled hook's drain is
  * woken to claim what it is owed. The rows are committed before either, so a drain always finds
@@ -24,14 +24,23 @@ export interface FanOutDeps {
  * repeated; a lease taken here expires and the sweep finds the delivery due); if it dies after,
  * the sweep finds the due deliveries.
  */
-export async function fanOut(
-  deps: FanOutDeps,
-  payload: JobPayload<'webhook-delivery'>,
-): Promise<FanOutResult> {
-  const { result, leasedAt } = await deps.owe(payload.messageId);
+export async function fanOut(deps: FanOutDeps, event: MessageFanOut): Promise<FanOutResult> {
+  const { result, leasedAt } = await deps.owe(event.messageId);
   if (result.kind === 'owed') {
     for (const leased of result.leased) deps.hand({ ...leased, leasedAt });
     for (const hookId of result.enabledHookIds) deps.wake(hookId);
   }
   return result;
+}
+
+/**
+ * The job: one message, or a batch the relay merged (a backlog). Its messages are owed together
+ * (one group, so one INSERT), and the job succeeds once every one of them is; a failure runs the
+ * whole job again, which owes nothing twice.
+ */
+export function fanOutJob(
+  deps: FanOutDeps,
+  payload: JobPayload<'webhook-delivery'>,
+): Promise<FanOutResult[]> {
+  return Promise.all(batchItems(payload).map((event) => fanOut(deps, event)));
 }
