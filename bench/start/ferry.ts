@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import type { TestContext } from '@ferry/testing';
@@ -49,6 +50,13 @@ function ferryEnv(ctx: TestContext, port: number): Record<string, string> {
   for (const name of PROCESS_SETTINGS) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
+  }
+  // As the other benches' children: every node process of `pnpm start` writes a CPU profile there
+  // (that run's figures are slower and not for RESULTS.md).
+  // (NODE_OPTIONS refuses --cpu-prof: a preload starts the inspector's profiler instead.)
+  if (process.env.BENCH_CPU_PROF) {
+    env.BENCH_CPU_PROF = process.env.BENCH_CPU_PROF;
+    env.NODE_OPTIONS = `--import ${pathToFileURL(path.join(ROOT, 'bench/lib/cpu-profile.mjs')).href}`;
   }
   return env;
 }
