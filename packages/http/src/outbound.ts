@@ -80,54 +80,87 @@ export function postOutbound(
   const payload = Buffer.from(body, 'utf8');
   return new Promise<SendResult>((resolve) => {
     let settled = false;
+    let request: http.ClientRequest | undefined;
+    let staleRetries = 0;
+    let answered = false;
     const finish = (result: SendResult): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(result);
     };
-    const pool = agentsFor(options.ssrf);
-    const secure = url.protocol === 'https:';
-    const request = (secure ? https : http).request(url, {
-      method: 'POST',
-      headers: { ...headers, 'content-length': String(payload.length) },
-      agent: secure ? pool.https : pool.http,
-      lookup: guardedLookup(options.ssrf),
-    });
     const timer = setTimeout(() => {
       finish(failed(`timed out after ${options.timeoutMs} ms`, true));
-      request.destroy();
+      request?.destroy();
     }, options.timeoutMs);
-    request.on('error', (err: Error) => finish(failed(err.message)));
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = (): void => {
-        const statusCode = response.statusCode ?? 0;
-        const ok = statusCode >= 200 && statusCode < 300;
-        const retryAfter: string | undefined = response.headers['retry-after'];
-        finish({
-          ok,
-          statusCode,
-          durationMs: elapsed(),
-          excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
-          error: ok ? null : `HTTP ${statusCode}`,
-          timedOut: false,
-          retryAfter,
-        });
-      };
-      response.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        size += chunk.length;
-        // The log keeps 1 KB: stop reading a large answer rather than buffer all of it.
-        if (size >= EXCERPT_BYTES) {
-          done();
-          response.destroy();
-        }
+    const pool = agentsFor(options.ssrf);
+    const secure = url.protocol === 'https:';
+
+    const send = (): void => {
+      const sent = (secure ? https : http).request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(payload.length) },
+        agent: secure ? pool.https : pool.http,
+        lookup: guardedLookup(options.ssrf),
       });
-      response.on('end', done);
-      response.on('error', done);
-    });
-    request.end(payload);
+      request = sent;
+      sent.on('error', (err: NodeJS.ErrnoException) => {
+        // A pooled connection the receiver closed as it went idle (servers drop keep-alive sockets
+        // after a few seconds) fails the request written on it at that moment with a reset, before
+        // any answer: the receiver never saw it. Sent again on another connection, as node's docs
+        // advise, it is not counted as the receiver's failure (which retries minutes later and
+        // counts toward disabling the hook). Only a reused socket, only before an answer.
+        if (
+          sent.reusedSocket &&
+          !answered &&
+          isStaleSocketError(err) &&
+          staleRetries < STALE_RETRIES
+        ) {
+          staleRetries += 1;
+          if (!settled) send();
+          return;
+        }
+        finish(failed(err.message));
+      });
+      sent.on('response', (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = (): void => {
+          const statusCode = response.statusCode ?? 0;
+          const ok = statusCode >= 200 && statusCode < 300;
+          const retryAfter: string | undefined = response.headers['retry-after'];
+          finish({
+            ok,
+            statusCode,
+            durationMs: elapsed(),
+            excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+            error: ok ? null : `HTTP ${statusCode}`,
+            timedOut: false,
+            retryAfter,
+          });
+        };
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          // The log keeps 1 KB: stop reading a large answer rather than buffer all of it.
+          if (size >= EXCERPT_BYTES) {
+            done();
+            response.destroy();
+          }
+        });
+        response.on('end', done);
+        response.on('error', done);
+      });
+      sent.end(payload);
+    };
+    send();
   });
+}
+
+/** Sends again on another connection after a reused one turned out closed (see postOutbound). */
+const STALE_RETRIES = 2;
+
+function isStaleSocketError(err: NodeJS.ErrnoException): boolean {
+  return err.code === 'ECONNRESET' || err.code === 'EPIPE';
 }
