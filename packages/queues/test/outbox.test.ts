@@ -257,10 +257,21 @@ describe('outbox', () => {
   it('is woken by the commit (LISTEN/NOTIFY), not by its poll', async () => {
     // A poll of a minute: only the notification of the commit can make this relay look again.
     const running = startOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, pollMs: 60_000 });
-    const listener = listen(ctx.config.DATABASE_URL, OUTBOX_CHANNEL, () => running.nudge());
+    // The listener connects in the background and calls once without a payload when its LISTEN
+    // is in place (the catch-up after a connect): only then can a commit's notification reach it.
+    let listening!: () => void;
+    const inPlace = new Promise<void>((resolve) => (listening = resolve));
+    const listener = listen(ctx.config.DATABASE_URL, OUTBOX_CHANNEL, (payload) => {
+      if (payload === undefined) listening();
+      running.nudge();
+    });
     try {
       await running.drainOnce();
-      await new Promise((resolve) => setTimeout(resolve, 300)); // the loop is paused now
+      await inPlace;
+      // The catch-up's drain finds nothing and the loop sleeps its minute; this pause only makes
+      // sure it got there, so the next relay is the notification's (if it had not, the event would
+      // be relayed by that drain instead, and the test would pass without testing the wake).
+      await new Promise((resolve) => setTimeout(resolve, 300));
       const started = Date.now();
       const eventId = await ctx.db
         .transaction()
