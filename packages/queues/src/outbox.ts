@@ -87,6 +87,12 @@ export interface OutboxRelayOptions {
    * must not wait on anything slow (it is not retried: the events are already relayed).
    */
   onRelayed?: (events: readonly RelayedEvent[]) => void;
+  /**
+   * The loop found nothing more and goes to sleep until its next poll or a nudge: the moment from
+   * which only a nudge (a commit's notification) makes it look again before `pollMs` (tests wait
+   * for it instead of guessing how long a drain takes).
+   */
+  onSleep?: () => void;
 }
 
 /** One relayed outbox event, typed by its catalog entry. */
@@ -317,7 +323,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         nudged = false;
         continue;
       }
-      if (settled < batchSize && !stopping) await pause(pollMs);
+      if (settled < batchSize && !stopping) {
+        options.onSleep?.();
+        await pause(pollMs);
+      }
     }
   }
 

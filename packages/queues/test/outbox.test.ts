@@ -256,22 +256,29 @@ describe('outbox', () => {
 
   it('is woken by the commit (LISTEN/NOTIFY), not by its poll', async () => {
     // A poll of a minute: only the notification of the commit can make this relay look again.
-    const running = startOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, pollMs: 60_000 });
     // The listener connects in the background and calls once without a payload when its LISTEN
-    // is in place (the catch-up after a connect): only then can a commit's notification reach it.
-    let listening!: () => void;
-    const inPlace = new Promise<void>((resolve) => (listening = resolve));
+    // is in place (the catch-up after a connect), nudging the relay. Once the relay has drained
+    // after that and gone to sleep for its minute, only a commit's notification can wake it.
+    let caughtUp = false;
+    let asleepAfterCatchUp = false;
+    const running = startOutboxRelay({
+      db: ctx.db,
+      producer,
+      logger: ctx.logger,
+      pollMs: 60_000,
+      onSleep: () => {
+        if (caughtUp) asleepAfterCatchUp = true;
+      },
+    });
     const listener = listen(ctx.config.DATABASE_URL, OUTBOX_CHANNEL, (payload) => {
-      if (payload === undefined) listening();
+      if (payload === undefined) caughtUp = true;
       running.nudge();
     });
     try {
-      await running.drainOnce();
-      await inPlace;
-      // The catch-up's drain finds nothing and the loop sleeps its minute; this pause only makes
-      // sure it got there, so the next relay is the notification's (if it had not, the event would
-      // be relayed by that drain instead, and the test would pass without testing the wake).
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitUntil(
+        () => asleepAfterCatchUp,
+        'the LISTEN to be in place and the relay asleep after the drain it nudged',
+      );
       const started = Date.now();
       const eventId = await ctx.db
         .transaction()
