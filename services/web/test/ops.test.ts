@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { newId } from '@ferry/core';
 import { lastHourMinutes, sampleOpsMinute, deploymentHistory } from '@ferry/workspace';
 import { flakyQueue, seedActivity, waitForState, type FlakyQueue } from './ops-fixtures.js';
 import { signedInSeat, startWeb, type WebHarness } from './harness.js';
@@ -103,6 +104,36 @@ describe('Ops page', () => {
       expect(drains.runs).toEqual([{ hookId: hook.id }, { hookId: hook.id }]);
     } finally {
       await drains.close();
+    }
+  });
+
+  it('ties a merged fan-out job (many messages, relayBatchMax) to the workspace it names', async () => {
+    const fanOuts = flakyQueue(web, 'webhook-delivery');
+    try {
+      const owner = await signedInSeat(web, 'admin');
+      const item = () => ({
+        eventId: newId('outbox'),
+        messageId: newId('message'),
+        roomId: newId('room'),
+        workspaceId: owner.workspace.id,
+      });
+      const payload = { workspaceId: owner.workspace.id, batch: [item(), item()] };
+      const jobId = await fanOuts.failOnce(payload);
+      const other = await signedInSeat(web, 'admin');
+      const row = `data-job="webhook-delivery/${jobId}"`;
+      expect((await owner.client.get(`${owner.base}/ops`)).text).toContain(row);
+      expect((await other.client.get(`${other.base}/ops`)).text).not.toContain(row);
+      const path = (base: string) => `${base}/ops/jobs/webhook-delivery/${jobId}/retry`;
+      const refused = await other.client.post(path(other.base), {}, { csrfFrom: other.base });
+      expect(refused.status).toBe(404);
+      const retried = await owner.client.post(path(owner.base), {}, { csrfFrom: owner.base });
+      expect(retried.status).toBe(303);
+      await waitForState(web, 'webhook-delivery', jobId, 'completed');
+      expect(
+        fanOuts.runs.filter((run) => JSON.stringify(run) === JSON.stringify(payload)),
+      ).toHaveLength(2);
+    } finally {
+      await fanOuts.close();
     }
   });
 
