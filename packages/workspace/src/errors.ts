@@ -221,6 +221,34 @@ export async function retainedByWorkspace(
   return counts;
 }
 
+/**
+ * Adds the occurrences the error writer inserted to their workspaces' counters and returns the
+ * new totals, in one statement at the end of the writer's transaction (issue #27 part 3). The
+ * writer's INSERT skips the counting trigger (`WRITER_COUNTS_SETTING`), so a workspace's counter
+ * row is locked from here to the commit only, not for the whole batch. Rows are upserted in
+ * workspace order, as the trigger does, so two writers cannot deadlock on them.
+ */
+export async function addRetainedOccurrences(
+  db: Db,
+  inserted: ReadonlyMap<string, number>,
+): Promise<Map<string, number>> {
+  const counted = [...inserted].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1));
+  if (counted.length === 0) return new Map();
+  const rows = await db
+    .insertInto('error_workspace_stats')
+    .values(
+      counted.map(([workspaceId, n]) => ({ workspace_id: workspaceId, retained_occurrences: n })),
+    )
+    .onConflict((oc) =>
+      oc.column('workspace_id').doUpdateSet({
+        retained_occurrences: sql`error_workspace_stats.retained_occurrences + excluded.retained_occurrences`,
+      }),
+    )
+    .returning(['workspace_id', 'retained_occurrences'])
+    .execute();
+  return new Map(rows.map((row) => [row.workspace_id, Number(row.retained_occurrences)]));
+}
+
 /** The Errors header's total: a primary-key read of the trigger-kept counter. */
 export async function retainedOccurrences(db: Db, workspaceId: string): Promise<number> {
   return (await retainedByWorkspace(db, [workspaceId])).get(workspaceId) ?? 0;

@@ -157,6 +157,46 @@ describe('error-ingest processor', () => {
     expect(groups.reduce((sum, g) => sum + Number(g.occurrence_count), 0)).toBe(80);
   });
 
+  it('locks no shared row until after its occurrences INSERT: a batch of the same group commits meanwhile (#27)', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const report = (message: string) => ({ error_class: 'Hot', message, backtrace: ['a.js:1'] });
+    await writeErrors(deps, job(ws.id, queued([report('first')])));
+    let reached!: () => void;
+    const atInsert = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const paused = writeErrors(
+      {
+        ...deps,
+        afterInsert: () => {
+          reached();
+          return released;
+        },
+      },
+      job(ws.id, queued([report('a1'), report('a2')])),
+    );
+    await atInsert;
+    // Batch A now sits between its INSERT and its counting. Batch B counts the same group and the
+    // same workspace counter; before #27 it queued behind A's row locks until A's commit.
+    let timer: NodeJS.Timeout | undefined;
+    const other = await Promise.race([
+      writeErrors(deps, job(ws.id, queued([report('b1')]))).then((r) => r.inserted),
+      new Promise<string>((resolve) => {
+        timer = setTimeout(
+          () => resolve('batch B still waiting after 10 s on the locks of the paused batch A'),
+          10_000,
+        );
+      }),
+    ]);
+    clearTimeout(timer);
+    release();
+    expect(other).toBe(1);
+    expect((await paused).inserted).toBe(2);
+    const [group] = await groupsOf(ws.id);
+    expect(Number(group!.occurrence_count)).toBe(4);
+    expect(await retainedOccurrences(ctx.db, ws.id)).toBe(4);
+  });
+
   it('writes many jobs of several workspaces in one transaction, counting each row once', async () => {
     const [a, b] = [await createWorkspace(ctx.db), await createWorkspace(ctx.db)];
     const jobs = [a, b, a, b].map((ws, i) =>

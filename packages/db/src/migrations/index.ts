@@ -23,6 +23,7 @@ import * as errorAlerts from './2026_11_26_0100_error_alerts.js';
 import * as visitorRole from './2026_11_26_0150_visitor_role.js';
 import * as feedbackScreenshots from './2026_11_26_0200_feedback_screenshots.js';
 import * as errorGroupSpikeCounts from './2026_11_27_0100_error_group_spike_counts.js';
+import * as writerCountsOccurrences from './2026_11_27_0200_writer_counts_occurrences.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -53,4 +54,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0150_visitor_role': visitorRole,
   '2026_11_26_0200_feedback_screenshots': feedbackScreenshots,
   '2026_11_27_0100_error_group_spike_counts': errorGroupSpikeCounts,
+  '2026_11_27_0200_writer_counts_occurrences': writerCountsOccurrences,
 };

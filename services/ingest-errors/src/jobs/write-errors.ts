@@ -1,15 +1,21 @@
 import { UnrecoverableError } from 'bullmq';
 import { sql } from 'kysely';
 import { newId, type Logger } from '@ferry/core';
-import { ERROR_GROUP_ENVIRONMENTS_MAX, type Db, type ErrorGroup, type Tx } from '@ferry/db';
+import {
+  ERROR_GROUP_ENVIRONMENTS_MAX,
+  WRITER_COUNTS_SETTING,
+  type Db,
+  type ErrorGroup,
+  type Tx,
+} from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
 import { queuedReportSchema, type QueuedReport } from '../queued.js';
 import {
+  addRetainedOccurrences,
   culprit,
   occurrencesCounted,
   raiseErrorAlerts,
   readAlertRules,
-  retainedByWorkspace,
   spikeCountsOnInsert,
   spikeCountsOnUpsert,
   spikeRecent,
@@ -28,6 +34,11 @@ export interface WriteErrorsDeps {
   retentionLimit: number;
   /** Injected by tests to force or skip the random pruning draw. */
   random?: () => number;
+  /**
+   * Injected by tests: runs inside the batch's transaction right after its occurrences INSERT
+   * (to show what the batch has locked by then).
+   */
+  afterInsert?: () => Promise<void>;
   /** PUBLIC_URL, for the links in error alerts (relative links without it). */
   publicUrl?: string;
   /**
@@ -160,20 +171,6 @@ function compare(a: GroupBatch, b: GroupBatch): number {
   return a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0;
 }
 
-/**
- * Upserts each group of the batch with the batch's reports counted in (count, first/last seen,
- * latest class/message/source), as if every report were new; returns (workspace, fingerprint)
- * key -> group id. One statement and one new row version per group (a separate counted update
- * after the occurrences insert cost a third of the transaction). Reports a re-run job finds
- * already stored are taken back out by uncount(). Rows are upserted in (workspace_id, fingerprint)
- * order, so two batches lock the groups they share in the same order and cannot deadlock; the
- * statement-level counter trigger also locks its per-workspace rows in workspace order.
- *
- * Triage rides in the same statement (issue #13): a resolved group that gets an occurrence goes
- * back to unresolved with `regressed_at` set; an ignored group stays ignored and keeps counting.
- * The group's environments gain the batch's (sorted, distinct, capped: the public key lets anyone
- * name environments, so a group must not grow without bound).
- */
 /** What the upsert left of one group, read from the same statement (issue 26's alert triggers). */
 interface UpsertedGroup {
   id: string;
@@ -196,11 +193,30 @@ function spikeCounted(group: GroupBatch, window: SpikeWindow | undefined): numbe
   return window ? occurrencesCounted(window.environments, group.n, group.environments) : 0;
 }
 
+/**
+ * Writes each group of the batch with the batch's reports counted in (count, first/last seen,
+ * latest class/message/source), as if every report were new; returns (workspace, fingerprint)
+ * key -> what the statement left of the group. One statement and one new row version per group.
+ * Reports a re-run job finds already stored are taken back out by uncount(). Rows go in
+ * (workspace_id, fingerprint) order, so two batches lock the groups they share in the same order
+ * and cannot deadlock.
+ *
+ * `create` inserts groups the batch found missing and skips one another batch created meanwhile
+ * (its caller counts that one with the rest): it locks no row but those it inserts, which no other
+ * batch can hold. `count` upserts groups that exist, locking them until the commit.
+ *
+ * Triage rides in the same statement (issue #13): a resolved group that gets an occurrence goes
+ * back to unresolved with `regressed_at` set; an ignored group stays ignored and keeps counting.
+ * The group's environments gain the batch's (sorted, distinct, capped: the public key lets anyone
+ * name environments, so a group must not grow without bound).
+ */
 async function upsertGroups(
   tx: Tx,
   groups: readonly GroupBatch[],
   spikeWindows: ReadonlyMap<string, SpikeWindow>,
+  mode: 'create' | 'count',
 ): Promise<Map<string, UpsertedGroup>> {
+  if (groups.length === 0) return new Map();
   const rows = await tx
     .insertInto('error_groups')
     .values(
@@ -222,8 +238,10 @@ async function upsertGroups(
         ),
       })),
     )
-    .onConflict((oc) =>
-      oc.columns(['workspace_id', 'fingerprint']).doUpdateSet({
+    .onConflict((oc) => {
+      const conflict = oc.columns(['workspace_id', 'fingerprint']);
+      if (mode === 'create') return conflict.doNothing();
+      return conflict.doUpdateSet({
         occurrence_count: sql`error_groups.occurrence_count + excluded.occurrence_count`,
         first_seen_at: sql`least(error_groups.first_seen_at, excluded.first_seen_at)`,
         last_seen_at: sql`greatest(error_groups.last_seen_at, excluded.last_seen_at)`,
@@ -248,8 +266,8 @@ async function upsertGroups(
             ))[1:${sql.lit(ERROR_GROUP_ENVIRONMENTS_MAX)}]) as e order by e)
           end`,
         ...spikeCountsOnUpsert,
-      }),
-    )
+      });
+    })
     .returning([
       'id',
       'workspace_id',
@@ -271,14 +289,41 @@ async function upsertGroups(
 }
 
 /**
+ * The ids of the batch's groups that exist already, by (workspace, fingerprint) key: a plain read,
+ * no row lock (the counting upsert takes those at the end of the transaction).
+ */
+async function existingGroupIds(
+  tx: Tx,
+  groups: readonly GroupBatch[],
+): Promise<Map<string, string>> {
+  if (groups.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; workspace_id: string; fingerprint: string }>`
+    select g.id, g.workspace_id, g.fingerprint
+    from unnest(${groups.map((group) => group.workspaceId)}::text[],
+                ${groups.map((group) => group.fingerprint)}::text[]) as k(workspace_id, fingerprint)
+    join error_groups g on g.workspace_id = k.workspace_id and g.fingerprint = k.fingerprint`.execute(
+    tx,
+  );
+  return new Map(rows.map((row) => [groupKey(row.workspace_id, row.fingerprint), row.id]));
+}
+
+function countByWorkspace(placed: readonly Placed[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { workspaceId } of placed) counts.set(workspaceId, (counts.get(workspaceId) ?? 0) + 1);
+  return counts;
+}
+
+/**
  * Writes many `error-ingest` jobs in ONE transaction (the worker's batcher gathers them; see
- * worker.ts): the groups of all of them upserted in (workspace_id, fingerprint) order with the
- * batch's counts, first/last seen and latest message; one multi-row occurrences INSERT idempotent
- * on the ids given at accept time (ON CONFLICT DO NOTHING RETURNING); the reports that insert did
- * not return (already stored) taken back out of the counts; the retained counters read; one
- * commit. So a job retried after a crash (or run twice, alone or in another batch) neither
- * duplicates occurrences nor counts them twice. Then, sometimes, pruning of the workspaces over their limit. Returns one result per job,
- * in order. If it throws, nothing of the batch was written.
+ * worker.ts): the groups the batch is first to see created; one multi-row occurrences INSERT
+ * idempotent on the ids given at accept time (ON CONFLICT DO NOTHING RETURNING); then the shared
+ * rows, last so that they stay locked for the shortest time: the existing groups upserted in
+ * (workspace_id, fingerprint) order with the batch's counts, first/last seen and latest message,
+ * the reports that the INSERT did not return (already stored) taken back out of the counts, alerts
+ * raised, the workspaces' retained counters added to; one commit. So a job retried after a crash
+ * (or run twice, alone or in another batch) neither duplicates occurrences nor counts them twice.
+ * Then, sometimes, pruning of the workspaces over their limit. Returns one result per job, in
+ * order. If it throws, nothing of the batch was written.
  */
 export async function writeErrorBatch(
   deps: WriteErrorsDeps,
@@ -309,8 +354,25 @@ export async function writeErrorBatch(
   const { retained, news } = await deps.db.transaction().execute(async (tx) => {
     const rules = await readAlertRules(tx, [...new Set(groups.map((group) => group.workspaceId))]);
     const spikeWindows = spikeWindowsOf(rules);
-    const upserted = await upsertGroups(tx, groups, spikeWindows);
-    const groupIds = new Map([...upserted].map(([key, row]) => [key, row.id]));
+    // The shared rows (a group's counts, a workspace's counter) are written last, after the
+    // occurrences INSERT, so each is locked only for the end of the transaction and its commit:
+    // concurrent batches on the same groups (a hot group, a small workspace) queue for that
+    // window alone, not for the whole batch (issue #27 part 3). Groups that exist are only read
+    // now; new ones are created now, since the INSERT needs their ids.
+    const existing = await existingGroupIds(tx, groups);
+    const missing = groups.filter(
+      (group) => !existing.has(groupKey(group.workspaceId, group.fingerprint)),
+    );
+    const created = await upsertGroups(tx, missing, spikeWindows, 'create');
+    // Created by another batch since the read: counted below with those that existed.
+    const raced = missing.filter(
+      (group) => !created.has(groupKey(group.workspaceId, group.fingerprint)),
+    );
+    for (const [key, id] of await existingGroupIds(tx, raced)) existing.set(key, id);
+    const groupIds = new Map(existing);
+    for (const [key, row] of created) groupIds.set(key, row.id);
+    // This INSERT leaves the workspace counters to addRetainedOccurrences below.
+    await sql`select set_config(${WRITER_COUNTS_SETTING}, 'on', true)`.execute(tx);
     const rows = await tx
       .insertInto('error_occurrences')
       .values(
@@ -337,6 +399,14 @@ export async function writeErrorBatch(
       .returning('id')
       .execute();
     await crash('after-insert', written.length);
+    await deps.afterInsert?.();
+    const counted = await upsertGroups(
+      tx,
+      groups.filter((group) => existing.has(groupKey(group.workspaceId, group.fingerprint))),
+      spikeWindows,
+      'count',
+    );
+    const upserted = new Map([...created, ...counted]);
     const insertedIds = new Set(rows.map((row) => row.id));
     for (const { job, report } of placed) {
       if (insertedIds.has(report.id)) results[job]!.inserted += 1;
@@ -352,7 +422,7 @@ export async function writeErrorBatch(
       publicUrl: deps.publicUrl ?? '',
     });
     return {
-      retained: await retainedByWorkspace(tx, [...new Set(written.map((job) => job.workspaceId))]),
+      retained: await addRetainedOccurrences(tx, countByWorkspace(inserted)),
       news: deps.announcer ? liveNews(upserted, inserted) : [],
     };
   });
