@@ -81,6 +81,11 @@ export interface BatchShape {
 export const ERROR_WRITER_BATCH: BatchShape = { maxJobs: 100, maxWaitMs: 5 };
 /** Two full batches can be in flight: one commits while the next fills. */
 export const ERROR_WRITER_CONCURRENCY = 200;
+/**
+ * Transactions a writer process runs at once: one counting its groups and committing while the
+ * next inserts its occurrences; the batch after them gathers meanwhile (batcher.ts).
+ */
+export const ERROR_WRITER_IN_FLIGHT = 2;
 
 /** The queues the ingest-errors service consumes. */
 export const INGEST_QUEUES: readonly QueueName[] = ['error-ingest'];
@@ -117,6 +122,7 @@ export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>)
   const batcher = createBatcher<ParsedJob, WriteResult>({
     maxItems: shape.maxJobs,
     maxWaitMs: shape.maxWaitMs,
+    maxInFlight: ERROR_WRITER_IN_FLIGHT,
     write: (jobs) => writeErrorBatch(deps, jobs),
   });
   return {

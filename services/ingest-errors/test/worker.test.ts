@@ -258,6 +258,35 @@ describe('error-ingest processor', () => {
     expect(seen).toEqual([[1, 2, 3], [4, 13], [4], [13]]);
   });
 
+  it('writes at most maxInFlight batches at once; the next gathers meanwhile and goes when a write ends', async () => {
+    const seen: number[][] = [];
+    let started!: () => void;
+    const firstStarted = new Promise<void>((resolve) => (started = resolve));
+    let finish!: () => void;
+    const firstFinished = new Promise<void>((resolve) => (finish = resolve));
+    const batcher = createBatcher<number, number>({
+      maxItems: 3,
+      maxWaitMs: 1,
+      maxInFlight: 1,
+      write: async (items) => {
+        seen.push([...items]);
+        if (seen.length === 1) {
+          started();
+          await firstFinished;
+        }
+        return items.map((item) => item * 2);
+      },
+    });
+    const results = [batcher.add(1)];
+    await firstStarted;
+    // A full batch's worth arrives while the one slot is taken: it is not sent.
+    results.push(...[2, 3, 4, 5].map((n) => batcher.add(n)));
+    expect(seen).toEqual([[1]]);
+    finish();
+    expect(await Promise.all(results)).toEqual([2, 4, 6, 8, 10]);
+    expect(seen).toEqual([[1], [2, 3, 4], [5]]);
+  });
+
   it('prunes the oldest occurrences so the count hovers near the retention limit', async () => {
     const ws = await createWorkspace(ctx.db);
     const limit = 50;
