@@ -1,10 +1,9 @@
 import type { BackoffStrategy, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Config, Logger } from '@ferry/core';
+import { createGroupCommit, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { startJobs, type QueueName, type ServiceJobs } from '@ferry/queues';
+import { startJobs, type JobPayload, type QueueName, type ServiceJobs } from '@ferry/queues';
 import { createErrorsAnnouncer } from '@ferry/workspace';
-import { createBatcher } from './batcher.js';
 import {
   parseJob,
   writeErrorBatch,
@@ -54,7 +53,7 @@ export interface ErrorWriterOptions {
   retentionLimit: number;
   /** Jobs held at once (ERROR_WRITER_CONCURRENCY unless given): the pool batches are cut from. */
   concurrency?: number;
-  /** How jobs are gathered into one transaction (ERROR_WRITER_BATCH unless given). */
+  /** How many jobs one transaction may hold (ERROR_WRITER_BATCH unless given). */
   batch?: BatchShape;
   /** ERROR_INGEST_BACKOFF unless given (tests use a short one to stay fast). */
   backoff?: RetryBackoff;
@@ -69,23 +68,51 @@ export interface ErrorWriterOptions {
 export interface BatchShape {
   /** At most this many jobs per transaction. */
   maxJobs: number;
-  /** A batch is written at most this long after its first job arrived, full or not. */
-  maxWaitMs: number;
 }
 
 /**
- * Up to 100 jobs (1,000 reports at the usual 10 a request) per transaction, or what arrived within
- * 5 ms. bench/RESULTS.md: per-job transactions cap the worker near 2,000 reports/s on 2 cores (the
- * commit dominates); 500-row INSERTs reach ~11,000/s.
+ * Up to 100 jobs (1,000 reports at the usual 10 a request) per transaction. bench/RESULTS.md:
+ * per-job transactions cap the worker near 2,000 reports/s on 2 cores (the commit dominates);
+ * 500-row INSERTs reach ~11,000/s.
  */
-export const ERROR_WRITER_BATCH: BatchShape = { maxJobs: 100, maxWaitMs: 5 };
+export const ERROR_WRITER_BATCH: BatchShape = { maxJobs: 100 };
 /** Two full batches can be in flight: one commits while the next fills. */
 export const ERROR_WRITER_CONCURRENCY = 200;
 /**
  * Transactions a writer process runs at once: one counting its groups and committing while the
- * next inserts its occurrences; the batch after them gathers meanwhile (batcher.ts).
+ * next inserts its occurrences; jobs that arrive meanwhile wait and go together next (group
+ * commit). With no bound, a dozen small batches were in flight at a time, each queued on the
+ * same groups' row locks (a group's counts are one row) while holding the rows before them:
+ * bench:start's durable ingest went from 3,400-8,300 to 11,200-12,300 reports/s with the bound
+ * (bench/RESULTS.md, 2026-11-27).
  */
 export const ERROR_WRITER_IN_FLIGHT = 2;
+
+/** A job's result, or the error its own transaction failed with. */
+export type JobWritten = WriteResult | { failed: unknown };
+
+/**
+ * Writes the jobs in one transaction; if that fails, each job alone, so one bad job (or a batch
+ * that met a deadlock or a dropped connection) fails by itself instead of failing the others.
+ */
+export async function writeOrEachAlone<J, R>(
+  jobs: readonly J[],
+  write: (jobs: readonly J[]) => Promise<R[]>,
+): Promise<(R | { failed: unknown })[]> {
+  try {
+    return await write(jobs);
+  } catch (error) {
+    if (jobs.length === 1) return [{ failed: error }];
+    return Promise.all(
+      jobs.map((job) =>
+        write([job]).then(
+          ([result]) => result!,
+          (failed: unknown) => ({ failed }),
+        ),
+      ),
+    );
+  }
+}
 
 /** The queues the ingest-errors service consumes. */
 export const INGEST_QUEUES: readonly QueueName[] = ['error-ingest'];
@@ -100,13 +127,13 @@ const MAX_STALLED_COUNT = 10;
 /**
  * The `error-ingest` worker. Jobs are written many per transaction, yet each stays an ordinary
  * BullMQ job: the processor checks its job's reports (a malformed one fails at once, without
- * retry), hands them to an in-process batcher and awaits the commit of the batch that holds them
- * (writeErrorBatch: one transaction for up to `maxJobs` jobs). So BullMQ still owns every job's
+ * retry), submits them to an in-process group commit (@ferry/core) and awaits the commit of the
+ * batch that holds them (writeErrorBatch: one transaction for up to `maxJobs` jobs). So BullMQ still owns every job's
  * lock, retries with the capped-exponential backoff, timeout and stalled-job recovery, and only
  * completes a job after its rows are committed; a high concurrency is what lets many jobs wait on
  * one transaction. (BullMQ's own batches are a Pro feature; a manual getNextJob loop would have to
- * re-implement locks, retries and backoff.) A failed batch is retried job by job in the batcher,
- * so one bad job cannot fail the others; a job whose write still fails is retried by BullMQ.
+ * re-implement locks, retries and backoff.) A failed batch is retried job by job
+ * (writeOrEachAlone), so one bad job cannot fail the others; a job whose write still fails is retried by BullMQ.
  */
 export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>): ServiceJobs {
   const deps = {
@@ -119,18 +146,22 @@ export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>)
       : undefined,
   };
   const shape = options.batch ?? ERROR_WRITER_BATCH;
-  const batcher = createBatcher<ParsedJob, WriteResult>({
+  const commit = createGroupCommit<ParsedJob, JobWritten>({
     maxItems: shape.maxJobs,
-    maxWaitMs: shape.maxWaitMs,
-    maxInFlight: ERROR_WRITER_IN_FLIGHT,
-    write: (jobs) => writeErrorBatch(deps, jobs),
+    concurrency: ERROR_WRITER_IN_FLIGHT,
+    write: (jobs) => writeOrEachAlone(jobs, (some) => writeErrorBatch(deps, some)),
   });
+  const writeJob = async (payload: JobPayload<'error-ingest'>): Promise<WriteResult> => {
+    const written = await commit.submit(parseJob(payload));
+    if ('failed' in written) throw written.failed;
+    return written;
+  };
   return {
     service: 'ingest-errors',
     consumes: INGEST_QUEUES,
     handlers: {
       'error-ingest': {
-        handler: (payload) => batcher.add(parseJob(payload)),
+        handler: writeJob,
         options: {
           concurrency: options.concurrency ?? ERROR_WRITER_CONCURRENCY,
           bull: {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { newId } from '@ferry/core';
+import { createGroupCommit, newId } from '@ferry/core';
 import type { JobPayload } from '@ferry/queues';
 import { createTestContext, createWorkspace, type TestContext } from '@ferry/testing';
 import { fingerprint } from '../src/fingerprint.js';
-import { createBatcher } from '../src/batcher.js';
+import { ERROR_WRITER_IN_FLIGHT, writeOrEachAlone } from '../src/worker.js';
 import {
   parseJob,
   writeErrorBatch,
@@ -235,56 +235,30 @@ describe('error-ingest processor', () => {
     expect(await retainedOccurrences(ctx.db, b.id)).toBe(21);
   });
 
-  it('batches jobs, and retries a failed batch job by job so one bad job fails alone', async () => {
+  it('writes jobs in groups, and a failed group job by job so one bad job fails alone', async () => {
+    // As errorWriterJobs composes them: @ferry/core's group commit (its own tests cover the cut
+    // at maxItems and the bound on groups in flight) over writeOrEachAlone.
     const seen: number[][] = [];
-    const batcher = createBatcher<number, number>({
+    const commit = createGroupCommit<number, number | { failed: unknown }>({
       maxItems: 3,
-      maxWaitMs: 5,
-      write: (items) => {
-        seen.push([...items]);
-        if (items.includes(13)) return Promise.reject(new Error('bad item'));
-        return Promise.resolve(items.map((item) => item * 2));
-      },
+      concurrency: ERROR_WRITER_IN_FLIGHT,
+      write: (items) =>
+        writeOrEachAlone(items, (some) => {
+          seen.push([...some]);
+          if (some.includes(13)) return Promise.reject(new Error('bad item'));
+          return Promise.resolve(some.map((item) => item * 2));
+        }),
     });
-    const outcomes = await Promise.allSettled([1, 2, 3, 4, 13].map((n) => batcher.add(n)));
-    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'failed'))).toEqual([
+    const outcomes = await Promise.all([1, 2, 3, 4, 13].map((n) => commit.submit(n)));
+    expect(outcomes.map((o) => (typeof o === 'number' ? o : 'failed'))).toEqual([
       2,
       4,
       6,
       8,
       'failed',
     ]);
-    // A full batch at once, the rest after the wait, then the failed one's items alone.
+    // Two groups at once (cut at maxItems), then the failed one's jobs alone.
     expect(seen).toEqual([[1, 2, 3], [4, 13], [4], [13]]);
-  });
-
-  it('writes at most maxInFlight batches at once; the next gathers meanwhile and goes when a write ends', async () => {
-    const seen: number[][] = [];
-    let started!: () => void;
-    const firstStarted = new Promise<void>((resolve) => (started = resolve));
-    let finish!: () => void;
-    const firstFinished = new Promise<void>((resolve) => (finish = resolve));
-    const batcher = createBatcher<number, number>({
-      maxItems: 3,
-      maxWaitMs: 1,
-      maxInFlight: 1,
-      write: async (items) => {
-        seen.push([...items]);
-        if (seen.length === 1) {
-          started();
-          await firstFinished;
-        }
-        return items.map((item) => item * 2);
-      },
-    });
-    const results = [batcher.add(1)];
-    await firstStarted;
-    // A full batch's worth arrives while the one slot is taken: it is not sent.
-    results.push(...[2, 3, 4, 5].map((n) => batcher.add(n)));
-    expect(seen).toEqual([[1]]);
-    finish();
-    expect(await Promise.all(results)).toEqual([2, 4, 6, 8, 10]);
-    expect(seen).toEqual([[1], [2, 3, 4], [5]]);
   });
 
   it('prunes the oldest occurrences so the count hovers near the retention limit', async () => {

@@ -314,8 +314,8 @@ function countByWorkspace(placed: readonly Placed[]): Map<string, number> {
 }
 
 /**
- * Writes many `error-ingest` jobs in ONE transaction (the worker's batcher gathers them; see
- * worker.ts): the groups the batch is first to see created; one multi-row occurrences INSERT
+ * Writes many `error-ingest` jobs in ONE transaction (the worker's group commit gathers them;
+ * see worker.ts): the groups the batch is first to see created; one multi-row occurrences INSERT
  * idempotent on the ids given at accept time (ON CONFLICT DO NOTHING RETURNING); then the shared
  * rows, last so that they stay locked for the shortest time: the existing groups upserted in
  * (workspace_id, fingerprint) order with the batch's counts, first/last seen and latest message,
