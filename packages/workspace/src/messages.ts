@@ -1,6 +1,6 @@
 import { AppError, isId, newId } from '@ferry/core';
 import type { AuthorKind, Db, Message, MessageKind, NewMessage } from '@ferry/db';
-import { writeEvents, type OutboxEvent } from '@ferry/queues';
+import { outboxRows, writeEvents, type OutboxEvent } from '@ferry/queues';
 import { z } from 'zod';
 import { activeSeatNames } from './members.js';
 import {
@@ -87,18 +87,32 @@ export async function postMessages(
   const payloads = inputs.flatMap((input, i) =>
     input.originalPayload ? [{ message_id: rows[i]!.id, ...input.originalPayload }] : [],
   );
+  // Each message's message_created event is known before the INSERT (ids are made here).
+  const created = outboxRows(
+    rows.map((row) => ({
+      type: 'message_created' as const,
+      payload: {
+        messageId: row.id,
+        roomId: row.room_id,
+        workspaceId: row.workspace_id,
+        authorKind: row.author_kind,
+      },
+    })),
+  );
   const write = async (trx: Db): Promise<Message[]> => {
-    // The original payloads go in the same statement as their messages (a data-modifying CTE;
-    // the foreign key is checked at the statement's end): no extra round trip in the group
-    // commit of incoming posts, where one more statement per batch cost ~8% of the throughput.
+    // The messages, their original payloads and their message_created events in one statement
+    // (data-modifying CTEs; the payloads' foreign key is checked at the statement's end): in the
+    // group commit of incoming posts every statement of a batch is a round trip, and one more
+    // cost ~8% of the throughput.
+    const withEvents = trx.with('events', (cte) => cte.insertInto('outbox').values(created));
     const inserted = payloads.length
-      ? await trx
+      ? await withEvents
           .with('payloads', (cte) => cte.insertInto('message_payloads').values(payloads))
           .insertInto('messages')
           .values(rows)
           .returningAll()
           .execute()
-      : await trx.insertInto('messages').values(rows).returningAll().execute();
+      : await withEvents.insertInto('messages').values(rows).returningAll().execute();
     // RETURNING's order is not promised: put the rows back in the caller's order by id.
     const byId = new Map(inserted.map((message) => [message.id, message]));
     const messages = rows.map(({ id }) => {
@@ -106,30 +120,22 @@ export async function postMessages(
       if (!message) throw new Error(`postMessages: no row returned for ${id}`);
       return message;
     });
+    // A member's message may address agents: those events need a lookup, so they follow in a
+    // statement of their own (after every message_created of the batch, which they never precede).
     const events: OutboxEvent[] = [];
     for (const message of messages) {
-      events.push({
-        type: 'message_created',
-        payload: {
-          messageId: message.id,
-          roomId: message.room_id,
-          workspaceId: message.workspace_id,
-          authorKind: message.author_kind,
-        },
-      });
-      if (message.author_kind === 'member') {
-        const agentIds = await addressedAgents(trx, message);
-        if (agentIds.length) {
-          events.push({
-            type: 'agent_addressed',
-            payload: {
-              messageId: message.id,
-              roomId: message.room_id,
-              workspaceId: message.workspace_id,
-              agentIds,
-            },
-          });
-        }
+      if (message.author_kind !== 'member') continue;
+      const agentIds = await addressedAgents(trx, message);
+      if (agentIds.length) {
+        events.push({
+          type: 'agent_addressed',
+          payload: {
+            messageId: message.id,
+            roomId: message.room_id,
+            workspaceId: message.workspace_id,
+            agentIds,
+          },
+        });
       }
     }
     await writeEvents(trx, events);
