@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { scriptCommand } from '@ferry/queues';
 
 /**
  * A fixed-window limit in Redis (incoming webhook posts per key, sign-in attempts per account and
@@ -30,6 +31,8 @@ export async function hitRateLimit(
   limit: number,
   windowMs = RATE_WINDOW_MS,
 ): Promise<number | undefined> {
-  const left = Number(await redis.eval(HIT, 1, key, windowMs, limit));
+  const left = Number(
+    await scriptCommand<number>(redis, 'ferryRateLimitHit', HIT)(1, key, windowMs, limit),
+  );
   return left > 0 ? Math.max(1, Math.ceil(left / 1000)) : undefined;
 }

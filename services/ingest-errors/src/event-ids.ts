@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { scriptCommand } from '@ferry/queues';
 
 /**
  * Sentry SDKs send an event again when they did not hear our answer (a timeout, a dropped
@@ -39,22 +40,10 @@ export interface Claim {
   candidate: string;
 }
 
-type WithClaimMany = Redis & {
-  ferryIngestClaimMany(...args: (string | number)[]): Promise<string[]>;
-};
-
-function withClaimMany(redis: Redis): WithClaimMany {
-  const commands = redis as WithClaimMany;
-  if (typeof commands.ferryIngestClaimMany !== 'function') {
-    redis.defineCommand('ferryIngestClaimMany', { lua: CLAIM_MANY });
-  }
-  return commands;
-}
-
 /** The occurrence id of each event, in order: its candidate, or the one an earlier copy claimed. */
 export async function claimEventIds(redis: Redis, claims: readonly Claim[]): Promise<string[]> {
   if (claims.length === 0) return [];
-  return withClaimMany(redis).ferryIngestClaimMany(
+  return scriptCommand<string[]>(redis, 'ferryIngestClaimMany', CLAIM_MANY)(
     claims.length,
     ...claims.map((claim) => claim.key),
     CLAIM_TTL_SECONDS,

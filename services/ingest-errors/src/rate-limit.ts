@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { scriptCommand } from '@ferry/queues';
 
 /**
  * SPEC.md: N reports per minute per workspace, shared by all sources. A fixed one-minute window
@@ -49,26 +50,13 @@ export function rateLimitKey(prefix: string, workspaceId: string, now: Date): st
   return `${prefix}:ingest:rl:${workspaceId}:${Math.floor(now.getTime() / WINDOW_MS)}`;
 }
 
-type WithTakeMany = Redis & {
-  ferryIngestTakeMany(...args: (string | number)[]): Promise<number[]>;
-};
-
-/** The script as an ioredis command: EVALSHA, with EVAL only when Redis does not have it yet. */
-function withTakeMany(redis: Redis): WithTakeMany {
-  const commands = redis as WithTakeMany;
-  if (typeof commands.ferryIngestTakeMany !== 'function') {
-    redis.defineCommand('ferryIngestTakeMany', { lua: TAKE_MANY });
-  }
-  return commands;
-}
-
 export async function takeReportsMany(
   redis: Redis,
   requests: readonly TakeRequest[],
   limit: number,
 ): Promise<RateLimitTakes> {
   if (requests.length === 0) return { taken: [], refund: () => Promise.resolve() };
-  const result = await withTakeMany(redis).ferryIngestTakeMany(
+  const result = await scriptCommand<number[]>(redis, 'ferryIngestTakeMany', TAKE_MANY)(
     requests.length,
     ...requests.map((request) => request.key),
     limit,

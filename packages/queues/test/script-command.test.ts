@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { createTestContext, type TestContext } from '@ferry/testing';
+import { scriptCommand } from '../src/index.js';
+
+/**
+ * scriptCommand: a Lua script called by its digest (EVALSHA), loaded with EVAL the first time
+ * Redis does not know it (a new script, or after a restart), and by digest from then on.
+ */
+describe('scriptCommand', () => {
+  let ctx: TestContext;
+  let redis: Redis;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+    redis = new Redis(ctx.config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await ctx.close();
+  });
+
+  it('runs a script Redis has never seen, then by its digest', async () => {
+    // A script text no earlier run has loaded: the first call must fall back to EVAL.
+    const lua = `-- ${ctx.config.REDIS_PREFIX}\nreturn redis.call('INCRBY', KEYS[1], ARGV[1])`;
+    const sha = createHash('sha1').update(lua).digest('hex');
+    expect(await redis.script('EXISTS', sha)).toEqual([0]);
+    const add = scriptCommand<number>(redis, 'ferryTestAdd', lua);
+    const key = `${ctx.config.REDIS_PREFIX}:script-command`;
+    expect(await add(1, key, 2)).toBe(2);
+    expect(await redis.script('EXISTS', sha)).toEqual([1]);
+    // Bound once per connection: asking again gives the same command, not a second definition.
+    expect(await scriptCommand<number>(redis, 'ferryTestAdd', lua)(1, key, 3)).toBe(5);
+  });
+});
