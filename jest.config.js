@@ -32,6 +32,8 @@ export default {
   transformIgnorePatterns: [`^(?!.*/node_modules/\\.pnpm/${ESM_ONLY}@).*/node_modules/`],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/{packages,services,bench}/*/test/**/*.test.ts'],
+  // Each file's CPU, for infra/test.mjs's report (does nothing unless it asks).
+  setupFilesAfterEnv: ['<rootDir>/infra/jest-file-cpu.mjs'],
   globalSetup: '<rootDir>/jest.global-setup.mjs',
   globalTeardown: '<rootDir>/jest.global-teardown.mjs',
   testSequencer: '<rootDir>/infra/test-sequencer.mjs',

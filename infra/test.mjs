@@ -53,6 +53,9 @@ const python = runPython
 
 // jest: its own JSON report gives exact counts.
 fs.mkdirSync(path.join(root, '.data'), { recursive: true });
+// Each file's CPU in its jest worker (infra/jest-file-cpu.mjs), for printMostCpu.
+const cpuFile = path.join(root, '.data', 'test-file-cpu.jsonl');
+fs.rmSync(cpuFile, { force: true });
 const ownReport = !jestArgs.some((arg) => arg.startsWith('--outputFile'));
 const report = ownReport
   ? path.join(root, '.data', 'jest-results.json')
@@ -65,7 +68,10 @@ const jest = await run(
     ...jestArgs,
     ...(ownReport ? ['--json', `--outputFile=${report}`] : []),
   ],
-  { stdio: ['ignore', 'inherit', 'inherit'] },
+  {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, FERRY_TEST_CPU_FILE: cpuFile },
+  },
 );
 const jestSeconds = (Date.now() - started) / 1000;
 try {
@@ -75,6 +81,7 @@ try {
   counts.skipped += results.numPendingTests + results.numTodoTests;
   if (results.numRuntimeErrorTestSuites) counts.failed += results.numRuntimeErrorTestSuites;
   printSlowest(results.testResults ?? []);
+  printMostCpu();
   if (recordDurations) writeDurations(results.testResults ?? []);
 } catch {
   counts.failed += 1; // jest wrote no report: it did not run
@@ -134,6 +141,26 @@ function printSlowest(files) {
   }
   const sum = timed.reduce((total, file) => total + file.seconds, 0);
   console.log(`  ${sum.toFixed(0).padStart(6)} s  all ${timed.length} files, added up\n`);
+}
+
+/**
+ * The 15 test files that cost the most CPU in their jest worker: on 2 cores the suite is
+ * CPU-bound, so this, not the wall time above, is what a change to a file saves the whole run.
+ */
+function printMostCpu() {
+  let lines = [];
+  try {
+    lines = fs.readFileSync(cpuFile, 'utf8').trim().split('\n').filter(Boolean).map(JSON.parse);
+  } catch {
+    return; // no file ran to its end
+  }
+  const sorted = lines.sort((a, b) => b.cpu - a.cpu);
+  console.log('most CPU in the jest worker (child processes and Chromium not counted):');
+  for (const { file, cpu } of sorted.slice(0, 15)) {
+    console.log(`  ${cpu.toFixed(1).padStart(6)} s  ${path.relative(root, file)}`);
+  }
+  const sum = sorted.reduce((total, line) => total + line.cpu, 0);
+  console.log(`  ${sum.toFixed(0).padStart(6)} s  all ${sorted.length} files, added up\n`);
 }
 
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
