@@ -10,6 +10,14 @@ import { sql, type Kysely } from 'kysely';
  */
 export const WRITER_COUNTS_SETTING = 'ferry.writer_counts_occurrences';
 
+/** The trigger's count, as 2026_11_22_0001 wrote it (down restores exactly that). */
+const COUNT_INSERTED = sql`
+  insert into error_workspace_stats (workspace_id, retained_occurrences)
+  select workspace_id, count(*) from inserted group by workspace_id order by workspace_id
+  on conflict (workspace_id) do update
+    set retained_occurrences = error_workspace_stats.retained_occurrences
+      + excluded.retained_occurrences;`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create or replace function error_occurrences_count_inserted() returns trigger
@@ -18,11 +26,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       if current_setting(${sql.lit(WRITER_COUNTS_SETTING)}, true) = 'on' then
         return null;
       end if;
-      insert into error_workspace_stats (workspace_id, retained_occurrences)
-      select workspace_id, count(*) from inserted group by workspace_id order by workspace_id
-      on conflict (workspace_id) do update
-        set retained_occurrences = error_workspace_stats.retained_occurrences
-          + excluded.retained_occurrences;
+      ${COUNT_INSERTED}
       return null;
     end
     $$`.execute(db);
@@ -33,11 +37,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     create or replace function error_occurrences_count_inserted() returns trigger
     language plpgsql as $$
     begin
-      insert into error_workspace_stats (workspace_id, retained_occurrences)
-      select workspace_id, count(*) from inserted group by workspace_id order by workspace_id
-      on conflict (workspace_id) do update
-        set retained_occurrences = error_workspace_stats.retained_occurrences
-          + excluded.retained_occurrences;
+      ${COUNT_INSERTED}
       return null;
     end
     $$`.execute(db);
