@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createGroupCommit, newId } from '@ferry/core';
 import type { JobPayload } from '@ferry/queues';
-import { createTestContext, createWorkspace, type TestContext } from '@ferry/testing';
+import { sql } from 'kysely';
+import { createTestContext, createWorkspace, waitUntil, type TestContext } from '@ferry/testing';
 import { fingerprint } from '../src/fingerprint.js';
 import { ERROR_WRITER_IN_FLIGHT, writeOrEachAlone } from '../src/worker.js';
 import {
@@ -195,6 +196,53 @@ describe('error-ingest processor', () => {
     const [group] = await groupsOf(ws.id);
     expect(Number(group!.occurrence_count)).toBe(4);
     expect(await retainedOccurrences(ctx.db, ws.id)).toBe(4);
+  });
+
+  it('counts a group that another batch created after it looked: its rows go to that group (#27)', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const report = (message: string) => ({ error_class: 'Fresh', message, backtrace: ['b.js:1'] });
+    let reached!: () => void;
+    const atInsert = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Batch A creates the group and pauses before its commit.
+    const first = writeErrors(
+      {
+        ...deps,
+        afterInsert: () => {
+          reached();
+          return released;
+        },
+      },
+      job(ws.id, queued([report('a1')])),
+    );
+    await atInsert;
+    // Batch B read no such group (A's is not committed), so it tries to create it and waits on A.
+    const second = writeErrors(deps, job(ws.id, queued([report('b1'), report('b2')])));
+    await waitUntil(
+      async () =>
+        (
+          await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock'`.execute(ctx.db)
+        ).rows[0]!.n > 0,
+      "batch B to wait on batch A's new group",
+    );
+    release();
+    expect((await first).inserted).toBe(1);
+    expect((await second).inserted).toBe(2);
+    const groups = await groupsOf(ws.id);
+    expect(groups).toHaveLength(1);
+    expect(Number(groups[0]!.occurrence_count)).toBe(3);
+    const stored = await ctx.db
+      .selectFrom('error_occurrences')
+      .select('group_id')
+      .where('workspace_id', '=', ws.id)
+      .execute();
+    expect(stored.map((row) => row.group_id)).toEqual([
+      groups[0]!.id,
+      groups[0]!.id,
+      groups[0]!.id,
+    ]);
   });
 
   it('writes many jobs of several workspaces in one transaction, counting each row once', async () => {
