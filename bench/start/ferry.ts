@@ -18,10 +18,14 @@ import { ROOT, sleep, stopChild, waitHealthy } from '../lib/children.js';
 const PATH = `${path.join(ROOT, 'node_modules/.bin')}${path.delimiter}${process.env.PATH ?? ''}`;
 const run = promisify(execFile);
 
-/** Set by the bench for the bench: the two rate limits, far above any offered rate. */
+/**
+ * Set by the bench for the bench: the two rate limits, far above any offered rate; outgoing hooks
+ * may target this machine (the outgoing phase's receiver listens on 127.0.0.1).
+ */
 export const BENCH_OVERRIDES = {
   INGEST_RATE_LIMIT_PER_MINUTE: '1000000000',
   WEBHOOK_RATE_LIMIT_PER_MINUTE: '1000000000',
+  ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
 };
 
 /** How many processes `pnpm start` runs: passed through as given (unset: the product's default). */
@@ -80,12 +84,20 @@ export const stopFerry = (ferry: Ferry): Promise<void> => stopChild(ferry.child)
 /** The part of `pnpm --silent seed --json`'s output the bench uses (README: Seed output). */
 export interface Seeded {
   workspace: { id: string; public_key: string };
+  member: { email: string };
   room: { id: string };
   incoming_webhook: { key: string };
 }
 
-export async function seedWorkspaces(ctx: TestContext, port: number, count: number) {
-  const { stdout } = await run('pnpm', ['--silent', 'seed', '--json', '--count', String(count)], {
+/** `extraArgs`: more of seed's flags (the outgoing phase's `--outgoing-url`). */
+export async function seedWorkspaces(
+  ctx: TestContext,
+  port: number,
+  count: number,
+  extraArgs: readonly string[] = [],
+) {
+  const args = ['--silent', 'seed', '--json', '--count', String(count), ...extraArgs];
+  const { stdout } = await run('pnpm', args, {
     cwd: ROOT,
     env: ferryEnv(ctx, port),
     maxBuffer: 64 * 1024 * 1024,

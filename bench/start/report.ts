@@ -1,5 +1,6 @@
 import { log, ms, perSecond } from '../ingest/stats.js';
 import { secondsFrom, type Phase } from './measure.js';
+import type { OutgoingFigures } from './outgoing.js';
 
 /** The product's phases (bench/start/run.ts) and the ceilings measured in the same run. */
 export interface Figures {
@@ -9,6 +10,7 @@ export interface Figures {
   incomingClosed: Phase;
   hotIngest: Phase;
   hotIncoming: Phase;
+  outgoing: OutgoingFigures;
 }
 
 export interface Ceilings {
@@ -20,7 +22,13 @@ export interface Ceilings {
 }
 
 /** Issue #27's goals; the hot keys within 1.5x of the p99s. */
-const GOALS = { ingestP99: 30, ingestDurable: 12_000, incomingP99: 40, incomingClosed: 3_000 };
+const GOALS = {
+  ingestP99: 30,
+  ingestDurable: 12_000,
+  incomingP99: 40,
+  incomingClosed: 3_000,
+  outgoingBacklog: 3_000,
+};
 
 const latency = (p: Phase): string =>
   `p50 ${ms(p.outcome.latency.p50)}, p99 ${ms(p.outcome.latency.p99)}${failed(p)}`;
@@ -104,6 +112,13 @@ export function printSummary(
       `p99 ≤ 60 ms: ${verdict(f.hotIncoming.outcome.latency.p99 <= GOALS.incomingP99 * 1.5)}`,
       latency(f.hotIncoming),
       `bare node server ${latency(c.incomingOpen)}`,
+    ],
+    [
+      `outgoing backlog: ${f.outgoing.messages} messages, ${f.outgoing.rooms} rooms with a hook each`,
+      `≥ 3,000 deliveries/s: ${verdict(f.outgoing.perSecond >= GOALS.outgoingBacklog)}`,
+      `${perSecond(f.outgoing.perSecond)} first -> last received` +
+        (f.outgoing.duplicates ? ` (${f.outgoing.duplicates} duplicates)` : ''),
+      `signed POST loop to the same receiver ${perSecond(f.outgoing.ceilingPerSecond)}`,
     ],
   ];
   log(

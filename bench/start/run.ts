@@ -18,6 +18,7 @@ import {
   type Seeded,
 } from './ferry.js';
 import { runPhase, type Phase, type Product } from './measure.js';
+import { measureOutgoing } from './outgoing.js';
 import { printSummary, type Ceilings, type Figures } from './report.js';
 import type { LoadSpec } from './spec.js';
 
@@ -25,8 +26,9 @@ import type { LoadSpec } from './spec.js';
  * Issue #27 part 5: the figures of `pnpm start` as a user runs it. A fresh `pnpm start` (its own
  * database and Redis prefix), workspaces from `pnpm --silent seed --json --count N`, a load
  * generator in its own process per phase, a warm-up at half rate before each fixed offered rate;
- * then the same generator against a bare node server (same offered rates) and a 500-row INSERT,
- * the ceilings of the same run; load average before and after, and a label saying what else ran.
+ * then the outgoing backlog (bench/start/outgoing.ts: messages written while it is down, delivered
+ * by a fresh `pnpm start` to a local receiver); then the same generator against a bare node server
+ * (same offered rates), a 500-row INSERT and a signed POST loop, the ceilings of the same run; load average before and after, and a label saying what else ran.
  *
  *   BENCH_LABEL=quiet BENCH_DURATION_S=10 BENCH_WARM_S=5 FERRY_PROCESSES=1 pnpm bench:start
  */
@@ -164,7 +166,7 @@ async function main(): Promise<void> {
   const ctx = await createTestContext();
   try {
     const ferry = await startFerry(ctx, port);
-    let figures: Figures;
+    let figures: Omit<Figures, 'outgoing'>;
     let spread: Keys;
     try {
       log(
@@ -192,10 +194,12 @@ async function main(): Promise<void> {
         `${await webhookMessages(ctx)} webhook messages of ${posts} posts accepted (warm-ups included)`,
     );
     log();
+    const outgoing = await measureOutgoing(ctx, port, port + 2);
+    log();
     // The same keys and bodies: the bare server ignores them, but the requests are the same bytes.
     const ceilings = await measureCeilings(ctx, port + 1, spread);
     log();
-    printSummary(figures, ceilings, {
+    printSummary({ ...figures, outgoing }, ceilings, {
       label: LABEL,
       loadBefore,
       loadAfter: loadAverage(),

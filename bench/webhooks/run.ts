@@ -1,6 +1,4 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -18,6 +16,13 @@ import { log, ms, perSecond, ratio, sleep, summarize, verdict } from '../ingest/
 import { runLoad, runOpenLoad, type LoadResult } from './load.js';
 import { formatActivity, samplePgActivity } from './pg-activity.js';
 import { cpuSampler, formatCpu, type CpuShares } from './procs.js';
+import {
+  CEILING_SENDERS,
+  receiverCeiling,
+  receiverReset,
+  receiverStats,
+  waitReceived,
+} from './receiver-client.js';
 
 /**
  * issue #4's numbers. Incoming: posts accepted per second by the real webhooks-in process over 100
@@ -52,8 +57,6 @@ const OUT_WORKERS = Number(process.env.BENCH_OUT_WORKERS ?? 1);
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'incoming,outgoing').split(','));
 const KEYS = 100;
 const WARM_MS = 3_000;
-/** Concurrent sends in the receiver ceiling: webhook-drain's concurrency in the catalog. */
-const CEILING_SENDERS = 32;
 const CEILING_MS = 5_000;
 const TARGETS = { inPerSecond: 3_000, inP99Ms: 40, outPerSecond: 3_000, outP95Ms: 50 };
 
@@ -314,35 +317,6 @@ async function incomingBench(ctx: TestContext) {
 // ---------------------------------------------------------------------------------------------
 // Outgoing
 
-interface ReceiverStats {
-  requests: number;
-  unique: number;
-  duplicates: number;
-  firstAt: number;
-  lastAt: number;
-}
-
-async function receiverStats(): Promise<ReceiverStats> {
-  const res = await fetch(`http://127.0.0.1:${PORTS.receiver}/__stats`);
-  return (await res.json()) as ReceiverStats;
-}
-
-async function receiverReset(): Promise<void> {
-  await fetch(`http://127.0.0.1:${PORTS.receiver}/__reset`, { method: 'POST' });
-}
-
-async function waitReceived(count: number, timeoutMs: number): Promise<ReceiverStats> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const stats = await receiverStats();
-    if (stats.unique >= count) return stats;
-    if (performance.now() > deadline) {
-      throw new Error(`the receiver got ${stats.unique} of ${count} deliveries in time`);
-    }
-    await sleep(100);
-  }
-}
-
 /** Runs `task(i)` for i < total with at most `concurrency` in flight. */
 async function pool(total: number, concurrency: number, task: (i: number) => Promise<void>) {
   let next = 0;
@@ -351,74 +325,6 @@ async function pool(total: number, concurrency: number, task: (i: number) => Pro
       while (next < total) await task(next++);
     }),
   );
-}
-
-/**
- * The receiver's ceiling: a plain loop of POSTs signed the way webhooks-out signs them (both
- * signatures), CEILING_SENDERS at a time over keep-alive sockets, from this one process.
- */
-async function receiverCeiling(durationMs: number): Promise<{ sent: number; perSecond: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CEILING_SENDERS });
-  const secret = `whsec_${Buffer.from('bench-ceiling-secret-24b').toString('base64')}`;
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const started = performance.now();
-  let sent = 0;
-  const send = (i: number): Promise<void> => {
-    const id = `msgd_ceiling_${i}`;
-    const body = JSON.stringify({
-      event: 'message_created',
-      room: { id: 'room_ceiling', name: 'ceiling', workspace_id: 'workspace_ceiling' },
-      message: {
-        id: `ceiling_${i}`,
-        room_id: 'room_ceiling',
-        body: `Message ${i} of the ceiling loop`,
-        sender: { type: 'member', id: 'member_ceiling', name: 'Ada' },
-        created_at: new Date().toISOString(),
-      },
-    });
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'Ferry-Webhooks/1',
-      'x-service-event': 'message_created',
-      'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
-      'webhook-id': id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`,
-      'content-length': String(Buffer.byteLength(body)),
-    };
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: PORTS.receiver,
-          path: '/ceiling',
-          method: 'POST',
-          agent,
-          headers,
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve());
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  };
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CEILING_SENDERS }, async () => {
-      while (performance.now() - started < durationMs) {
-        await send(next++);
-        sent++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  return { sent, perSecond: sent / seconds };
 }
 
 /**
@@ -431,7 +337,7 @@ async function pacedLatency(
   sampler: ReturnType<typeof cpuSampler>,
   durationMs = OUT_LATENCY_S * 1000,
 ) {
-  await receiverReset();
+  await receiverReset(PORTS.receiver);
   const total = Math.round((OUT_RATE * durationMs) / 1000);
   const committed = new Map<string, number>();
   const inFlight: Promise<void>[] = [];
@@ -450,7 +356,7 @@ async function pacedLatency(
   }
   await Promise.all(inFlight);
   const postedSeconds = (performance.now() - paceStart) / 1000;
-  await waitReceived(total, 120_000);
+  await waitReceived(PORTS.receiver, total, 120_000);
   const cpuPaced = sampler.since();
   const pg = await activity.stop();
   const times = (await (await fetch(`http://127.0.0.1:${PORTS.receiver}/__times`)).json()) as [
@@ -572,7 +478,7 @@ async function outgoingBench(ctx: TestContext) {
     });
     sampler.mark();
     const backlogActivity = samplePgActivity(ctx.db);
-    const backlog = await waitReceived(OUT_MESSAGES, 600_000);
+    const backlog = await waitReceived(PORTS.receiver, OUT_MESSAGES, 600_000);
     const cpuBacklog = sampler.since();
     const pgBacklog = await backlogActivity.stop();
     const throughput = {
@@ -589,13 +495,13 @@ async function outgoingBench(ctx: TestContext) {
     const paced = await pacedLatency(ctx, post, sampler);
 
     // Ceiling: the receiver fed by a plain signed-POST loop.
-    await receiverReset();
-    await receiverCeiling(1_000);
-    await receiverReset();
+    await receiverReset(PORTS.receiver);
+    await receiverCeiling(PORTS.receiver, 1_000);
+    await receiverReset(PORTS.receiver);
     sampler.mark();
-    const ceiling = await receiverCeiling(CEILING_MS);
+    const ceiling = await receiverCeiling(PORTS.receiver, CEILING_MS);
     const cpuCeiling = sampler.since();
-    const ceilingStats = await receiverStats();
+    const ceilingStats = await receiverStats(PORTS.receiver);
 
     // The same paced load on the all-in-one process (`pnpm start`): its own relay and workers.
     for (const child of started.slice(1).reverse()) await stopChild(child);

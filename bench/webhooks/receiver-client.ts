@@ -1,0 +1,117 @@
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import { sleep } from '../ingest/stats.js';
+
+/**
+ * The bench's side of bench/webhooks/receiver.ts (the local receiver the outgoing benches deliver
+ * to): its counters, and its ceiling, a plain loop of signed POSTs from this process. Shared by
+ * bench:webhooks (the split deployment) and bench:start (`pnpm start`).
+ */
+
+/** Concurrent sends in the receiver ceiling: webhook-drain's concurrency in the catalog. */
+export const CEILING_SENDERS = 32;
+
+export interface ReceiverStats {
+  requests: number;
+  unique: number;
+  duplicates: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+export async function receiverStats(port: number): Promise<ReceiverStats> {
+  const res = await fetch(`http://127.0.0.1:${port}/__stats`);
+  return (await res.json()) as ReceiverStats;
+}
+
+export async function receiverReset(port: number): Promise<void> {
+  await fetch(`http://127.0.0.1:${port}/__reset`, { method: 'POST' });
+}
+
+/** Until the receiver on `port` has `count` distinct deliveries; throws, saying how many, if not in time. */
+export async function waitReceived(
+  port: number,
+  count: number,
+  timeoutMs: number,
+): Promise<ReceiverStats> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const stats = await receiverStats(port);
+    if (stats.unique >= count) return stats;
+    if (performance.now() > deadline) {
+      throw new Error(`the receiver got ${stats.unique} of ${count} deliveries in time`);
+    }
+    await sleep(100);
+  }
+}
+
+/**
+ * The receiver's ceiling: a plain loop of POSTs signed the way webhooks-out signs them (both
+ * signatures), CEILING_SENDERS at a time over keep-alive sockets, from this one process.
+ */
+export async function receiverCeiling(
+  port: number,
+  durationMs: number,
+): Promise<{ sent: number; perSecond: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CEILING_SENDERS });
+  const secret = `whsec_${Buffer.from('bench-ceiling-secret-24b').toString('base64')}`;
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const started = performance.now();
+  let sent = 0;
+  const send = (i: number): Promise<void> => {
+    const id = `msgd_ceiling_${i}`;
+    const body = JSON.stringify({
+      event: 'message_created',
+      room: { id: 'room_ceiling', name: 'ceiling', workspace_id: 'workspace_ceiling' },
+      message: {
+        id: `ceiling_${i}`,
+        room_id: 'room_ceiling',
+        body: `Message ${i} of the ceiling loop`,
+        sender: { type: 'member', id: 'member_ceiling', name: 'Ada' },
+        created_at: new Date().toISOString(),
+      },
+    });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Ferry-Webhooks/1',
+      'x-service-event': 'message_created',
+      'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`,
+      'content-length': String(Buffer.byteLength(body)),
+    };
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/ceiling',
+          method: 'POST',
+          agent,
+          headers,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CEILING_SENDERS }, async () => {
+      while (performance.now() - started < durationMs) {
+        await send(next++);
+        sent++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  return { sent, perSecond: sent / seconds };
+}
