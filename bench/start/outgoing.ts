@@ -9,6 +9,7 @@ import {
   receiverReset,
   waitReceived,
 } from '../webhooks/receiver-client.js';
+import { formatActivity, samplePgActivity } from '../webhooks/pg-activity.js';
 import { loadAverage, treeCpu, type CpuWindow } from './cpu.js';
 import { seedWorkspaces, startFerry, stopFerry, type Seeded } from './ferry.js';
 
@@ -96,9 +97,13 @@ export async function measureOutgoing(
     const ferry = await startFerry(ctx, port);
     const healthyAt = performance.timeOrigin + performance.now();
     const cpu = treeCpu(ferry.child.pid!);
+    // Postgres costs as much CPU per delivery as pnpm start itself: which statements, printed.
+    const activity = samplePgActivity(ctx.db);
     let figures: Omit<OutgoingFigures, 'ceilingPerSecond'>;
+    let pg: Awaited<ReturnType<typeof activity.stop>>;
     try {
       const got = await waitReceived(receiverPort, MESSAGES, 600_000);
+      pg = await activity.stop();
       figures = {
         messages: MESSAGES,
         rooms: HOOKED_ROOMS,
@@ -126,6 +131,7 @@ export async function measureOutgoing(
         `${per(c.redis)}; the rest of the host (the receiver included) ` +
         `${(c.other / figures.cpu.seconds).toFixed(2)} cores; load average now ${figures.loadAfter}`,
     );
+    for (const line of formatActivity(pg)) log(line);
     await receiverReset(receiverPort);
     await receiverCeiling(receiverPort, 1_000);
     await receiverReset(receiverPort);

@@ -31,6 +31,7 @@ import type { LoadSpec } from './spec.js';
  * (same offered rates), a 500-row INSERT and a signed POST loop, the ceilings of the same run; load average before and after, and a label saying what else ran.
  *
  *   BENCH_LABEL=quiet BENCH_DURATION_S=10 BENCH_WARM_S=5 FERRY_PROCESSES=1 pnpm bench:start
+ *   BENCH_PHASES=outgoing BENCH_CPU_PROF=/tmp/prof pnpm bench:start   (the outgoing phase alone)
  */
 const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 10) * 1000;
 const WARM_MS = Number(process.env.BENCH_WARM_S ?? 5) * 1000;
@@ -43,6 +44,8 @@ const CONNECTIONS = 64;
 const CLASSES = 20;
 const INSERT_ROWS = 100_000;
 const LABEL = process.env.BENCH_LABEL ?? 'unlabelled';
+/** BENCH_PHASES=outgoing: only the outgoing backlog (its figures alone; for profiling it). */
+const ONLY_OUTGOING = process.env.BENCH_PHASES === 'outgoing';
 
 interface Keys {
   ingest: string[];
@@ -165,6 +168,11 @@ async function main(): Promise<void> {
   const port = basePort();
   const ctx = await createTestContext();
   try {
+    if (ONLY_OUTGOING) {
+      // Diagnosis (e.g. with BENCH_CPU_PROF): the outgoing phase alone, no summary.
+      await measureOutgoing(ctx, port, port + 2);
+      return;
+    }
     const ferry = await startFerry(ctx, port);
     let figures: Omit<Figures, 'outgoing'>;
     let spread: Keys;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, OutgoingWebhook, WebhookDelivery } from '@ferry/db';
-import { inStream } from '@ferry/workspace';
+import { inStream, MESSAGE_CREATED } from '@ferry/workspace';
 import { msInterval } from './deliveries.js';
 
 /**
@@ -286,15 +286,20 @@ async function checkRuns(
     select x.hook_id,
       (select m.created_at from messages m
         where m.room_id = x.room_id
-          -- The id bound keeps this on the (room_id, id) index (ids carry the app's clock, hence
-          -- the minute of slack for clock skew); created_at decides exactly.
+          -- Both created_at bounds make this a range of messages_member_time_idx: the run's own
+          -- messages, however deep the room's backlog. created_at decides exactly; the id bound
+          -- (ids carry the app's clock, hence the minute of slack for clock skew) is a second
+          -- fence for a plan on (room_id, id).
           and m.id >= x.floor_id
           and m.author_kind = 'member'
           and m.created_at > x.floor_at
           and m.created_at < (select l.created_at from webhook_deliveries l where l.id = x.last_id)
+          -- The event as a literal, so each probe is one lookup in the partial unique index of
+          -- (hook_id, message_id) rather than a scan of every delivery the hook has.
           and not exists (
             select 1 from webhook_deliveries o
-            where o.hook_id = x.hook_id and o.message_id = m.id)
+            where o.hook_id = x.hook_id and o.event = ${sql.lit(MESSAGE_CREATED)}
+              and o.message_id = m.id)
         order by m.created_at
         limit 1) as gap_at,
       array(
