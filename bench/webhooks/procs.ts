@@ -15,27 +15,46 @@ export interface CpuSampler {
   since(): CpuShares;
 }
 
-/** `children` names the pids to report on their own, e.g. { 'webhooks-in': 1234 }. */
+/**
+ * `children` names the pids to report on their own, e.g. { 'webhooks-in': 1234 }. A named pid's
+ * descendants count as it (the all-in-one forks a process per core: FERRY_PROCESSES).
+ */
 export function cpuSampler(children: Record<string, number | undefined>): CpuSampler {
   const byPid = new Map<number, string>();
   for (const [name, pid] of Object.entries(children)) if (pid !== undefined) byPid.set(pid, name);
-  const bucketOf = (pid: number, comm: string): string =>
-    byPid.get(pid) ??
-    (pid === process.pid
-      ? 'bench'
-      : comm.startsWith('postgres')
-        ? 'postgres'
-        : comm.startsWith('redis')
-          ? 'redis'
-          : 'other');
+  type Stat = NonNullable<ReturnType<typeof readStat>>;
+  const namedAncestor = (pid: number, stats: ReadonlyMap<number, Stat>): string | undefined => {
+    for (let at: number | undefined = pid, hops = 0; at && hops < 64; hops++) {
+      const name = byPid.get(at);
+      if (name) return name;
+      at = stats.get(at)?.ppid;
+    }
+    return undefined;
+  };
+  const bucketOf = (pid: number, stats: ReadonlyMap<number, Stat>): string => {
+    const comm = stats.get(pid)?.comm ?? '';
+    return (
+      namedAncestor(pid, stats) ??
+      (pid === process.pid
+        ? 'bench'
+        : comm.startsWith('postgres')
+          ? 'postgres'
+          : comm.startsWith('redis')
+            ? 'redis'
+            : 'other')
+    );
+  };
   const snapshot = (): Map<number, { bucket: string; ticks: number }> => {
-    const out = new Map<number, { bucket: string; ticks: number }>();
+    const stats = new Map<number, Stat>();
     for (const name of readdirSync('/proc')) {
       const pid = Number(name);
       if (!Number.isInteger(pid)) continue;
       const stat = readStat(pid);
-      if (stat) out.set(pid, { bucket: bucketOf(pid, stat.comm), ticks: stat.ticks });
+      if (stat) stats.set(pid, stat);
     }
+    const out = new Map<number, { bucket: string; ticks: number }>();
+    for (const [pid, stat] of stats)
+      out.set(pid, { bucket: bucketOf(pid, stats), ticks: stat.ticks });
     return out;
   };
   let start = { at: performance.now(), procs: snapshot() };
