@@ -97,7 +97,8 @@ export async function measureOutgoing(
     const ferry = await startFerry(ctx, port);
     const healthyAt = performance.timeOrigin + performance.now();
     const cpu = treeCpu(ferry.child.pid!);
-    // Postgres costs as much CPU per delivery as pnpm start itself: which statements, printed.
+    // Which statements Postgres spends its share on: it cost more CPU per delivery than pnpm start
+    // itself before the gap check got its index (RESULTS.md), so it is printed with the figures.
     const activity = samplePgActivity(ctx.db);
     let figures: Omit<OutgoingFigures, 'ceilingPerSecond'>;
     let pg: Awaited<ReturnType<typeof activity.stop>>;

@@ -28,7 +28,8 @@ import type { LoadSpec } from './spec.js';
  * generator in its own process per phase, a warm-up at half rate before each fixed offered rate;
  * then the outgoing backlog (bench/start/outgoing.ts: messages written while it is down, delivered
  * by a fresh `pnpm start` to a local receiver); then the same generator against a bare node server
- * (same offered rates), a 500-row INSERT and a signed POST loop, the ceilings of the same run; load average before and after, and a label saying what else ran.
+ * (same offered rates), a 500-row INSERT and a signed POST loop, the ceilings of the same run; load
+ * average before and after, and a label saying what else ran.
  *
  *   BENCH_LABEL=quiet BENCH_DURATION_S=10 BENCH_WARM_S=5 FERRY_PROCESSES=1 pnpm bench:start
  *   BENCH_PHASES=outgoing BENCH_CPU_PROF=/tmp/prof pnpm bench:start   (the outgoing phase alone)
