@@ -20,16 +20,20 @@ export function startService(entry: string, env: Record<string, string>): ChildP
   });
 }
 
-/** Until GET /healthz on the port answers 200 (and the child is still ours: alive). */
+/**
+ * Until GET `path` (/healthz) on the port answers 200 (and the child is still ours: alive). The
+ * bench receiver has no /healthz: its stats path says it is up.
+ */
 export async function waitHealthy(
   child: ChildProcess,
   port: number,
   timeoutMs = 30_000,
+  path = '/healthz',
 ): Promise<void> {
   for (let i = 0; i < timeoutMs / 100; i++) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const res = await fetch(`http://127.0.0.1:${port}${path}`);
       if (res.ok) return;
     } catch {
       // not listening yet

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { TestContext } from '@ferry/testing';
 import { postMessages, type PostMessageInput } from '@ferry/workspace';
-import { startService, stopChild } from '../lib/children.js';
+import { startService, stopChild, waitHealthy } from '../lib/children.js';
 import { log, perSecond } from '../ingest/stats.js';
 import {
   CEILING_SENDERS,
@@ -83,7 +83,7 @@ export async function measureOutgoing(
   log('## Outgoing backlog on pnpm start');
   const receiver = startService('bench/webhooks/receiver.ts', { PORT: String(receiverPort) });
   try {
-    await waitHealthyReceiver(receiverPort);
+    await waitHealthy(receiver, receiverPort, 30_000, '/__stats');
     const seeded = await seedWorkspaces(ctx, port, HOOKED_ROOMS, [
       '--outgoing-url',
       `http://127.0.0.1:${receiverPort}/hook`,
@@ -144,20 +144,5 @@ export async function measureOutgoing(
     return { ...figures, ceilingPerSecond: ceiling.perSecond };
   } finally {
     await stopChild(receiver);
-  }
-}
-
-/** The receiver has no /healthz: it is up once its stats answer. */
-async function waitHealthyReceiver(port: number): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/__stats`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (performance.now() > deadline) throw new Error(`the receiver on ${port} did not start`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
