@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { launchBrowser, type TestBrowser } from '@ferry/testing/browser';
+import { photograph, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildWidget, WIDGET_SNIPPET, type WidgetBuild } from '../src/index.js';
 
@@ -273,7 +272,6 @@ describe('the widget bundle in a browser', () => {
   let scriptUrl: string;
 
   beforeAll(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
     bundle = await buildWidget();
     recorder = await startRecorder(bundle);
     host = await startHost(recorder.url);
@@ -333,7 +331,7 @@ describe('the widget bundle in a browser', () => {
     expect(await page.evaluate(() => typeof (window as { service?: unknown }).service)).toBe(
       'function',
     );
-    await page.screenshot({ path: `${SHOTS}/widget-launcher.png` });
+    await photograph(page, `${SHOTS}/widget-launcher.png`);
     expect(seen).toEqual({ errors: [], pageErrors: [] });
   });
 
@@ -377,7 +375,7 @@ describe('the widget bundle in a browser', () => {
     expect(await focused(page)).toBe('Close');
     await page.keyboard.press('Shift+Tab');
     expect(await focused(page)).toBe('Send');
-    await page.screenshot({ path: `${SHOTS}/widget-panel.png` });
+    await photograph(page, `${SHOTS}/widget-panel.png`);
 
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
@@ -428,7 +426,7 @@ describe('the widget bundle in a browser', () => {
       return box && Math.abs(box.x - buy.x) <= 1 && Math.abs(box.width - buy.width) <= 1;
     }, 'the outline to cover #buy');
     expect(await outline.evaluate((el) => getComputedStyle(el).pointerEvents)).toBe('none');
-    await page.screenshot({ path: `${SHOTS}/widget-picker.png` });
+    await photograph(page, `${SHOTS}/widget-picker.png`);
     await page.mouse.click(buy.x + buy.width / 2, buy.y + buy.height / 2);
 
     await dialog.waitFor();
@@ -448,9 +446,9 @@ describe('the widget bundle in a browser', () => {
     const sending = dialog.getByRole('button', { name: 'Sending…' });
     await sending.waitFor();
     expect(await sending.getAttribute('aria-disabled')).toBe('true');
-    await page.screenshot({ path: `${SHOTS}/widget-sending.png` });
+    await photograph(page, `${SHOTS}/widget-sending.png`);
     await expectVisible(dialog.getByText('Thanks! Your feedback was sent.'));
-    await page.screenshot({ path: `${SHOTS}/widget-sent.png` });
+    await photograph(page, `${SHOTS}/widget-sent.png`);
 
     const [sent] = posts('/widget/v1/feedback');
     expect(sent!.headers['x-service-tenant']).toBe(KEY);
@@ -684,7 +682,7 @@ describe('the widget bundle in a browser', () => {
     const dialog = page.getByRole('dialog', { name: 'Send feedback' });
     await dialog.getByLabel('What happened?').fill('Still usable.');
     await dialog.getByLabel('Email').fill('ada@example.test');
-    await page.screenshot({ path: `${SHOTS}/widget-hostile.png` });
+    await photograph(page, `${SHOTS}/widget-hostile.png`);
     await dialog.getByRole('button', { name: 'Send' }).click();
     await expectVisible(dialog.getByText('Thanks! Your feedback was sent.'));
   });
@@ -718,7 +716,7 @@ describe('the widget bundle in a browser', () => {
     await dialog.getByRole('button', { name: 'Send' }).click();
     const alert = dialog.getByRole('alert');
     await expectVisible(alert.getByText('We could not send your feedback.', { exact: false }));
-    await page.screenshot({ path: `${SHOTS}/widget-error.png` });
+    await photograph(page, `${SHOTS}/widget-error.png`);
     expect(await dialog.getByLabel('What happened?').inputValue()).toBe('Checkout is slow today.');
 
     // The service comes back: Try again sends the same note.

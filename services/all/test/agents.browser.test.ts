@@ -5,7 +5,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createApiToken, createMember, createWorkspace } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const agentDir = fileURLToPath(new URL('../../../packages/agent', import.meta.url));
@@ -162,7 +167,7 @@ describe('a local agent end to end', () => {
     await page
       .locator('li.message.author-agent.kind-text', { hasText: 'Fixed the pay button' })
       .waitFor({ timeout: 20_000 });
-    await page.screenshot({ path: '/tmp/ferry-agent-conversation.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-agent-conversation.png', { fullPage: true });
 
     // The quick fix is committed to main and pushed to origin.
     const log = git(origin, 'log', '--format=%s%n%b', 'main');
@@ -171,12 +176,12 @@ describe('a local agent end to end', () => {
     // The card shows the agent online, then 'Not connected' within a minute of stopping it.
     await page.goto(base);
     await card.locator('.agent-state.online').waitFor();
-    await page.screenshot({ path: '/tmp/ferry-dispatch-online.png' });
+    await photograph(page, '/tmp/ferry-dispatch-online.png');
     agent.kill('SIGTERM');
     await exited;
     await card.locator('.agent-state.offline').waitFor({ timeout: 60_000 });
     expect(page.url()).toBe(base);
-    await page.screenshot({ path: '/tmp/ferry-dispatch-offline.png' });
+    await photograph(page, '/tmp/ferry-dispatch-offline.png');
     await context.close();
   }, 120_000);
 });

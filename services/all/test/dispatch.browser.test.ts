@@ -1,7 +1,11 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { FakeGitHub } from '@ferry/testing/fake-github';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
@@ -56,7 +60,6 @@ describe('hosted dispatch end to end', () => {
     ]);
     fake.setupUrl = `${ferry.url}/github/setup`;
     fake.callbackUrl = `${ferry.url}/github/callback`;
-    fs.mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
     await chrome?.close();
@@ -81,7 +84,7 @@ describe('hosted dispatch end to end', () => {
     await admin.goto(`${base}/settings/github`);
     await admin.getByRole('button', { name: 'Connect GitHub' }).click();
     await admin.waitForLoadState('networkidle');
-    await admin.screenshot({ path: `${SHOTS}/dispatch-connected-1280.png`, fullPage: true });
+    await photograph(admin, `${SHOTS}/dispatch-connected-1280.png`, { fullPage: true });
     await admin.getByText('owner-gh/shop').first().waitFor();
     await admin.getByRole('switch', { name: 'Linked: owner-gh/shop' }).click();
     await admin.getByRole('switch', { name: 'Enabled: owner-gh/shop' }).click();
@@ -103,10 +106,7 @@ describe('hosted dispatch end to end', () => {
     await member.getByRole('button', { name: 'Authorize GitHub' }).click();
     await member.waitForURL(`${base}/settings/github**`);
     await member.getByText('@ada-gh').first().waitFor();
-    await member.screenshot({
-      path: `${SHOTS}/dispatch-member-authorized-390.png`,
-      fullPage: true,
-    });
+    await photograph(member, `${SHOTS}/dispatch-member-authorized-390.png`, { fullPage: true });
 
     // The admin designates the member; the list holds only members who authorized.
     await admin.reload();
@@ -117,7 +117,7 @@ describe('hosted dispatch end to end', () => {
     await identity.selectOption(ada.id);
     await admin.getByRole('button', { name: 'Save' }).click();
     await admin.waitForURL(`${base}/settings/github**`);
-    await admin.screenshot({ path: `${SHOTS}/dispatch-github-settings-1280.png`, fullPage: true });
+    await photograph(admin, `${SHOTS}/dispatch-github-settings-1280.png`, { fullPage: true });
 
     // An API client: repos, a ticket, a dispatch, then polling to the PR.
     const api = (path: string, init: RequestInit = {}) =>
@@ -211,7 +211,7 @@ describe('hosted dispatch end to end', () => {
     const prLink = admin.locator(`.dispatch-links a[href="${prUrl}"]`);
     await prLink.waitFor();
     expect(await prLink.textContent()).toMatch(/^Pull request #\d+/);
-    await admin.screenshot({ path: `${SHOTS}/dispatch-ticket-1280.png`, fullPage: true });
+    await photograph(admin, `${SHOTS}/dispatch-ticket-1280.png`, { fullPage: true });
 
     // No identity: the ticket page's button runs as the person clicking (Ada authorized).
     await admin.goto(`${base}/settings/github`);
@@ -242,7 +242,7 @@ describe('hosted dispatch end to end', () => {
       .getByText(/Dispatched to owner-gh\/shop/)
       .first()
       .waitFor();
-    await member.screenshot({ path: `${SHOTS}/dispatch-ticket-clicked-390.png`, fullPage: true });
+    await photograph(member, `${SHOTS}/dispatch-ticket-clicked-390.png`, { fullPage: true });
     const row = await db
       .selectFrom('dispatches')
       .select(['run_as_member_id', 'started_via', 'started_by_member_id'])
@@ -266,7 +266,7 @@ describe('hosted dispatch end to end', () => {
       .locator('.dispatch-error')
       .getByText(`GitHub’s coding agent failed: ${reason}`)
       .waitFor();
-    await member.screenshot({ path: `${SHOTS}/dispatch-ticket-failed-390.png`, fullPage: true });
+    await photograph(member, `${SHOTS}/dispatch-ticket-failed-390.png`, { fullPage: true });
 
     // Every request Ferry sent was one GitHub's description takes; every answer, one it allows.
     fake.assertConformance();

@@ -3,7 +3,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { createMember, createRoom, createWorkspace, Receiver } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import type { ErrorAlertPayload } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
@@ -60,10 +65,7 @@ describe('error alerts on pnpm start', () => {
       expect(secret).toMatch(/^whsec_/);
       for (const width of [390, 1280]) {
         await page.setViewportSize({ width, height: 900 });
-        await page.screenshot({
-          path: `/tmp/ferry-error-alerts-settings-${width}.png`,
-          fullPage: true,
-        });
+        await photograph(page, `/tmp/ferry-error-alerts-settings-${width}.png`, { fullPage: true });
       }
       await page.setViewportSize({ width: 1280, height: 900 });
 
@@ -112,7 +114,7 @@ describe('error alerts on pnpm start', () => {
       );
       for (const width of [390, 1280]) {
         await page.setViewportSize({ width, height: 900 });
-        await page.screenshot({ path: `/tmp/ferry-error-alerts-room-${width}.png` });
+        await photograph(page, `/tmp/ferry-error-alerts-room-${width}.png`);
       }
 
       await receiver.waitFor(1);

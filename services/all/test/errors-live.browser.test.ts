@@ -6,7 +6,12 @@ import {
   createRoom,
   createWorkspace,
 } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import type { Workspace } from '@ferry/db';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startFerry, type FerryHarness } from './support/ferry.js';
@@ -177,7 +182,7 @@ describe('the Errors list, live, on pnpm start', () => {
 
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.screenshot({ path: `/tmp/ferry-errors-live-${width}.png` });
+      await photograph(page, `/tmp/ferry-errors-live-${width}.png`);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
 

@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretBox } from '@ferry/core';
 import type { Page } from 'playwright-core';
 import { createMember, createRoom, createWorkspace, FormClient, Receiver } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
@@ -27,7 +27,6 @@ describe('outgoing hook controls in a browser', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     ferry = await startFerry({
       ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
       WEBHOOK_RETRY_SCHEDULE_MS: `0,${RETRY_MS}`,
@@ -45,7 +44,7 @@ describe('outgoing hook controls in a browser', () => {
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       expect(await axeViolations(page)).toEqual([]);
-      await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+      await photograph(page, `${SHOTS}/${name}-${width}.png`, { fullPage: true });
     }
   }
 

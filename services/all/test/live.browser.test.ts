@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SecretBox } from '@ferry/core';
 import { createApiToken, createMember, createRoom, createWorkspace } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { createIncomingKey, postMessage } from '@ferry/workspace';
 import type { Page } from 'playwright-core';
 import { startFerry, type FerryHarness } from './support/ferry.js';
@@ -103,7 +108,7 @@ describe('messages from every path appear live', () => {
       });
       await live(page, notice.id).waitFor({ timeout: 5_000 });
       expect(await live(page, notice.id).textContent()).toContain('Pull request opened');
-      await page.screenshot({ path: '/tmp/ferry-live-conversation.png', fullPage: true });
+      await photograph(page, '/tmp/ferry-live-conversation.png', { fullPage: true });
     } finally {
       await close();
     }

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Member, Room } from '@ferry/db';
 import {
@@ -11,6 +10,7 @@ import {
 } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
@@ -31,7 +31,6 @@ describe('unread counts and mentions in the browser', () => {
   let chrome: TestBrowser;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     [ferry, chrome] = await Promise.all([startFerry(), launchBrowser()]);
   });
   afterAll(async () => {
@@ -97,11 +96,11 @@ describe('unread counts and mentions in the browser', () => {
     await waitForCount(mentionsLink, 1);
     expect(await opsLink.getAttribute('class')).toContain('has-unread');
     await expect(opsLink.textContent()).resolves.toMatch(/#ops\s*3 unread/);
-    await page.screenshot({ path: `${SHOTS}/sidebar-unread-1280.png` });
+    await photograph(page, `${SHOTS}/sidebar-unread-1280.png`);
     // On a phone the counts fold behind Menu, which shows a dot while anything is unread.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(page.locator('.menu-toggle.has-unread').isVisible()).resolves.toBe(true);
-    await page.screenshot({ path: `${SHOTS}/menu-dot-390.png` });
+    await photograph(page, `${SHOTS}/menu-dot-390.png`);
     await page.setViewportSize({ width: 1280, height: 800 });
     expect(await axeViolations(page)).toEqual([]);
 
@@ -193,9 +192,9 @@ describe('unread counts and mentions in the browser', () => {
     );
     expect(await count(mentionsLink)).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/mentions-1280.png`, fullPage: true });
+    await photograph(page, `${SHOTS}/mentions-1280.png`, { fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: `${SHOTS}/mentions-390.png`, fullPage: true });
+    await photograph(page, `${SHOTS}/mentions-390.png`, { fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // A mention that arrives while the list is open is announced on it; its link shows it.

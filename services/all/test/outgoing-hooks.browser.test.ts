@@ -2,7 +2,12 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { createMember, createRoom, createWorkspace, Receiver } from '@ferry/testing';
-import { launchBrowser, type TestBrowser, signInWithForm } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 /**
@@ -91,6 +96,6 @@ describe('outgoing webhooks in a browser', () => {
     expect(await attempt.textContent()).toContain('200');
     expect(await attempt.textContent()).toContain('ok');
     expect(await adminPage.getByTestId('consecutive-failures').textContent()).toBe('0');
-    await adminPage.screenshot({ path: '/tmp/ferry-hook.png', fullPage: true });
+    await photograph(adminPage, '/tmp/ferry-hook.png', { fullPage: true });
   }, 60_000);
 });

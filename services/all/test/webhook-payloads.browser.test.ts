@@ -1,12 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { SecretBox } from '@ferry/core';
 import type { Member, Room, Workspace } from '@ferry/db';
 import { createMember, createRoom, createWorkspace } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { createIncomingKey } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
@@ -30,7 +34,6 @@ describe('incoming payload families in the browser', () => {
   let keyId: string;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     harness = await startFerry();
     chrome = await launchBrowser();
     const db = harness.ctx.db;
@@ -184,10 +187,10 @@ describe('incoming payload families in the browser', () => {
         'https://portal.azure.example.com/alerts/123',
       );
       expect(await pageWidth(page)).toBeLessThanOrEqual(1);
-      await page.screenshot({ path: `${SHOTS}/room-${width}.png`, fullPage: true });
+      await photograph(page, `${SHOTS}/room-${width}.png`, { fullPage: true });
       // Each message whole (the room's list scrolls inside itself and may cut the first one).
-      await slack.screenshot({ path: `${SHOTS}/slack-attachment-${width}.png` });
-      await teams.screenshot({ path: `${SHOTS}/teams-card-${width}.png` });
+      await photograph(slack, `${SHOTS}/slack-attachment-${width}.png`);
+      await photograph(teams, `${SHOTS}/teams-card-${width}.png`);
 
       // Admins: the payload as it arrived, closed until opened.
       const disclosure = slack.locator('details.payload');
@@ -195,7 +198,7 @@ describe('incoming payload families in the browser', () => {
       await disclosure.locator('summary').click();
       expect(await disclosure.locator('pre').textContent()).toContain('"icon_emoji": ":rocket:"');
       if (width === 1280) {
-        await page.screenshot({ path: `${SHOTS}/payload-open-${width}.png`, fullPage: true });
+        await photograph(page, `${SHOTS}/payload-open-${width}.png`, { fullPage: true });
       }
       await page.context().close();
     }
@@ -212,7 +215,7 @@ describe('incoming payload families in the browser', () => {
     await page.goto(`${roomUrl()}/settings/webhooks/incoming/${keyId}`);
     await page.getByRole('button', { name: 'Reveal' }).click();
     await page.getByRole('button', { name: 'Copy the key' }).waitFor();
-    await page.screenshot({ path: `${SHOTS}/key-page-1280.png`, fullPage: true });
+    await photograph(page, `${SHOTS}/key-page-1280.png`, { fullPage: true });
     const ids: string[] = [];
     for (const testId of ['curl-example', 'slack-example', 'discord-example']) {
       const command = ((await page.getByTestId(testId).textContent()) ?? '').trim();

@@ -2,7 +2,12 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createMember, createRoom, createWorkspace, type TestContext } from '@ferry/testing';
-import { launchBrowser, type TestBrowser, signInWithForm } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const run = promisify(execFile);
@@ -53,7 +58,7 @@ describe('incoming webhook keys in a browser', () => {
     expect(rawKey).toMatch(/^whk_[A-Za-z0-9_-]{43}$/);
     const curl = ((await page.getByTestId('curl-example').textContent()) ?? '').trim();
     expect(curl).toContain(`${url}/wh/in/${rawKey}`);
-    await page.screenshot({ path: '/tmp/ferry-webhooks-key.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-webhooks-key.png', { fullPage: true });
 
     // The example, exactly as shown, as a real command.
     const { stdout } = await run('bash', ['-c', curl], { timeout: 15_000 });
@@ -77,7 +82,7 @@ describe('incoming webhook keys in a browser', () => {
     expect(await page.getByRole('cell', { name: 'Deploy bot' }).count()).toBe(1);
     await page.getByLabel('Target URL').waitFor();
     await page.getByRole('button', { name: 'Create hook' }).waitFor();
-    await page.screenshot({ path: '/tmp/ferry-webhooks-tab.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-webhooks-tab.png', { fullPage: true });
     await context.close();
   });
 });

@@ -1,10 +1,14 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Workspace } from '@ferry/db';
 import { createMember, createWorkspace, waitUntil } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { WIDGET_SNIPPET } from '@ferry/widget';
 import type { Page } from 'playwright-core';
 import { startFerry, type FerryHarness } from './support/ferry.js';
@@ -85,7 +89,6 @@ ${tag}
     });
     await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
     hostUrl = `http://127.0.0.1:${(hostServer.address() as AddressInfo).port}`;
-    fs.mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
     hostServer?.closeAllConnections();
@@ -124,7 +127,7 @@ ${tag}
     expect(scripts).toEqual(['/widget/v1.js', '/widget/v1-capture.js']);
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 800 });
-      await page.screenshot({ path: `${SHOTS}/editor-${width}.png` });
+      await photograph(page, `${SHOTS}/editor-${width}.png`);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
 
@@ -143,11 +146,11 @@ ${tag}
     await page.mouse.move(to.x, to.y, { steps: 5 });
     await page.mouse.up();
     await editor.getByText('1 area blacked out.').waitFor();
-    await page.screenshot({ path: `${SHOTS}/editor-redacted-1280.png` });
+    await photograph(page, `${SHOTS}/editor-redacted-1280.png`);
     await editor.getByRole('button', { name: 'Done' }).click();
     await dialog.getByText('Screenshot attached, 1 area blacked out').waitFor();
     await settled(page);
-    await page.screenshot({ path: `${SHOTS}/panel-attached-1280.png` });
+    await photograph(page, `${SHOTS}/panel-attached-1280.png`);
     // Keyboard users can remove it: the button is focused after Done, Remove is next.
     await expect(focusedLabel()).resolves.toBe('Edit screenshot: black out areas');
 
@@ -223,7 +226,7 @@ ${tag}
     expect(imageUrl).toBe(`${ticketUrl}/screenshot`);
     for (const width of [390, 1280]) {
       await staff.setViewportSize({ width, height: 900 });
-      await staff.screenshot({ path: `${SHOTS}/ticket-${width}.png`, fullPage: true });
+      await photograph(staff, `${SHOTS}/ticket-${width}.png`, { fullPage: true });
       // Nothing sideways at either width.
       expect(await staff.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
         width,
@@ -295,7 +298,7 @@ ${tag}
     await dialog.getByRole('button', { name: 'Attach a screenshot' }).click();
     const editor = page.getByRole('dialog', { name: 'Hide anything private' });
     await editor.waitFor();
-    await page.screenshot({ path: `${SHOTS}/editor-phone-390.png` });
+    await photograph(page, `${SHOTS}/editor-phone-390.png`);
 
     // A finger drag: pointer events of type touch (the canvas has touch-action: none).
     const canvas = editor.locator('canvas');
@@ -317,7 +320,7 @@ ${tag}
       Array.from(el.getContext('2d')!.getImageData(el.width * 0.3, el.height * 0.2, 1, 1).data),
     );
     expect(black).toEqual([0, 0, 0, 255]);
-    await page.screenshot({ path: `${SHOTS}/editor-phone-redacted-390.png` });
+    await photograph(page, `${SHOTS}/editor-phone-redacted-390.png`);
 
     // Keyboard only: Done has focus; Tab wraps within the step to Remove screenshot.
     expect(await focusedIn(page)).toBe('Done');
@@ -330,7 +333,7 @@ ${tag}
     expect(await dialog.getByText('Screenshot attached').isVisible()).toBe(false);
     await expectVisibleButton(dialog, 'Attach a screenshot');
     await settled(page);
-    await page.screenshot({ path: `${SHOTS}/panel-phone-390.png` });
+    await photograph(page, `${SHOTS}/panel-phone-390.png`);
     await context.close();
   });
 });

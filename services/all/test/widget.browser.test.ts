@@ -1,10 +1,14 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Workspace } from '@ferry/db';
 import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { WIDGET_SNIPPET } from '@ferry/widget';
 import { SCREENSHOT_BODY_LIMIT } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
@@ -66,7 +70,6 @@ ${tag}
     });
     await new Promise<void>((resolve) => hostServer.listen(0, '127.0.0.1', resolve));
     hostUrl = `http://127.0.0.1:${(hostServer.address() as AddressInfo).port}`;
-    fs.mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
     hostServer?.closeAllConnections();
@@ -109,7 +112,7 @@ ${tag}
     ).toBe(0);
     await dialog.getByRole('button', { name: 'Send' }).click();
     await dialog.getByText('Thanks! Your feedback was sent.').waitFor();
-    await page.screenshot({ path: `${SHOTS}/widget-e2e-sent.png` });
+    await photograph(page, `${SHOTS}/widget-e2e-sent.png`);
 
     const token = (await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:read'] })).raw;
     const list = (await (
@@ -189,16 +192,16 @@ ${tag}
     await signInWithForm(staff, ferry.url, owner.user.email, owner.user.password);
     await staff.goto(`${ferry.url}/w/${workspace.id}/${workspace.slug}/feedback/${id}`);
     await staff.getByText(ticket.visitor_id!).first().waitFor();
-    await staff.screenshot({ path: `${SHOTS}/widget-e2e-ticket.png`, fullPage: true });
+    await photograph(staff, `${SHOTS}/widget-e2e-ticket.png`, { fullPage: true });
 
     // The install page shows this workspace's snippet; the preview runs the real widget.
     const settings = `${ferry.url}/w/${workspace.id}/${workspace.slug}/settings/widget`;
     await staff.goto(settings);
     await staff.getByText(`data-key="${workspace.public_key}"`).first().waitFor();
-    await staff.screenshot({ path: `${SHOTS}/widget-e2e-install.png`, fullPage: true });
+    await photograph(staff, `${SHOTS}/widget-e2e-install.png`, { fullPage: true });
     await staff.goto(`${settings}/preview`);
     await staff.getByRole('button', { name: 'Send feedback' }).waitFor();
-    await staff.screenshot({ path: `${SHOTS}/widget-e2e-preview.png` });
+    await photograph(staff, `${SHOTS}/widget-e2e-preview.png`);
     await context.close();
   }, 60_000);
 
@@ -245,7 +248,7 @@ ${tag}
     expect(box.width).toBeGreaterThan(30);
     await launcher.click();
     await page.getByRole('dialog', { name: 'Send feedback' }).waitFor();
-    await page.screenshot({ path: `${SHOTS}/widget-e2e-hostile-390.png` });
+    await photograph(page, `${SHOTS}/widget-e2e-hostile-390.png`);
     await context.close();
   });
 

@@ -9,6 +9,7 @@ import {
 } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
@@ -33,9 +34,9 @@ async function checkBothWidths(page: Page, name: string): Promise<void> {
     await page.setViewportSize({ width, height: 900 });
     expect(await axeViolations(page)).toEqual([]);
     await expectNoSidewaysScroll(page);
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+    await photograph(page, `${SHOTS}/${name}-${width}.png`, { fullPage: true });
     await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}-top.png` });
+    await photograph(page, `${SHOTS}/${name}-${width}-top.png`);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }
@@ -209,7 +210,7 @@ describe('triaging errors in a browser', () => {
     await page.goto(`${web.url}/w/${workspace.id}/${workspace.slug}/errors/${declined.id}?page=7`);
     await page.getByRole('heading', { name: 'There is no page 7' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: `${SHOTS}/group-past-end-1280.png`, fullPage: true });
+    await photograph(page, `${SHOTS}/group-past-end-1280.png`, { fullPage: true });
     await page.getByRole('link', { name: 'Go to the last page' }).click();
     await page.waitForURL(`**/errors/${declined.id}?page=3`);
     expect(await occurrences.count()).toBe(5);

@@ -9,9 +9,10 @@ import {
 } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
-  type TestBrowser,
   signInWithForm,
+  type TestBrowser,
 } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
@@ -88,7 +89,7 @@ describe('the Errors pages in a browser', () => {
     );
     expect(await page.locator('table.errors tbody tr').count()).toBe(25);
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: '/tmp/ferry-errors.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-errors.png', { fullPage: true });
 
     await page
       .getByRole('navigation', { name: 'Filter by source' })
@@ -122,13 +123,13 @@ describe('the Errors pages in a browser', () => {
     });
     expect(await newest.locator('.visitor').textContent()).toContain('Ada Lovelace');
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: '/tmp/ferry-error-group.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-error-group.png', { fullPage: true });
 
     await page.getByRole('link', { name: 'Error reporting' }).click();
     await page.getByTestId('public-key').waitFor();
     expect(await page.getByTestId('public-key').textContent()).toBe(workspace.public_key);
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: '/tmp/ferry-error-settings.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-error-settings.png', { fullPage: true });
     await context.close();
 
     const guestContext = await chrome.browser.newContext();

@@ -8,6 +8,7 @@ import {
 } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
@@ -21,7 +22,7 @@ const SHOTS = '/tmp/shots/feedback-triage';
 async function shoot(page: Page, name: string): Promise<void> {
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+    await photograph(page, `${SHOTS}/${name}-${width}.png`, { fullPage: true });
   }
 }
 

@@ -1,8 +1,12 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { createFeedback, createMember, createWorkspace, startApp } from '@ferry/testing';
-import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { FakeGitHub } from '@ferry/testing/fake-github';
 import { createWebApp } from '../src/app.js';
 import { loadWebSettings } from '../src/config.js';
@@ -16,7 +20,7 @@ const WIDTHS = [390, 1280] as const;
 async function shoot(page: Page, name: string): Promise<void> {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: width === 390 ? 844 : 860 });
-    await page.screenshot({ path: `${SHOTS}/github-${name}-${width}.png`, fullPage: true });
+    await photograph(page, `${SHOTS}/github-${name}-${width}.png`, { fullPage: true });
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
@@ -44,7 +48,6 @@ describe('GitHub settings and dispatch in a browser', () => {
   let web: WebHarness;
   let chrome: TestBrowser;
   beforeAll(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
     fake = await new FakeGitHub().start();
     web = await startWeb(fake.env(), { ownPublicUrl: true });
     fake.setupUrl = `${web.url}/github/setup`;

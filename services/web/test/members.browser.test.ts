@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { createMember, createUser } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
@@ -22,7 +22,6 @@ describe('members in a browser', () => {
   let web: WebHarness;
   let chrome: TestBrowser;
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     web = await startWeb();
     chrome = await launchBrowser();
   });
@@ -36,7 +35,7 @@ describe('members in a browser', () => {
     expect(await axeViolations(page)).toEqual([]);
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+      await photograph(page, `${SHOTS}/${name}-${width}.png`, { fullPage: true });
     }
   }
 

@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext } from 'playwright-core';
 import { createMember, createRoom, createUser, createWorkspace } from '@ferry/testing';
-import { axeViolations, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
+import { axeViolations, photograph, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/mention-complete';
@@ -13,7 +12,6 @@ describe('@-autocomplete in the composer', () => {
   let browser: TestBrowser;
   let context: BrowserContext | undefined;
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     [web, browser] = await Promise.all([startWeb(), launchBrowser()]);
   });
   afterAll(async () => {
@@ -62,7 +60,7 @@ describe('@-autocomplete in the composer', () => {
     expect(await axeViolations(page)).toEqual([]);
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.screenshot({ path: `${SHOTS}/open-${width}.png` });
+      await photograph(page, `${SHOTS}/open-${width}.png`);
       // The long name ends in an ellipsis inside the list, which stays within the page.
       const overflow = await page.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,

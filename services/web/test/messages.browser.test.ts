@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createMember, createRoom, createUser, createWorkspace } from '@ferry/testing';
-import { axeViolations, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
+import { axeViolations, photograph, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/ux-basics';
@@ -29,7 +28,6 @@ describe('messages keep what people type, and group by author, in two browsers',
   let browser: TestBrowser;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     [web, browser] = await Promise.all([startWeb(), launchBrowser()]);
   });
   afterAll(async () => {
@@ -66,7 +64,7 @@ describe('messages keep what people type, and group by author, in two browsers',
   async function shoot(page: Page, name: string): Promise<void> {
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
-      await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+      await photograph(page, `${SHOTS}/${name}-${width}.png`, { fullPage: true });
     }
   }
 

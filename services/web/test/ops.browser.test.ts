@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { createErrorOccurrence, createMember, createWorkspace } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
@@ -19,7 +19,7 @@ const WIDTHS = [390, 1280] as const;
 async function shoot(page: Page, name: string): Promise<void> {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: width === 390 ? 844 : 860 });
-    await page.screenshot({ path: `${SHOTS}/ops-${name}-${width}.png`, fullPage: true });
+    await photograph(page, `${SHOTS}/ops-${name}-${width}.png`, { fullPage: true });
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
@@ -32,7 +32,6 @@ describe('the Ops page in a browser', () => {
   let chrome: TestBrowser;
   let ingest: FlakyQueue;
   beforeAll(async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
     web = await startWeb();
     chrome = await launchBrowser();
     ingest = flakyQueue(web, 'error-ingest');

@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import { newId, SecretBox } from '@ferry/core';
@@ -13,6 +12,7 @@ import {
 } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
@@ -41,7 +41,6 @@ describe('every page at phone and desktop width', () => {
   let web: WebHarness;
   let chrome: TestBrowser;
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
     chrome = await launchBrowser();
   });
@@ -166,7 +165,7 @@ describe('every page at phone and desktop width', () => {
         if (wide.length) problems[`${name}@${width} overflows`] = wide;
         const violations = await axeViolations(page);
         if (violations.length) problems[`${name}@${width} axe`] = violations;
-        await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+        await photograph(page, `${SHOTS}/${name}-${width}.png`, { fullPage: true });
       }
     }
     expect(problems).toEqual({});
@@ -186,9 +185,9 @@ describe('every page at phone and desktop width', () => {
     await expect(menu.getAttribute('aria-expanded')).resolves.toBe('true');
     await page.getByRole('link', { name: 'Members' }).click();
     await page.waitForURL(`${web.url}${base}/members`);
-    await page.screenshot({ path: `${SHOTS}/menu-closed-390.png` });
+    await photograph(page, `${SHOTS}/menu-closed-390.png`);
     await page.getByRole('button', { name: 'Menu' }).click();
-    await page.screenshot({ path: `${SHOTS}/menu-open-390.png` });
+    await photograph(page, `${SHOTS}/menu-open-390.png`);
     // At desktop width there is no Menu button; the links are simply there.
     await page.setViewportSize({ width: 1280, height: 844 });
     await expect(page.getByRole('button', { name: 'Menu' }).isVisible()).resolves.toBe(false);
@@ -284,7 +283,7 @@ describe('every page at phone and desktop width', () => {
         if (res?.status() !== 200) problems[`${name}@${width} status`] = res?.status();
         const wide = await overflowing(page);
         if (wide.length) problems[`${name}@${width} overflows`] = wide;
-        await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+        await photograph(page, `${SHOTS}/${name}-${width}.png`, { fullPage: true });
       }
     }
     expect(problems).toEqual({});

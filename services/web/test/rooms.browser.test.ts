@@ -8,7 +8,7 @@ import {
   createUser,
   createWorkspace,
 } from '@ferry/testing';
-import { launchBrowser, type TestBrowser } from '@ferry/testing/browser';
+import { photograph, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 describe('a room in two browsers', () => {
@@ -115,9 +115,9 @@ describe('a room in two browsers', () => {
     ]);
 
     await pageB.getByLabel('Message').fill('');
-    await pageA.screenshot({ path: '/tmp/ferry-room.png' });
+    await photograph(pageA, '/tmp/ferry-room.png');
     await pageA.getByRole('link', { name: 'Rooms' }).click();
     await pageA.getByRole('heading', { name: 'Rooms', level: 1 }).waitFor();
-    await pageA.screenshot({ path: '/tmp/ferry-rooms.png' });
+    await photograph(pageA, '/tmp/ferry-rooms.png');
   });
 });

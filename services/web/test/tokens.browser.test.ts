@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createMember, createWorkspace } from '@ferry/testing';
-import { launchBrowser, type TestBrowser, signInWithForm } from '@ferry/testing/browser';
+import {
+  photograph,
+  launchBrowser,
+  signInWithForm,
+  type TestBrowser,
+} from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const RAW_TOKEN = /fry_[A-Za-z0-9_-]{43}/;
@@ -46,7 +51,7 @@ describe('API tokens and the feedback inbox in a browser', () => {
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     expect(await page.evaluate(() => window.navigator.clipboard.readText())).toBe(raw);
-    await page.screenshot({ path: '/tmp/ferry-token-created.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-token-created.png', { fullPage: true });
 
     // Reload: gone. To the list and Back: gone (never cached). The list shows the prefix only.
     await page.reload();
@@ -91,12 +96,12 @@ describe('API tokens and the feedback inbox in a browser', () => {
     await page.goto(`${web.url}/w/${workspace.id}/${workspace.slug}/settings/tokens`);
     await page.locator('table.tokens').getByText('Production widget').first().waitFor();
     expect(await page.locator('table.tokens tbody tr').first().textContent()).toMatch(/just now/);
-    await page.screenshot({ path: '/tmp/ferry-tokens.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-tokens.png', { fullPage: true });
 
     await page.getByRole('link', { name: 'Feedback' }).click();
     await page.getByRole('link', { name: 'Pay button does nothing' }).waitFor();
     expect(await page.locator('table.inbox').textContent()).toContain('Ada Lovelace (customer)');
-    await page.screenshot({ path: '/tmp/ferry-inbox.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-inbox.png', { fullPage: true });
 
     await page.getByRole('link', { name: 'Pay button does nothing' }).click();
     await page.waitForURL(`**/feedback/${ticket.id}`);
@@ -105,7 +110,7 @@ describe('API tokens and the feedback inbox in a browser', () => {
       '<button class="primary" type="submit" data-action="pay">Pay now</button>',
     );
     expect(await page.locator('.messages').textContent()).toContain('New feedback from Ada');
-    await page.screenshot({ path: '/tmp/ferry-ticket.png', fullPage: true });
+    await photograph(page, '/tmp/ferry-ticket.png', { fullPage: true });
     await context.close();
   }, 90_000);
 });

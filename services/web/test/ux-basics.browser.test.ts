@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { BrowserContext, Page } from 'playwright-core';
 import {
@@ -11,6 +10,7 @@ import {
 } from '@ferry/testing';
 import {
   axeViolations,
+  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
@@ -29,7 +29,6 @@ describe('UX basics in a browser', () => {
   let chrome: TestBrowser;
   const contexts: BrowserContext[] = [];
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     [web, chrome] = await Promise.all([startWeb(), launchBrowser()]);
   });
   afterAll(async () => {
@@ -51,7 +50,7 @@ describe('UX basics in a browser', () => {
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       expect(await axeViolations(page)).toEqual([]);
-      await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+      await photograph(page, `${SHOTS}/${name}-${width}.png`, { fullPage: true });
     }
   }
 

@@ -41,14 +41,15 @@ export async function axeViolations(
       const { axe } = window as unknown as {
         axe: { run(context: unknown, options: unknown): Promise<AxeResults> };
       };
-      return axe.run(excluded.length ? { exclude: excluded } : document, opts);
+      const found = await axe.run(excluded.length ? { exclude: excluded } : document, opts);
+      return found.violations.map((violation) => ({
+        rule: violation.id,
+        impact: violation.impact ?? null,
+        help: violation.help,
+        nodes: violation.nodes.map((node) => node.target.join(' ')),
+      }));
     },
     [exclude, runOptions] as const,
   );
-  return results.violations.map((violation) => ({
-    rule: violation.id,
-    impact: violation.impact ?? null,
-    help: violation.help,
-    nodes: violation.nodes.map((node) => node.target.join(' ')),
-  }));
+  return results;
 }

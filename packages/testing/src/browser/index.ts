@@ -3,3 +3,4 @@
 // browser.
 export * from './chromium.js';
 export * from './axe.js';
+export * from './photograph.js';
