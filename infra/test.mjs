@@ -160,7 +160,11 @@ function printMostCpu() {
     console.log(`  ${cpu.toFixed(1).padStart(6)} s  ${path.relative(root, file)}`);
   }
   const sum = sorted.reduce((total, line) => total + line.cpu, 0);
-  console.log(`  ${sum.toFixed(0).padStart(6)} s  all ${sorted.length} files, added up\n`);
+  const load = sorted.reduce((total, line) => total + (line.load ?? 0), 0);
+  console.log(`  ${sum.toFixed(0).padStart(6)} s  all ${sorted.length} files, added up`);
+  console.log(
+    `  ${load.toFixed(0).padStart(6)} s  of it loading modules, before each file's first hook\n`,
+  );
 }
 
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
