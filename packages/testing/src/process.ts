@@ -40,15 +40,20 @@ export function spawnScript(scriptPath: string, env: Record<string, string>): Sc
   return { child, ready, go: () => child.stdin?.write('go\n'), exited };
 }
 
-/** Polls `check` until it holds; rejects naming `what` after `timeoutMs`. */
+/**
+ * Polls `check` until it holds; rejects naming `what` after `timeoutMs` (a function is asked only
+ * then, so it can tell what the wait saw, such as a child's output so far).
+ */
 export async function waitUntil(
   check: () => boolean | Promise<boolean>,
-  what: string,
+  what: string | (() => string),
   timeoutMs = 15_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out waiting for ${typeof what === 'function' ? what() : what}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

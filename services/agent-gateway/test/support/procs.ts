@@ -41,13 +41,23 @@ export async function runGateway(env: Record<string, string>, port: number): Pro
     ...env,
     PORT: String(port),
   });
-  await waitUntil(async () => {
-    try {
-      return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-    } catch {
-      return false;
-    }
-  }, 'the gateway');
+  let exited = false;
+  void gateway.exited.then(() => (exited = true));
+  // A child's start (tsx compiling and loading the service) takes seconds of CPU, and on 2 cores
+  // beside the rest of the suite it once took longer than 15 s: the bound is for a start that
+  // hangs, and a gateway that exits fails at once with what it printed.
+  await waitUntil(
+    async () => {
+      if (exited) throw new Error(`the gateway exited before it was healthy:\n${gateway.log()}`);
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    () => `the gateway's /healthz on port ${port}; its output so far:\n${gateway.log()}`,
+    60_000,
+  );
   return gateway;
 }
 
