@@ -38,6 +38,15 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: floa
 # --- the fake gateway ------------------------------------------------------------------------------
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client hanging up (an agent a test stops) is not the fake's error: no traceback for it."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class FakeGateway:
     """A real HTTP server on 127.0.0.1 speaking PROTOCOL.md, recording every request."""
 
@@ -215,7 +224,7 @@ class FakeGateway:
                     return self._json(200, answer)
                 return self._err(404, "not_found")
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.url = "http://127.0.0.1:%d" % self.port

@@ -44,14 +44,18 @@ describe('dispatch worker killed between steps', () => {
     children.push(child);
     await waitUntil(
       async () => {
-        if (child.exitCode !== null) throw new Error('the dispatch worker exited');
+        if (child.exitCode !== null) {
+          throw new Error(`the dispatch worker exited:\n${Buffer.concat(output).toString()}`);
+        }
         return fetch(`http://127.0.0.1:${port}/healthz`).then(
           (r) => r.ok,
           () => false,
         );
       },
-      'the dispatch worker to start',
-      30_000,
+      // The bound is for a start that hangs: a child's start costs seconds of CPU, and on 2 cores
+      // beside the rest of the suite a gateway's once took over 15 s.
+      () => `the dispatch worker to start; its output so far:\n${Buffer.concat(output).toString()}`,
+      60_000,
     );
     return child;
   }
