@@ -163,6 +163,12 @@ function hostPage(variant: Variant, widgetBase: string): string {
       observer.disconnect();
     }
   }).observe(document.documentElement, { childList: true, subtree: true });
+  // A script's load event fires once it has run: was the launcher already laid out by then?
+  document.addEventListener('load', function (event) {
+    if (event.target.src && event.target.src.endsWith('/widget/v1.js')) {
+      window.bench.visibleAtScriptLoad = window.bench.visible !== undefined;
+    }
+  }, true);
 </script>
 ${sabotage}
 </head>
@@ -298,7 +304,11 @@ describe('the widget bundle in a browser', () => {
       (r) => (r.body as { errors: Record<string, unknown>[] }).errors,
     );
 
-  it('shows the launcher quickly and adds no globals besides window.service', async () => {
+  // How quickly, in milliseconds, is bench:widget's figure (against a same-size trivial script, in
+  // one run): a wall-clock bound here failed on a saturated host (699 ms) while proving nothing
+  // about the widget. This asserts the cause instead: nothing stands between the bundle running and
+  // the launcher showing (no timer, fetch or idle callback).
+  it('shows the launcher as soon as its bundle has run and adds no globals besides window.service', async () => {
     const page = await context.newPage();
     const seen = watchConsole(page);
     await page.goto(`${host.url}/?v=plain`);
@@ -311,15 +321,21 @@ describe('the widget bundle in a browser', () => {
 
     const timing = await page.evaluate((url) => {
       const entry = performance.getEntriesByName(url)[0] as PerformanceResourceTiming;
-      const bench = (window as unknown as { bench: { visible: number } }).bench;
-      return { loaded: entry.responseEnd, visible: bench.visible };
+      const bench = (
+        window as unknown as { bench: { visible: number; visibleAtScriptLoad?: boolean } }
+      ).bench;
+      return {
+        loaded: entry.responseEnd,
+        visible: bench.visible,
+        visibleAtScriptLoad: bench.visibleAtScriptLoad,
+      };
     }, scriptUrl);
     const ms = timing.visible - timing.loaded;
     console.log(
       `widget: launcher visible ${ms.toFixed(1)} ms after the bundle finished loading ` +
         `(${timing.visible.toFixed(0)} ms after navigation start); bundle ${bundle.bytes} B raw, ${bundle.gzipBytes} B gzipped`,
     );
-    expect(ms).toBeLessThan(500);
+    expect(timing.visibleAtScriptLoad).toBe(true);
 
     const added = await page.evaluate(() => {
       const before = new Set((window as unknown as { globalsBefore: string[] }).globalsBefore);
