@@ -143,7 +143,8 @@ describe('a local agent end to end', () => {
         .where('workspace_id', '=', workspace.id)
         .executeTakeFirst();
       if (work?.acked_at) break;
-      if (Date.now() - filedAt > 5_000) throw new Error(`no ack:\n${agentLog}`);
+      // A bound for a hang; the page load above counts here, so it is no measure of delivery.
+      if (Date.now() - filedAt > 60_000) throw new Error(`no ack after 60 s:\n${agentLog}`);
       await new Promise((r) => setTimeout(r, 20));
     }
     // Filed -> acked by the agent, both on the database's clock: the page load above (slow while
@@ -154,9 +155,10 @@ describe('a local agent end to end', () => {
       .select(['w.acked_at', 'f.created_at'])
       .where('f.id', '=', ticket.id)
       .executeTakeFirstOrThrow();
-    // Pushed at once, not found by the next heartbeat (20 s). How fast is bench/agents' to say: beside
-    // two other browser tests on 2 cores this took up to 1.7 s, alone well under one.
-    expect(delivered.acked_at!.getTime() - delivered.created_at.getTime()).toBeLessThan(5_000);
+    // Pushed at once, not found by the next heartbeat (20 s): acked well before one could have
+    // come. How fast is bench/agents' to say: beside two other browser tests on 2 cores this took
+    // up to 1.7 s, alone well under one; the bound leaves room for a saturated host.
+    expect(delivered.acked_at!.getTime() - delivered.created_at.getTime()).toBeLessThan(15_000);
 
     // Live, without a reload: chips, the proposal with its badge, the reply.
     await page.locator('li.message.kind-progress').first().waitFor({ timeout: 20_000 });
