@@ -110,6 +110,12 @@ export interface StartServiceOptions {
   env: Record<string, string>;
   /** Up once this line is logged; by default once `/healthz` answers 200. */
   readyLine?: string;
+  /** A PORT of the caller's: a restart on the port its clients already know. */
+  port?: number;
+  /**
+   * A bound for a start that hangs, not a speed: a child's start (tsx compiling and loading the
+   * service) costs seconds of CPU, and on 2 cores beside the rest of the suite one took over 15 s.
+   */
   timeoutMs?: number;
 }
 
@@ -124,7 +130,7 @@ export function entryCommand(entry: string): string[] {
  * logged for a process without HTTP. Rejects with its output if it exits or stays down.
  */
 export async function startService(options: StartServiceOptions): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const [command, ...args] = options.command;
   if (!command) throw new Error('startService: empty command');
   const child = spawn(command === 'node' ? process.execPath : command, args, {
@@ -156,7 +162,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     return ready;
   };
   try {
-    await waitUntil(up, `${options.command.join(' ')} to be up`, options.timeoutMs ?? 45_000);
+    await waitUntil(up, `${options.command.join(' ')} to be up`, options.timeoutMs ?? 60_000);
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log()}`);

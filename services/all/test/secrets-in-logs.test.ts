@@ -1,16 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   createTestContext,
+  entryCommand,
   FormClient,
-  Receiver,
-  waitUntil,
-  type TestContext,
   freePort,
+  killAll,
+  Receiver,
+  startService,
+  waitUntil,
+  type ServiceProcess,
+  type TestContext,
 } from '@ferry/testing';
 
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 /**
@@ -22,53 +24,33 @@ const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
  */
 describe('no secret in any log line', () => {
   let ctx: TestContext;
-  let child: ChildProcess;
-  let exited: Promise<void>;
+  let ferry: ServiceProcess;
   let receiver: Receiver;
   let url: string;
-  const output: Buffer[] = [];
 
   beforeAll(async () => {
     ctx = await createTestContext();
     receiver = await new Receiver().start();
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, ['--import', 'tsx', main], {
-      cwd: repoRoot,
+    // Up when our own child says so on this URL: a port answering could be someone else's server.
+    // A primary and its workers each load the product in turn (FERRY_PROCESSES defaults to the
+    // cores), which on a loaded host takes a while.
+    ferry = await startService({
+      command: entryCommand(main),
+      port,
       env: {
-        ...process.env,
         ...ctx.env,
-        PORT: String(port),
         PUBLIC_URL: url,
         LOG_LEVEL: 'trace',
         ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      readyLine: `Ferry is up: ${url}`,
     });
-    child.stdout!.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk));
-    exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    // Our own child says it is up on this URL: a port answering could be someone else's server.
-    // A primary and its workers each load the product in turn (FERRY_PROCESSES defaults to the
-    // cores): on a loaded host that takes longer than waitUntil's default 15 s.
-    await waitUntil(
-      async () => {
-        if (child.exitCode !== null) throw new Error(Buffer.concat(output).toString('utf8'));
-        if (!Buffer.concat(output).toString('utf8').includes(`Ferry is up: ${url}`)) return false;
-        try {
-          return (await fetch(`${url}/healthz`)).ok;
-        } catch {
-          return false;
-        }
-      },
-      'pnpm start to listen',
-      50_000,
-    );
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-    await exited;
+    if (ferry) await killAll([ferry]);
     await receiver?.close();
     await ctx?.close();
   });
@@ -234,10 +216,9 @@ describe('no secret in any log line', () => {
 
     // Let the last request lines flush, then stop the process.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    child.kill('SIGTERM');
-    await exited;
+    await ferry.terminate();
 
-    const logs = Buffer.concat(output).toString('utf8');
+    const logs = ferry.log();
     expect(logs.length).toBeGreaterThan(1_000);
     // POST /wh/in/<key> answers before the request log (a hot route: no line per post); the
     // mis-cased /WH/IN/<key>, which reaches the logged routes, is logged with the key redacted.

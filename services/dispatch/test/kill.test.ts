@@ -1,10 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort, waitUntil } from '@ferry/testing';
+import {
+  entryCommand,
+  killAll,
+  startService,
+  waitUntil,
+  type ServiceProcess,
+} from '@ferry/testing';
 import { dispatchWorld, type DispatchWorld } from './support/world.js';
 
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 /**
@@ -14,50 +18,24 @@ const entry = fileURLToPath(new URL('../src/main.ts', import.meta.url));
  */
 describe('dispatch worker killed between steps', () => {
   let world: DispatchWorld;
-  const children: ChildProcess[] = [];
-  const output: Buffer[] = [];
+  const workers: ServiceProcess[] = [];
 
   beforeAll(async () => {
     world = await dispatchWorld({ worker: false });
     world.fake.scriptTasks(['in_progress', { state: 'completed', pr: true }]);
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await killAll(workers);
     await world.close();
   });
 
-  async function startWorker(): Promise<ChildProcess> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        ...world.env,
-        PORT: String(port),
-        DISPATCH_ROLE: 'worker',
-        LOG_LEVEL: 'trace',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  async function startWorker(): Promise<ServiceProcess> {
+    const worker = await startService({
+      command: entryCommand(entry),
+      env: { ...world.env, DISPATCH_ROLE: 'worker', LOG_LEVEL: 'trace' },
     });
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
-    children.push(child);
-    await waitUntil(
-      async () => {
-        if (child.exitCode !== null) {
-          throw new Error(`the dispatch worker exited:\n${Buffer.concat(output).toString()}`);
-        }
-        return fetch(`http://127.0.0.1:${port}/healthz`).then(
-          (r) => r.ok,
-          () => false,
-        );
-      },
-      // The bound is for a start that hangs: a child's start costs seconds of CPU, and on 2 cores
-      // beside the rest of the suite a gateway's once took over 15 s.
-      () => `the dispatch worker to start; its output so far:\n${Buffer.concat(output).toString()}`,
-      60_000,
-    );
-    return child;
+    workers.push(worker);
+    return worker;
   }
 
   it('resumes where it stopped, repeating no step', async () => {
@@ -71,9 +49,8 @@ describe('dispatch worker killed between steps', () => {
       30_000,
     );
     expect((await world.ticket(ticket.id)).dispatches[0]!.status).toBe('issue_opened');
-    const exited = new Promise((resolve) => first.once('exit', resolve));
-    first.kill('SIGKILL');
-    await exited;
+    first.child.kill('SIGKILL');
+    await first.exited;
 
     await startWorker();
     await waitUntil(
@@ -90,7 +67,7 @@ describe('dispatch worker killed between steps', () => {
     expect((await world.ticket(ticket.id)).status).toBe('triaged');
 
     // Every line both workers wrote, at the most verbose level: no token, secret or key in any.
-    const logs = Buffer.concat(output).toString('utf8');
+    const logs = workers.map((worker) => worker.log()).join('');
     expect(logs).toContain('"msg":"listening"');
     const tokens = new Set(
       world.fake.requests

@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '@ferry/db';
-import { waitUntil } from '@ferry/testing';
+import { entryCommand, startService, waitUntil } from '@ferry/testing';
 import { fileFeedback } from '@ferry/workspace';
 
 export const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -35,30 +35,14 @@ export function run(
   return { child, exited, log: () => log };
 }
 
-/** services/agent-gateway/src/main.ts on `port`, answering /healthz. */
+/** services/agent-gateway/src/main.ts on `port`, up once its /healthz answers. */
 export async function runGateway(env: Record<string, string>, port: number): Promise<Proc> {
-  const gateway = run(process.execPath, ['--import', 'tsx', gatewayMain], {
-    ...env,
-    PORT: String(port),
-  });
-  let exited = false;
-  void gateway.exited.then(() => (exited = true));
-  // A child's start (tsx compiling and loading the service) takes seconds of CPU, and on 2 cores
-  // beside the rest of the suite it once took longer than 15 s: the bound is for a start that
-  // hangs, and a gateway that exits fails at once with what it printed.
-  await waitUntil(
-    async () => {
-      if (exited) throw new Error(`the gateway exited before it was healthy:\n${gateway.log()}`);
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-      } catch {
-        return false;
-      }
-    },
-    () => `the gateway's /healthz on port ${port}; its output so far:\n${gateway.log()}`,
-    60_000,
-  );
-  return gateway;
+  const gateway = await startService({ command: entryCommand(gatewayMain), env, port });
+  return {
+    child: gateway.child,
+    exited: gateway.exited.then(() => undefined),
+    log: () => gateway.log(),
+  };
 }
 
 /** `python3 -m ferry_agent` with the fake CLI. */
