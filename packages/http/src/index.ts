@@ -12,3 +12,4 @@ export * from './outbound.js';
 export * from './route-table.js';
 export * from './public-key.js';
 export * from './service.js';
+export * from './service-app.js';

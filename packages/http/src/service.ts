@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { AppError, Config } from '@ferry/core';
 import {
@@ -12,10 +12,9 @@ import {
   type RunningJobs,
   type ServiceJobs,
 } from '@ferry/queues';
-import { createHttpApp, finishApp } from './app.js';
-import { healthRouter } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { closeServer, listen, type Runtime } from './runtime.js';
+import { createServiceApp, type ServiceMount } from './service-app.js';
 
 /**
  * A service's manifest: everything its process runs, as data, so its own entry (services/X/src/
@@ -56,13 +55,6 @@ export interface ServiceManifest {
     /** After jobs and background loops stopped: producers, pools, caches. */
     resources?: () => Promise<void>;
   };
-}
-
-export interface ServiceMount {
-  /** app.use(path, router); the root when absent. */
-  path?: string;
-  router: RequestHandler;
-  hot?: boolean;
 }
 
 export interface Duty {
@@ -151,27 +143,16 @@ export async function runServices(
 
   let server: http.Server | undefined;
   if (serve) {
-    const mounts = manifests.flatMap((m) => m.mounts ?? []);
-    const app = createHttpApp({
+    const renderHtml = manifests.find((m) => m.renderErrorHtml)?.renderErrorHtml;
+    const app = createServiceApp({
+      config,
       logger,
       metrics,
-      trustProxy: config.TRUST_PROXY,
-      hotRoutes: mounts.filter((m) => m.hot).map((m) => m.router),
+      db: runtime.db,
+      redis: runtime.redis,
+      mounts: manifests.flatMap((m) => m.mounts ?? []),
+      ...(renderHtml ? { renderHtml } : {}),
     });
-    app.use(
-      healthRouter({
-        db: runtime.db,
-        redis: runtime.redis,
-        metrics,
-        metricsToken: config.METRICS_TOKEN,
-      }),
-    );
-    for (const mount of mounts.filter((m) => !m.hot)) {
-      if (mount.path) app.use(mount.path, mount.router);
-      else app.use(mount.router);
-    }
-    const renderHtml = manifests.find((m) => m.renderErrorHtml)?.renderErrorHtml;
-    finishApp(app, { logger, ...(renderHtml ? { renderHtml } : {}) });
     // Fail-fast producers refuse commands until connected: be ready before taking requests.
     if (producerRedis) await redisReady(producerRedis);
     server = http.createServer(app);

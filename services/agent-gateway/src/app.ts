@@ -1,6 +1,6 @@
 import type { Express, Router } from 'express';
 import type { Redis } from 'ioredis';
-import { createHttpApp, createMetrics, finishApp, healthRouter } from '@ferry/http';
+import { createMetrics, createServiceApp } from '@ferry/http';
 import type { AgentGatewayHttpDeps } from './deps.js';
 import { agentGatewayRoutes } from './routes.js';
 import { createStreamHub, type StreamHub } from './streams.js';
@@ -27,18 +27,10 @@ export function agentGatewayRouter(deps: AgentGatewayHttpDeps): { path: string; 
 
 /** The agent-gateway service alone: health, /agents/v1, JSON errors. */
 export function createAgentGatewayApp(deps: AgentGatewayHttpDeps, healthRedis: Redis): Express {
-  const metrics = createMetrics('agent-gateway');
-  const app = createHttpApp({ logger: deps.logger, metrics, trustProxy: deps.config.TRUST_PROXY });
-  app.use(
-    healthRouter({
-      db: deps.db,
-      redis: healthRedis,
-      metrics,
-      metricsToken: deps.config.METRICS_TOKEN,
-    }),
-  );
-  const { path, router } = agentGatewayRouter(deps);
-  app.use(path, router);
-  finishApp(app, { logger: deps.logger });
-  return app;
+  return createServiceApp({
+    ...deps,
+    metrics: createMetrics('agent-gateway'),
+    redis: healthRedis,
+    mounts: [agentGatewayRouter(deps)],
+  });
 }

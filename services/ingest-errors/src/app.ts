@@ -2,7 +2,7 @@ import type { Express, Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { Config, Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { createHttpApp, createMetrics, finishApp, healthRouter } from '@ferry/http';
+import { createMetrics, createServiceApp } from '@ferry/http';
 import { createProducer, type Producer } from '@ferry/queues';
 import type { IngestSettings } from './config.js';
 import type { IngestDeps } from './deps.js';
@@ -46,21 +46,10 @@ export function ingestRouter(deps: IngestDeps): Router {
 
 /** The ingest service alone: health, the ingest route, JSON errors. */
 export function createIngestApp(deps: IngestDeps, healthRedis: Redis): Express {
-  const metrics = createMetrics('ingest-errors');
-  const app = createHttpApp({
-    logger: deps.logger,
-    metrics,
-    trustProxy: deps.config.TRUST_PROXY,
-    hotRoutes: [ingestRouter(deps)],
+  return createServiceApp({
+    ...deps,
+    metrics: createMetrics('ingest-errors'),
+    redis: healthRedis,
+    mounts: [{ router: ingestRouter(deps), hot: true }],
   });
-  app.use(
-    healthRouter({
-      db: deps.db,
-      redis: healthRedis,
-      metrics,
-      metricsToken: deps.config.METRICS_TOKEN,
-    }),
-  );
-  finishApp(app, { logger: deps.logger });
-  return app;
 }

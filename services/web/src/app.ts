@@ -1,13 +1,12 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Express, type Router } from 'express';
+import express, { type Express } from 'express';
 import {
-  createHttpApp,
   createMetrics,
-  finishApp,
-  healthRouter,
+  createServiceApp,
   registerOpsGauges,
   type Metrics,
+  type ServiceMount,
 } from '@ferry/http';
 import { deploymentHealth, startOpsSampler, type OpsSampler } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
@@ -26,16 +25,11 @@ export interface WebApp {
 }
 
 /**
- * The web service's parts, for mounting on a shared app (`pnpm start`) or its own: `widget` is
- * /widget/* (public, cross-origin: mount it before the pages), `api` is /api/v1 (tokens), `pages`
- * everything else (sessions).
+ * The web service's routes in mount order, for a shared app (`pnpm start`) or its own: /widget/*
+ * (public, cross-origin: before the pages), /api/v1 (tokens), then the pages (sessions), whose
+ * socket.io is `realtime`.
  */
-export function webParts(deps: WebDeps): {
-  widget: Router;
-  api: Router;
-  pages: Router;
-  realtime: Realtime;
-} {
+export function webMounts(deps: WebDeps): { mounts: ServiceMount[]; realtime: Realtime } {
   const session = sessionMiddleware(deps);
   const github = deps.settings.github;
   const headers = pageSecurityHeaders({
@@ -53,32 +47,19 @@ export function webParts(deps: WebDeps): {
   const api = express.Router();
   api.use(headers);
   api.use(apiRoutes(deps));
-  return { widget: widgetRoutes(deps), api, pages, realtime };
+  return {
+    mounts: [{ router: widgetRoutes(deps) }, { path: '/api/v1', router: api }, { router: pages }],
+    realtime,
+  };
 }
 
 /** The web service alone: health, API, pages, and HTML/JSON errors. */
-export function createWebApp(
-  deps: WebDeps,
-  extraRouters: { path: string; router: Router }[] = [],
-): WebApp {
+export function createWebApp(deps: WebDeps): WebApp {
   const metrics = createMetrics('web');
   opsGauges(deps, metrics);
-  const app = createHttpApp({ logger: deps.logger, metrics, trustProxy: deps.config.TRUST_PROXY });
-  app.use(
-    healthRouter({
-      db: deps.db,
-      redis: deps.redis,
-      metrics,
-      metricsToken: deps.config.METRICS_TOKEN,
-    }),
-  );
-  for (const { path: mountPath, router } of extraRouters) app.use(mountPath, router);
-  const parts = webParts(deps);
-  app.use(parts.widget);
-  app.use('/api/v1', parts.api);
-  app.use(parts.pages);
-  finishApp(app, { logger: deps.logger, renderHtml: renderErrorPage });
-  return { app, realtime: parts.realtime };
+  const { mounts, realtime } = webMounts(deps);
+  const app = createServiceApp({ ...deps, metrics, mounts, renderHtml: renderErrorPage });
+  return { app, realtime };
 }
 
 /** The Ops page's deployment-wide figures on /metrics, read on each scrape. */

@@ -1,6 +1,6 @@
 import type { ServiceContext, ServiceManifest } from '@ferry/http';
 import { startRelay } from '@ferry/workspace';
-import { opsGauges, startOpsSampling, webParts } from './app.js';
+import { opsGauges, startOpsSampling, webMounts } from './app.js';
 import type { WebSettings } from './config.js';
 import { webDeps } from './deps.js';
 import { renderErrorPage } from './error-page.js';
@@ -20,15 +20,11 @@ export function webManifest(
   const { runtime } = ctx;
   const deps = webDeps(runtime, settings);
   opsGauges(deps, ctx.metrics);
-  const parts = webParts(deps);
+  const { mounts, realtime } = webMounts(deps);
   return {
     name: 'web',
-    mounts: [
-      { router: parts.widget },
-      { path: '/api/v1', router: parts.api },
-      { router: parts.pages },
-    ],
-    realtime: parts.realtime,
+    mounts,
+    realtime,
     renderErrorHtml: renderErrorPage,
     // Safe to scale: the relay claims rows with SKIP LOCKED, and announces every stored message
     // to the pages that show it, whichever process holds their sockets.

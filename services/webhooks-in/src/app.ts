@@ -1,6 +1,6 @@
 import type { Express, Router } from 'express';
 import type { Redis } from 'ioredis';
-import { createHttpApp, createMetrics, finishApp, healthRouter } from '@ferry/http';
+import { createMetrics, createServiceApp } from '@ferry/http';
 import type { WebhooksInDeps } from './deps.js';
 import { webhooksInRoutes } from './routes.js';
 
@@ -11,22 +11,11 @@ export function webhooksInRouter(deps: WebhooksInDeps): Router {
 
 /** The webhooks-in service alone: health, the ingest route, JSON errors. */
 export function createWebhooksInApp(deps: WebhooksInDeps, healthRedis: Redis): Express {
-  const metrics = createMetrics('webhooks-in');
-  const app = createHttpApp({
-    logger: deps.logger,
-    metrics,
-    trustProxy: deps.config.TRUST_PROXY,
+  return createServiceApp({
+    ...deps,
+    metrics: createMetrics('webhooks-in'),
+    redis: healthRedis,
     // A post costs no request log line: at thousands per second it was a visible share of CPU.
-    hotRoutes: [webhooksInRouter(deps)],
+    mounts: [{ router: webhooksInRouter(deps), hot: true }],
   });
-  app.use(
-    healthRouter({
-      db: deps.db,
-      redis: healthRedis,
-      metrics,
-      metricsToken: deps.config.METRICS_TOKEN,
-    }),
-  );
-  finishApp(app, { logger: deps.logger });
-  return app;
 }
