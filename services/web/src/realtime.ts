@@ -413,6 +413,18 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       // Every tab of the user, on every process, shows the room read.
       if (state) io.to(userChannel(userId)).emit('unread:state', state);
     }, failed('room:read'));
+    // A join that fails is logged and still answered: the page waits on its acknowledgement.
+    const answered =
+      (event: SocketEventName, join: typeof onRoomJoin) =>
+      (payload: unknown, ack: unknown): void => {
+        join(db, socket, payload, ack).catch((err: unknown) => {
+          logger.error({ err }, `${event} failed`);
+          replier(ack)({
+            ok: false,
+            error: { code: 'internal', message: 'Something went wrong. Reload the page.' },
+          });
+        });
+      };
     const handlers: Record<SocketEventName, (payload: unknown, ack: unknown) => void> = {
       'room:read': (payload) => {
         const parsed = readSchema.safeParse(payload);
@@ -427,28 +439,8 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
           })
           .catch(failed('unread:sync'));
       },
-      'room:join': (payload, ack) => {
-        onRoomJoin(db, socket, payload, ack).catch((err: unknown) => {
-          logger.error({ err }, 'room:join failed');
-          if (typeof ack === 'function') {
-            (ack as (value: JoinReply) => void)({
-              ok: false,
-              error: { code: 'internal', message: 'Something went wrong. Reload the page.' },
-            });
-          }
-        });
-      },
-      'errors:join': (payload, ack) => {
-        onErrorsJoin(db, socket, payload, ack).catch((err: unknown) => {
-          logger.error({ err }, 'errors:join failed');
-          if (typeof ack === 'function') {
-            (ack as (value: JoinReply) => void)({
-              ok: false,
-              error: { code: 'internal', message: 'Something went wrong. Reload the page.' },
-            });
-          }
-        });
-      },
+      'room:join': answered('room:join', onRoomJoin),
+      'errors:join': answered('errors:join', onErrorsJoin),
     };
     // Exactly the declared events (socket-events.ts): an undeclared one has no handler.
     for (const { event } of SOCKET_EVENTS) socket.on(event, handlers[event]);
