@@ -124,6 +124,8 @@ def _feed_stdin(pipe, prompt: str) -> None:
 def _read_lines(pipe, lines: "queue.Queue[Optional[str]]") -> None:
     for line in iter(pipe.readline, ""):
         lines.put(line)
+    # Closed here, at its end: after a cut-short drain run() no longer waits for this thread.
+    pipe.close()
     lines.put(None)
 
 
@@ -174,7 +176,6 @@ class Runner:
         started = last_line = time.monotonic()
         stopped_because: Optional[str] = None
         killed_at: Optional[float] = None
-        eof = False
 
         last_chip = ""
 
@@ -204,7 +205,6 @@ class Runner:
                 line = ""
             now = time.monotonic()
             if line is None:
-                eof = True
                 break
             send(mapper.due(now))
             if line:
@@ -237,8 +237,6 @@ class Runner:
                 _kill_group(proc, signal.SIGKILL)
                 killed_at = now
         send(mapper.flush())
-        if eof:
-            proc.stdout.close()  # (after a cut-short drain its reader thread still holds it)
         try:
             code = proc.wait(timeout=EXIT_SECONDS)
         except subprocess.TimeoutExpired:
