@@ -1,5 +1,5 @@
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
+import { deliveryHeaders } from '@ferry/webhooks-out';
 import { sleep } from '../ingest/stats.js';
 
 /**
@@ -46,7 +46,7 @@ export async function waitReceived(
 }
 
 /**
- * The receiver's ceiling: a plain loop of POSTs signed the way webhooks-out signs them (both
+ * The receiver's ceiling: a plain loop of POSTs signed by webhooks-out's own deliveryHeaders (both
  * signatures), CEILING_SENDERS at a time over keep-alive sockets, from this one process.
  */
 export async function receiverCeiling(
@@ -54,8 +54,10 @@ export async function receiverCeiling(
   durationMs: number,
 ): Promise<{ sent: number; perSecond: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CEILING_SENDERS });
-  const secret = `whsec_${Buffer.from('bench-ceiling-secret-24b').toString('base64')}`;
-  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const secrets = {
+    current: `whsec_${Buffer.from('bench-ceiling-secret-24b').toString('base64')}`,
+    previous: null,
+  };
   const started = performance.now();
   let sent = 0;
   const send = (i: number): Promise<void> => {
@@ -71,15 +73,8 @@ export async function receiverCeiling(
         created_at: new Date().toISOString(),
       },
     });
-    const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'Ferry-Webhooks/1',
-      'x-service-event': 'message_created',
-      'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
-      'webhook-id': id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`,
+      ...deliveryHeaders(secrets, { id, event: 'message_created', body }),
       'content-length': String(Buffer.byteLength(body)),
     };
     return new Promise((resolve, reject) => {
