@@ -99,6 +99,7 @@ export interface ServiceProcess {
   url: string;
   /** Everything it wrote to stdout and stderr so far. */
   log(): string;
+  /** It exited and its output ended (every line is in log()). */
   exited: Promise<ChildExit>;
   /** Sends SIGTERM; resolves with the exit and how many milliseconds it took. */
   terminate(): Promise<ChildExit & { ms: number }>;
@@ -142,8 +143,9 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
   child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
   const log = (): string => Buffer.concat(output).toString('utf8');
+  // On 'close', not 'exit': its output has ended too, so log() then holds every line it wrote.
   const exited = new Promise<ChildExit>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   const url = `http://127.0.0.1:${port}`;
   const { readyLine } = options;

@@ -214,8 +214,7 @@ describe('no secret in any log line', () => {
       `/github/setup?installation_id=4242&setup_action=install&state=${secrets.githubState}`,
     );
 
-    // Let the last request lines flush, then stop the process.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Stopped gracefully; terminate() resolves once its output has ended, last lines included.
     await ferry.terminate();
 
     const logs = ferry.log();
