@@ -73,7 +73,7 @@ const [cmd, cmdArgs] =
   command === 'start'
     ? [path.join(root, 'node_modules/.bin/tsx'), ['services/all/src/main.ts', ...args]]
     : [process.execPath, ['infra/test.mjs', ...args]];
-// The local bin first, as npm and pnpm do for scripts: tests and scripts find pnpm, tsx, jest.
+// The local bin first, as npm and pnpm do for scripts: tests and scripts find pnpm, tsx, vitest.
 const env = {
   ...process.env,
   PATH: `${path.join(root, 'node_modules/.bin')}${path.delimiter}${process.env.PATH ?? ''}`,

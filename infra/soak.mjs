@@ -36,7 +36,7 @@ function runSuite(report) {
     let output = '';
     const child = spawn(
       process.execPath,
-      [path.join(root, 'infra/test.mjs'), ...args, `--outputFile=${report}`, '--json'],
+      [path.join(root, 'infra/test.mjs'), ...args, `--outputFile=${report}`],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     for (const stream of [child.stdout, child.stderr]) {
@@ -49,6 +49,7 @@ function runSuite(report) {
 }
 
 const failures = new Map(); // test name -> { runs: [n], error }
+let recorded = 0; // failures recorded so far, over all runs
 const summary = [];
 for (let n = 1; n <= runs; n++) {
   const loaded = n > runs - busy;
@@ -64,6 +65,11 @@ for (let n = 1; n <= runs; n++) {
   const closing = output.trim().split('\n').pop() ?? '';
   console.log(`${closing} in ${seconds.toFixed(0)} s`);
   summary.push({ n, loaded, seconds, closing, code });
+  // Every run's whole output is kept: a run can fail outside any test (an unhandled error after
+  // its file ended, a runner that exits non-zero), and then the output is all that says why.
+  const log = path.join(root, '.data', `soak-${n}.log`);
+  fs.writeFileSync(log, output);
+  const recordedBefore = recorded;
   try {
     const results = JSON.parse(fs.readFileSync(report, 'utf8'));
     for (const file of results.testResults ?? []) {
@@ -77,15 +83,27 @@ for (let n = 1; n <= runs; n++) {
       }
     }
   } catch {
-    record('jest wrote no report', n, output.slice(-2000));
+    record('the suite wrote no report', n, output.slice(-2000));
   }
   for (const line of output.split('\n')) {
     const python = /^(FAIL|ERROR): (\S+) \((.+)\)/.exec(line);
     if (python) record(`packages/agent › ${python[3]}.${python[2]}`, n, line);
   }
+  if (code !== 0 && recorded === recordedBefore) {
+    record(`run ${n} exited ${code} with no failed test (whole output: ${log})`, n, tail(output));
+  }
+}
+
+/** The end of a run's output, where the runners print errors that belong to no test. */
+function tail(output) {
+  // Vitest prints errors that belong to no test under an "Unhandled Error(s)" banner.
+  const unhandled = output.search(/Unhandled (Errors?|Rejection)/);
+  if (unhandled >= 0) return output.slice(unhandled, unhandled + 3000);
+  return output.trim().split('\n').slice(-60).join('\n');
 }
 
 function record(name, run, error) {
+  recorded += 1;
   const seen = failures.get(name) ?? { runs: [], error: String(error ?? '').slice(0, 3000) };
   seen.runs.push(run);
   failures.set(name, seen);

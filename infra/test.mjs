@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `pnpm test`: jest over every package and service, then the local agent's Python tests
+// `pnpm test`: vitest over every package and service, then the local agent's Python tests
 // (unittest, standard library only), then one closing line counting both:
 //   tests: N passed, N failed, N skipped
-// Arguments go to jest (a path or -t pattern runs part of the suite; the Python tests then run
+// Arguments go to vitest (a path or -t pattern runs part of the suite; the Python tests then run
 // only when no argument narrows the run, or with --python).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,11 +13,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const forcePython = args.includes('--python');
 // --record-durations: after the run, keep each file's duration in infra/test-durations.json, which
-// infra/test-sequencer.mjs reads to start the longest files first (commit it after a quiet run).
+// vitest.config.mjs's sequencer reads to start the longest files first (commit it after a quiet
+// run).
 const recordDurations = args.includes('--record-durations');
 const ownFlags = new Set(['--python', '--record-durations']);
-const jestArgs = args.filter((arg) => !ownFlags.has(arg));
-const narrowed = jestArgs.some((arg) => !arg.startsWith('--') || arg === '-t');
+const vitestArgs = args.filter((arg) => !ownFlags.has(arg));
+const narrowed = vitestArgs.some((arg) => !arg.startsWith('--') || arg === '-t');
 
 function run(command, commandArgs, options = {}) {
   return new Promise((resolve) => {
@@ -38,8 +39,8 @@ function run(command, commandArgs, options = {}) {
 
 const counts = { passed: 0, failed: 0, skipped: 0 };
 
-// The local agent's Python tests run beside jest (they are mostly waiting on git and pipes);
-// their output is printed after jest's, so the two never interleave.
+// The local agent's Python tests run beside vitest (they are mostly waiting on git and pipes);
+// their output is printed after vitest's, so the two never interleave.
 const started = Date.now();
 const agentDir = path.join(root, 'packages', 'agent');
 const runPython = (!narrowed || forcePython) && fs.existsSync(path.join(agentDir, 'tests'));
@@ -51,40 +52,46 @@ const python = runPython
     }).then((result) => ({ ...result, seconds: (Date.now() - started) / 1000 }))
   : undefined;
 
-// jest: its own JSON report gives exact counts.
+// vitest: its own JSON report gives exact counts.
 fs.mkdirSync(path.join(root, '.data'), { recursive: true });
-// Each file's CPU in its jest worker (infra/jest-file-cpu.mjs), for printMostCpu.
+// Each file's CPU in its vitest worker (infra/test-file-cpu.mjs), for printMostCpu.
 const cpuFile = path.join(root, '.data', 'test-file-cpu.jsonl');
 fs.rmSync(cpuFile, { force: true });
-const ownReport = !jestArgs.some((arg) => arg.startsWith('--outputFile'));
-const report = ownReport
-  ? path.join(root, '.data', 'jest-results.json')
-  : jestArgs.find((arg) => arg.startsWith('--outputFile'))?.split('=')[1];
-const jest = await run(
+// infra/soak.mjs names its own report (`--outputFile=F`).
+const reportArg = vitestArgs.find((arg) => arg.startsWith('--outputFile='));
+const report = reportArg?.split('=')[1] ?? path.join(root, '.data', 'test-results.json');
+fs.rmSync(path.resolve(root, report), { force: true });
+const vitest = await run(
   process.execPath,
   [
-    '--experimental-vm-modules',
-    'node_modules/jest/bin/jest.js',
-    ...jestArgs,
-    ...(ownReport ? ['--json', `--outputFile=${report}`] : []),
+    'node_modules/vitest/vitest.mjs',
+    'run',
+    ...vitestArgs.filter((arg) => arg !== reportArg),
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${report}`,
   ],
   {
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, FERRY_TEST_CPU_FILE: cpuFile },
   },
 );
-const jestSeconds = (Date.now() - started) / 1000;
+const vitestSeconds = (Date.now() - started) / 1000;
 try {
-  const results = JSON.parse(fs.readFileSync(path.resolve(root, report ?? ''), 'utf8'));
+  const results = JSON.parse(fs.readFileSync(path.resolve(root, report), 'utf8'));
   counts.passed += results.numPassedTests;
   counts.failed += results.numFailedTests;
   counts.skipped += results.numPendingTests + results.numTodoTests;
-  if (results.numRuntimeErrorTestSuites) counts.failed += results.numRuntimeErrorTestSuites;
+  // A file that failed to load (or failed in a hook before any test) has no failed test to count.
+  counts.failed += (results.testResults ?? []).filter(
+    (file) =>
+      file.status === 'failed' && !file.assertionResults?.some((t) => t.status === 'failed'),
+  ).length;
   printSlowest(results.testResults ?? []);
   printMostCpu();
   if (recordDurations) writeDurations(results.testResults ?? []);
 } catch {
-  counts.failed += 1; // jest wrote no report: it did not run
+  counts.failed += 1; // vitest wrote no report: it did not run
 }
 
 // Python: `python3 -m unittest` prints "Ran N tests" and "OK" / "FAILED (failures=1, ...)".
@@ -100,10 +107,10 @@ if (python) {
   counts.passed += ran - failed - skipped;
   counts.failed += failed + (py.code !== 0 && failed === 0 ? 1 : 0);
   counts.skipped += skipped;
-  console.log(`python: ${py.seconds.toFixed(0)} s (beside jest)`);
+  console.log(`python: ${py.seconds.toFixed(0)} s (beside vitest)`);
 }
 console.log(
-  `jest: ${jestSeconds.toFixed(0)} s; whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  `vitest: ${vitestSeconds.toFixed(0)} s; whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
 );
 
 /** Merges this run's file durations into infra/test-durations.json; files since deleted drop out. */
@@ -144,7 +151,7 @@ function printSlowest(files) {
 }
 
 /**
- * The 15 test files that cost the most CPU in their jest worker: on 2 cores the suite is
+ * The 15 test files that cost the most CPU in their vitest worker: on 2 cores the suite is
  * CPU-bound, so this, not the wall time above, is what a change to a file saves the whole run.
  */
 function printMostCpu() {
@@ -155,7 +162,7 @@ function printMostCpu() {
     return; // no file ran to its end
   }
   const sorted = lines.sort((a, b) => b.cpu - a.cpu);
-  console.log('most CPU in the jest worker (child processes and Chromium not counted):');
+  console.log('most CPU in the vitest worker (child processes and Chromium not counted):');
   for (const { file, cpu } of sorted.slice(0, 15)) {
     console.log(`  ${cpu.toFixed(1).padStart(6)} s  ${path.relative(root, file)}`);
   }
@@ -168,4 +175,4 @@ function printMostCpu() {
 }
 
 console.log(`tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
-process.exit(jest.code !== 0 || pythonCode !== 0 || counts.failed ? 1 : 0);
+process.exit(vitest.code !== 0 || pythonCode !== 0 || counts.failed ? 1 : 0);

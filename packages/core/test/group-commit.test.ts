@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { createGroupCommit } from '../src/group-commit.js';
 
 /** A write whose groups are recorded and that finishes only when the test says so. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '@ferry/core';
 import { createMember, createTestContext, createWorkspace, type TestContext } from '@ferry/testing';
 import { FakeGitHub } from '@ferry/testing/fake-github';

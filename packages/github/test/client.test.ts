@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeGitHub, PREVIEW_DOCS } from '@ferry/testing/fake-github';
 import { createGitHubClient, loadGithubSettings, type GitHubClient } from '../src/index.js';
 
@@ -54,8 +54,8 @@ describe('GitHub client against GitHub-shaped answers', () => {
     expect(task.pullRequestId).toMatch(/^PR_/);
     const pull = await client.pullRequest(token, task.pullRequestId!);
     expect(pull).toEqual({
-      url: expect.stringMatching(new RegExp(`^${fake.webUrl}/acme/shop/pull/\\d+$`)),
-      number: expect.any(Number),
+      url: expect.stringMatching(new RegExp(`^${fake.webUrl}/acme/shop/pull/\\d+$`)) as string,
+      number: expect.any(Number) as number,
       merged: false,
       closed: false,
     });

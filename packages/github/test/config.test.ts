@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@ferry/core';
 import { loadGithubSettings } from '../src/config.js';
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { PREVIEW_DOCS, PREVIEW_SDL } from '@ferry/testing/fake-github';
 import { schema as githubSchema } from '@octokit/graphql-schema';
 import { buildSchema, extendSchema, parse, validate } from 'graphql';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import { pino } from 'pino';
 import { startApp, type RunningApp } from '@ferry/testing';
@@ -85,7 +85,7 @@ describe('/metrics access', () => {
         expect(res.status).toBe(401);
         expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
         expect(await res.json()).toEqual({
-          error: { code: 'invalid_token', message: expect.any(String) },
+          error: { code: 'invalid_token', message: expect.any(String) as string },
         });
       }
       const ok = await fetch(`${app.url}/metrics`, {

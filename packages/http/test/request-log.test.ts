@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '@ferry/core';
 import { startApp } from '@ferry/testing';
 import { createHttpApp, createMetrics, finishApp } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { checkTargetUrl, refusedAddressReason, refusedLiteralHost } from '../src/ssrf.js';
 
 const off = { allowPrivateTargets: false };

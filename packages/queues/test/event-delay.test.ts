@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { newId } from '@ferry/core';
 import { jobsForEvent } from '../src/index.js';
 

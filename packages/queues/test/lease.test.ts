@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createTestContext, waitUntil, type TestContext } from '@ferry/testing';
 import { runWithLease, type LeaseHolder } from '../src/index.js';

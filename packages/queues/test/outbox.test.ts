@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Receiver } from '@ferry/testing';
 import { Client, type InitOptions } from '../src/index.js';
 

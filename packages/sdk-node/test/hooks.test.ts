@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Receiver } from '@ferry/testing';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/crash.ts', import.meta.url));

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { backtraceOf, buildReport, errorClassOf } from '../src/report.js';
 import { Throttle } from '../src/throttle.js';
 import { retryAfterMs } from '../src/transport.js';

@@ -25,7 +25,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   let redisUrl = process.env.FERRY_TEST_REDIS_URL;
   let template = process.env.FERRY_TEST_TEMPLATE;
   if (!serverUrl || !redisUrl || !template) {
-    // Running outside jest's globalSetup (a script, a single file): resolve here.
+    // Running outside the suite's globalSetup (a script, a single file): resolve here.
     const stores = await resolveStores();
     serverUrl = stores.databaseUrl;
     redisUrl = stores.redisUrl;

@@ -72,7 +72,7 @@ export function runLoad<T>(send: (n: number) => Promise<T>, lanes = 4, maxMs = 6
   let failed = 0;
   let next = 0;
   let stopped = false;
-  // A test that fails before its stop() must not leave the lanes running (jest would never exit).
+  // A test that fails before its stop() must not leave the lanes running (the run would never exit).
   const deadline = Date.now() + maxMs;
   const lane = async (): Promise<void> => {
     while (!stopped && Date.now() < deadline) {

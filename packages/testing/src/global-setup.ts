@@ -3,16 +3,17 @@ import { resolveStores } from './stores.js';
 import { ensureTemplate } from './template.js';
 
 /**
- * Jest globalSetup: find the stores once, build the migrated template and start the suite's one
- * Chromium, and hand all three to workers via env.
+ * Vitest globalSetup: find the stores once, build the migrated template and start the suite's one
+ * Chromium, and hand all three to workers via env. Returns the teardown that runs after the last
+ * file.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(): Promise<() => Promise<void>> {
   const [stores, chromium] = await Promise.all([resolveStores(), startSharedChromium()]);
   const template = await ensureTemplate(stores.databaseUrl);
   process.env.FERRY_TEST_DATABASE_URL = stores.databaseUrl;
   process.env.FERRY_TEST_REDIS_URL = stores.redisUrl;
   process.env.FERRY_TEST_TEMPLATE = template;
-  const state = globalThis as { __ferryStores?: typeof stores; __ferryChromium?: typeof chromium };
-  state.__ferryStores = stores;
-  state.__ferryChromium = chromium;
+  return async () => {
+    await Promise.all([chromium?.close(), stores.stop()]);
+  };
 }

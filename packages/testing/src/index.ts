@@ -1,6 +1,6 @@
 // The main entry: what most test files need. Browsers ('@ferry/testing/browser') and the fake
 // GitHub ('@ferry/testing/fake-github') have entries of their own, loaded only by the files
-// that use them (playwright-core, ajv and GraphQL cost CPU in every jest file that loads them).
+// that use them (playwright-core, ajv and GraphQL cost CPU in every test worker that loads them).
 export * from './app.js';
 export * from './context.js';
 export * from './factories.js';

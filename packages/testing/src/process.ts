@@ -59,7 +59,7 @@ export async function waitUntil(
 }
 
 /**
- * Ports below Linux's ephemeral range (32768+), a block of 1,000 per jest worker. A port picked by
+ * Ports below Linux's ephemeral range (32768+), a block of 1,000 per vitest worker. A port picked by
  * `listen(0)` and closed again can be handed to another worker's `listen(0)` (or an outgoing
  * connection) before our child binds it; then a test talks to some other test's server. Blocks
  * per worker, walked in order, cannot collide between workers of one run.
@@ -82,7 +82,7 @@ async function bindable(port: number, host: string): Promise<boolean> {
 
 /** A free port, for a child process or a URL that must name its port before it listens. */
 export async function freePort(): Promise<number> {
-  const worker = Number(process.env.JEST_WORKER_ID ?? 0) % 12;
+  const worker = Number(process.env.VITEST_POOL_ID ?? 0) % 12;
   const base = BLOCK_START + worker * BLOCK_SIZE;
   for (let tries = 0; tries < BLOCK_SIZE; tries++) {
     const port = base + (nextOffset++ % BLOCK_SIZE);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   createTestContext,
@@ -106,7 +106,7 @@ describe('docker-compose.yml commands, started as their containers start them', 
       if (service.healthcheck?.disable)
         expect({ name, line: READY_LINES[name] }).toEqual({
           name,
-          line: expect.any(String),
+          line: expect.any(String) as string,
         });
     }
   });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { schema as githubSchema } from '@octokit/graphql-schema';
 import {
   buildSchema,

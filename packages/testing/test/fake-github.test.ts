@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COPILOT_BOT, FakeGitHub, PREVIEW_DOCS, WEB_FLOW_DOCS } from '../src/fake-github/index.js';
 
 interface Answer {
@@ -242,10 +242,10 @@ describe.each([
       });
     const renewed = (await (await refreshOnce()).json()) as Record<string, unknown>;
     expect(renewed).toEqual({
-      access_token: expect.stringMatching(/^ghu_/),
+      access_token: expect.stringMatching(/^ghu_/) as string,
       expires_in: 28_800,
-      refresh_token: expect.stringMatching(/^ghr_/),
-      refresh_token_expires_in: expect.any(Number),
+      refresh_token: expect.stringMatching(/^ghr_/) as string,
+      refresh_token_expires_in: expect.any(Number) as number,
       scope: '',
       token_type: 'bearer',
     });
@@ -293,7 +293,10 @@ describe.each([
     expect(pr).toEqual({
       provider: 'github',
       type: 'pull',
-      data: { id: expect.any(Number), global_id: expect.stringMatching(/^PR_/) },
+      data: {
+        id: expect.any(Number) as number,
+        global_id: expect.stringMatching(/^PR_/) as string,
+      },
     });
     expect(field(seen[1], 'artifacts.0.data.global_id')).toBe(field(pr, 'data.global_id'));
     expect(field(seen[3], 'sessions.0.prompt')).toBe('Fix it');
@@ -310,8 +313,8 @@ describe.each([
       },
     });
     expect(field(node, 'data.node')).toEqual({
-      url: expect.stringMatching(new RegExp(`^${fake.webUrl}/acme/shop/pull/\\d+$`)),
-      number: expect.any(Number),
+      url: expect.stringMatching(new RegExp(`^${fake.webUrl}/acme/shop/pull/\\d+$`)) as string,
+      number: expect.any(Number) as number,
       state: 'OPEN',
       merged: false,
     });

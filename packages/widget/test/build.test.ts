@@ -1,5 +1,5 @@
 import vm from 'node:vm';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { buildWidget, WIDGET_SNIPPET, widgetEtag } from '../src/index.js';
 
 describe('buildWidget', () => {

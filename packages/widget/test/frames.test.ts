@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { frameLines } from '../browser/errors.js';
 
 describe('the widget backtrace', () => {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { photograph, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildWidget, WIDGET_SNIPPET, type WidgetBuild } from '../src/index.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@ferry/db';
 import { createMember, createTestContext, createWorkspace, type TestContext } from '@ferry/testing';
 import { assignableRoles, changeRole, removalRefusal, removeMember, ROLES } from '../src/index.js';

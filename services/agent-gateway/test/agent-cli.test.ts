@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '@ferry/testing';
 import { fileFeedback, postMessage } from '@ferry/workspace';
 import { agentWorkspace, startGateway, type Gateway } from './support/gateway.js';

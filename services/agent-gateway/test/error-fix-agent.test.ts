@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createErrorGroup, createErrorOccurrence } from '@ferry/testing';
 import { fileTicketForErrorGroup } from '@ferry/workspace';
 import type { SseClient } from './support/sse.js';

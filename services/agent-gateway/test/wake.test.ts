@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '@ferry/core';
 import { Receiver, waitUntil } from '@ferry/testing';
 import { fileFeedback, updateAgentWake } from '@ferry/workspace';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { newId, SecretBox } from '@ferry/core';
 import type { ErrorAlertTrigger, Member, Room, Workspace } from '@ferry/db';
@@ -262,8 +262,8 @@ describe('error alerts', () => {
         culprit: 'app/models/user.rb:12:in `save`',
         environment: 'production',
         occurrence_count: 1,
-        first_seen_at: expect.any(String),
-        last_seen_at: expect.any(String),
+        first_seen_at: expect.any(String) as string,
+        last_seen_at: expect.any(String) as string,
         url: `http://ferry.test/w/${s.workspace.id}/${s.workspace.slug}/errors/${group.id}`,
       },
     });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '@ferry/core';
 import type { Page } from 'playwright-core';
 import { createMember, createRoom, createWorkspace, FormClient, Receiver } from '@ferry/testing';

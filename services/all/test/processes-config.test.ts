@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { loadProcesses } from '../src/config.js';
 
 /** How many processes `pnpm start` runs: FERRY_PROCESSES, else WEB_CONCURRENCY, else the cores. */

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizationProblem, MUTATING, mountedRoutes } from '@ferry/http';
 import { SOCKET_EVENTS } from '@ferry/web';
 import { startFerry, type FerryHarness } from './support/ferry.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import * as Sentry from '@sentry/node';
 import type { Workspace } from '@ferry/db';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workspace } from '@ferry/db';
 import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
 import {

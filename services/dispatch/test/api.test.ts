@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, createFeedback, createWorkspace } from '@ferry/testing';
 import { dispatchWorld, type DispatchWorld } from './support/world.js';
 

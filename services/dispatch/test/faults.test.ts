@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, SecretBox } from '@ferry/core';
 import { findInstallation, userTokenFor } from '@ferry/github';
 import { writeEvent } from '@ferry/queues';

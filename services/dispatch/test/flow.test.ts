@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { solidPng, waitUntil } from '@ferry/testing';
 import { checkScreenshotBytes, insertScreenshot } from '@ferry/workspace';
 import { dispatchWorld, type DispatchWorld } from './support/world.js';

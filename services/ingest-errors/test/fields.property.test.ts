@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { LIMITS, coerceReport, type StoredReport } from '../src/report.js';
 import { storable, truncate } from '@ferry/core';

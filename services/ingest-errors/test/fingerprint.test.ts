@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { MESSAGE_PREFIX, fingerprint } from '../src/fingerprint.js';
 import { coerceReport, type StoredReport } from '../src/report.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createLogger, newId } from '@ferry/core';
 import type { JobPayload } from '@ferry/queues';
@@ -172,7 +172,7 @@ describe('error writer live announcement', () => {
     const [entry] = heard.at(-1)!.payload.workspaces;
     expect(entry!.workspaceId).toBe(ws.id);
     expect(entry!.groups).toEqual([
-      { id: expect.stringMatching(/^egr_/), n: 2, created: false, environments: [] },
+      { id: expect.stringMatching(/^egr_/) as string, n: 2, created: false, environments: [] },
     ]);
   });
 

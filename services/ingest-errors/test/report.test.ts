@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { LIMITS, SOURCES, coerceReport, type StoredReport } from '../src/report.js';
 
 const receivedAt = new Date('2026-11-22T12:00:00.000Z');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@ferry/core';
 import { migrations, type NewErrorOccurrence, type Workspace } from '@ferry/db';
 import {
@@ -119,7 +119,7 @@ describe('error tables', () => {
       occurred_at: new Date(report!.occurred_at),
       received_at: receivedAt,
       // Filled by the column default when the insert commits (the Ops page's "stored").
-      stored_at: expect.any(Date),
+      stored_at: expect.any(Date) as Date,
     });
     expect(stored[0]!.id).toMatch(/^err_/);
     expect(groupId).toMatch(/^egr_/);

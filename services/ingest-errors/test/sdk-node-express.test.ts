@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express, { type ErrorRequestHandler } from 'express';
 import { createWorkspace, startApp, type RunningApp } from '@ferry/testing';
 import { Client, expressErrorHandler } from '@ferry/sdk-node';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '@ferry/testing';
 import { Client } from '@ferry/sdk-node';
 import { startIngestService, type IngestService } from './support/sdk-service.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace, reportFromRaven, reportFromSentryPython } from '@ferry/testing';
 import { latestOccurrences, listErrorGroups } from '@ferry/workspace';
 import { startIngestService, type IngestService } from './support/sdk-service.js';

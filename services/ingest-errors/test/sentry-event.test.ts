@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { decodeEnvelope } from '../src/decode/sentry-envelope.js';
 import { readSentryEvent, sentryReport, sentrySource } from '../src/decode/sentry-event.js';
 import { decodeStore } from '../src/decode/sentry-store.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { createWorkspace } from '@ferry/testing';
 import { listErrorGroups } from '@ferry/workspace';
@@ -161,7 +161,7 @@ describe('Sentry endpoints and hostile bodies', () => {
       body: `{"dsn":"http://${key}@ferry.test/9"}\n{"type":"event"}\n${event}`,
     });
     expect(viaDsn.status).toBe(200);
-    expect(await viaDsn.json()).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(await viaDsn.json()).toEqual({ id: expect.stringMatching(/^[0-9a-f]{32}$/) as string });
   });
 
   it('an unknown key sent with the request is refused before the body is read: 403, not 413', async () => {
@@ -172,7 +172,7 @@ describe('Sentry endpoints and hostile bodies', () => {
     });
     expect(answer.status).toBe(403);
     expect(await answer.json()).toEqual({
-      error: { code: 'forbidden', message: expect.stringContaining('DSN') },
+      error: { code: 'forbidden', message: expect.stringContaining('DSN') as string },
     });
   });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';
 import * as Sentry from '@sentry/node';
 import { makeSession } from '@sentry/core';
@@ -180,7 +180,7 @@ describe('@sentry/node against the ingest service', () => {
     });
     expect(answer.status).toBe(403);
     expect(await answer.json()).toEqual({
-      error: { code: 'forbidden', message: expect.stringContaining('DSN') },
+      error: { code: 'forbidden', message: expect.stringContaining('DSN') as string },
     });
   });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { storable, truncate } from '@ferry/core';
 import { anyString, isWellFormed, wellFormedString } from './strings.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@ferry/core';
 import { ERROR_GROUP_ENVIRONMENTS_MAX } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createDb, type Db } from '@ferry/db';

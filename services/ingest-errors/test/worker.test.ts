@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGroupCommit, newId } from '@ferry/core';
 import type { JobPayload } from '@ferry/queues';
 import { sql } from 'kysely';

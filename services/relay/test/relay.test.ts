@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@ferry/core';
 import { createProducer, createRedisConnection, writeEvent, type Producer } from '@ferry/queues';
 import {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember, createWorkspace } from '@ferry/testing';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
@@ -98,7 +98,7 @@ describe('sign up, sign in, workspaces', () => {
     });
     expect(json.status).toBe(403);
     expect(await json.json()).toEqual({
-      error: { code: 'csrf_failed', message: expect.any(String) as unknown as string },
+      error: { code: 'csrf_failed', message: expect.any(String) as string },
     });
   });
 

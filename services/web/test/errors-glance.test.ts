@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createErrorGroup, createErrorOccurrence } from '@ferry/testing';
 import { sql } from 'kysely';
 import { signedInSeat, startWeb, type WebHarness } from './harness.js';

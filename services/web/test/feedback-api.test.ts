@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workspace } from '@ferry/db';
 import { createApiToken, createFeedback, createWorkspace } from '@ferry/testing';
 import { startWeb, type WebHarness } from './harness.js';
@@ -81,7 +81,7 @@ describe('feedback API', () => {
     };
     expect(res.headers.get('location')).toBe(`/api/v1/feedback/${ticket.id}`);
     expect(ticket).toEqual({
-      id: expect.stringMatching(/^fbk_[0-9a-z]{26}$/),
+      id: expect.stringMatching(/^fbk_[0-9a-z]{26}$/) as string,
       status: 'new',
       assignee: null,
       title: FULL.title,
@@ -89,11 +89,11 @@ describe('feedback API', () => {
       reporter: FULL.reporter,
       page: FULL.page,
       element: FULL.element,
-      conversation: { room_id: expect.stringMatching(/^room_[0-9a-z]{26}$/) },
+      conversation: { room_id: expect.stringMatching(/^room_[0-9a-z]{26}$/) as string },
       visitor_id: null,
       error_group_id: null,
-      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-      updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
+      updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       dispatches: [],
     });
 

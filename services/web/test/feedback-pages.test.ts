@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@ferry/db';
 import { createFeedback, createMessage, createWorkspace } from '@ferry/testing';
 import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';

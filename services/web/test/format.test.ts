@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { relativeAmount, timeAgo } from '../src/views/format.js';
 
 describe('relative times (#28)', () => {

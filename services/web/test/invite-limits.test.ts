@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWeb, signedInSeat, type WebHarness } from './harness.js';
 
 /** The members page shows a refused invite (issue #20 item 9) as the form's flash, not an error page. */

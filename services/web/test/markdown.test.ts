@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '@ferry/db';
 import { mentionHandles } from '@ferry/workspace';
 import { renderMarkdown } from '../src/markdown.js';

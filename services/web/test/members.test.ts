@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, createMember, createUser, createWorkspace } from '@ferry/testing';
 import { createWorkspace as createWorkspaceWithOwner } from '@ferry/workspace';
 import { FormClient, signedInSeat, startWeb, type WebHarness } from './harness.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { createMember, createRoom, createUser, createWorkspace } from '@ferry/testing';
 import { axeViolations, photograph, launchBrowser, type TestBrowser } from '@ferry/testing/browser';

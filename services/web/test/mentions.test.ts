@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMember, createRoom, createUser } from '@ferry/testing';
 import { postMessage, postMessages } from '@ferry/workspace';
 import { signedInSeat, startWeb, type WebHarness } from './harness.js';

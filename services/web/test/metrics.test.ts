@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 const TOKEN = 'web-metrics-token-0123456789abcdef';

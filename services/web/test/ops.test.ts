@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@ferry/core';
 import { lastHourMinutes, sampleOpsMinute, deploymentHistory } from '@ferry/workspace';
 import { flakyQueue, seedActivity, waitForState, type FlakyQueue } from './ops-fixtures.js';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { readQueue } from '../src/live-unread.js';
 
 /** A socket's room:read events: one write at a time, the latest per room, nothing dropped. */

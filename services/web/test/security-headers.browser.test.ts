@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createFeedback,
   createMember,
@@ -28,7 +28,10 @@ describe('security headers on pages', () => {
     for (const path of ['/login', '/nothing-here', '/api/v1/feedback', '/assets/app.css']) {
       const res = await fetch(`${web.url}${path}`);
       const csp = res.headers.get('content-security-policy') ?? '';
-      expect({ path, csp }).toEqual({ path, csp: expect.stringContaining("script-src 'self'") });
+      expect({ path, csp }).toEqual({
+        path,
+        csp: expect.stringContaining("script-src 'self'") as string,
+      });
       expect(csp).toContain("frame-ancestors 'none'");
       expect(csp).toContain("style-src 'self'");
       expect(csp).not.toContain('unsafe-inline');

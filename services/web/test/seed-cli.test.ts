@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '@ferry/testing';
 import { parseSeedArgs, SEED_COUNT_MAX } from '../src/cli/seed-args.js';
 import type { SeedResult } from '../src/seed.js';
@@ -70,6 +70,6 @@ describe('pnpm seed --count N --json', () => {
       ['--import', 'tsx', 'services/web/src/cli/seed.ts', '--count', 'many'],
       { cwd: ROOT, env: { ...process.env, ...ctx.env } },
     ).catch((error: { code: number; stderr: string }) => error);
-    expect(failed).toMatchObject({ code: 2, stderr: expect.stringContaining('--count') });
+    expect(failed).toMatchObject({ code: 2, stderr: expect.stringContaining('--count') as string });
   });
 });

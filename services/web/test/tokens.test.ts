@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret } from '@ferry/core';
 import type { Role, TokenScope } from '@ferry/db';
 import { createApiToken, createMember, createWorkspace } from '@ferry/testing';
@@ -267,7 +267,7 @@ describe('API tokens', () => {
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toBe('Bearer realm="ferry"');
     expect(await missing.json()).toEqual({
-      error: { code: 'invalid_token', message: expect.stringContaining('Authorization') },
+      error: { code: 'invalid_token', message: expect.stringContaining('Authorization') as string },
     });
 
     for (const header of [
@@ -304,7 +304,7 @@ describe('API tokens', () => {
     const writeBody = (await write.json()) as { error: { code: string; message: string } };
     expect(writeBody.error).toEqual({
       code: 'insufficient_scope',
-      message: expect.stringContaining('"tenant:write"'),
+      message: expect.stringContaining('"tenant:write"') as string,
     });
 
     // tenant:write implies tenant:read; the scheme is case-insensitive.

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { decodePayload } from '../src/decode/index.js';
 import { mrkdwnToMarkdown } from '../src/decode/mrkdwn.js';
 import { readPayload, STORED_PAYLOAD_MAX } from '../src/decode/request-body.js';
@@ -304,10 +304,12 @@ describe('request bodies', () => {
 
   it('answers 415 for other types, 400 for bad JSON, and caps the stored original at 64 KB', () => {
     for (const type of ['text/plain', 'multipart/form-data; boundary=x', 'application/xml']) {
-      expect(() => readPayload(type, 'x')).toThrow(expect.objectContaining({ status: 415 }));
+      expect(() => readPayload(type, 'x')).toThrow(
+        expect.objectContaining({ status: 415 }) as Error,
+      );
     }
     expect(() => readPayload('application/json', '{nope')).toThrow(
-      expect.objectContaining({ status: 400 }),
+      expect.objectContaining({ status: 400 }) as Error,
     );
     expect(() => readPayload('application/x-www-form-urlencoded', 'payload=%7Bnope')).toThrow(
       /"payload" field is not valid JSON/,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, SecretBox } from '@ferry/core';
 import { createDb, type Member, type Room, type Workspace } from '@ferry/db';
 import { toAppError } from '@ferry/http';

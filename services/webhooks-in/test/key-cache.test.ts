@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '@ferry/core';
 import type { Member, Room, Workspace } from '@ferry/db';
 import { sql } from 'kysely';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IncomingWebhook } from '@slack/webhook';
 import { SecretBox } from '@ferry/core';
 import type { Member, Room, Workspace } from '@ferry/db';

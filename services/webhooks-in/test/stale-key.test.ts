@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox, hashSecret } from '@ferry/core';
 import type { Member, Room, Workspace } from '@ferry/db';
 import { sql } from 'kysely';
@@ -127,7 +127,7 @@ describe('a key that died while a cache still holds it', () => {
     const answer = await post(key.rawKey, 'after-the-change');
     expect(answer).toEqual({
       status: 404,
-      body: { error: expect.objectContaining({ code: 'not_found' }) },
+      body: { error: expect.objectContaining({ code: 'not_found' }) as unknown },
     });
     expect(await messagesOf(key.id)).toBe(1);
     expect(await idempotencyRecords(key.id)).toBe(0);

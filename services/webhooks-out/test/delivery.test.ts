@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Room } from '@ferry/db';
 import { createProducer, type Producer } from '@ferry/queues';
@@ -118,7 +118,7 @@ describe('outgoing webhook delivery', () => {
         room_id: room.id,
         body: 'Hello **world**',
         sender: { type: 'member', id: world.member.id, name: 'Ada' },
-        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       },
     });
   });

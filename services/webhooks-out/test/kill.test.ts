@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnScript, type ScriptProcess } from '@ferry/testing';
 import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '@ferry/core';
 import { createRedisConnection, startJobs } from '@ferry/queues';
 import { createTestContext, type TestContext } from '@ferry/testing';

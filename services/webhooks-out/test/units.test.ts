@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { checkTargetUrl, refusedAddressReason } from '@ferry/http';
 import { loadWebhooksOutSettings } from '../src/config.js';
@@ -114,7 +114,7 @@ describe('SSRF address check', () => {
       ]);
     expect(await checkTargetUrl('https://hooks.example.com/x', off, rebinding)).toMatchObject({
       ok: false,
-      message: expect.stringMatching(/10\.0\.0\.7/),
+      message: expect.stringMatching(/10\.0\.0\.7/) as string,
     });
     const publicOnly = () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]);
     expect(await checkTargetUrl('https://hooks.example.com/x', off, publicOnly)).toEqual({

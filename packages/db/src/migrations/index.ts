@@ -28,7 +28,7 @@ import * as memberMessagesByTime from './2026_11_27_0300_member_messages_by_time
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
- * works under tsx, jest and a bundled image. Add new files at the end.
+ * works under tsx, vitest and a bundled image. Add new files at the end.
  */
 export const migrations: Record<string, Migration> = {
   '2026_11_21_0001_foundation': foundation,

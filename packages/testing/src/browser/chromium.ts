@@ -14,7 +14,7 @@ export interface TestBrowser {
 }
 
 /**
- * Where jest's global setup left the suite's one Chromium (see startSharedChromium). Test files
+ * Where the suite's global setup left the suite's one Chromium (see startSharedChromium). Test files
  * connect to it instead of starting a browser each: a Chromium start costs a second or more of CPU
  * on this 2-core machine, and the ~20 browser files each paid it. Contexts stay per person, so
  * files share no cookies, storage or cache.
@@ -42,8 +42,8 @@ const LAUNCH_OPTIONS = {
 };
 
 /**
- * The suite's Chromium when jest started one (closing only disconnects this file), else a browser
- * of its own (a bench script, a file run outside jest).
+ * The suite's Chromium when the global setup started one (closing only disconnects this file), else a browser
+ * of its own (a bench script, a file run outside the suite).
  */
 export async function launchBrowser(): Promise<TestBrowser> {
   const shared = process.env[SHARED_CHROMIUM_ENV];

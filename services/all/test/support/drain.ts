@@ -1,4 +1,4 @@
-import { expect } from '@jest/globals';
+import { expect } from 'vitest';
 import { Queue } from 'bullmq';
 import { SecretBox } from '@ferry/core';
 import { startErrorWriter } from '@ferry/ingest-errors';

@@ -8,7 +8,7 @@ import {
   FormClient,
 } from '@ferry/testing';
 import { createIncomingKey } from '@ferry/workspace';
-import { expect } from '@jest/globals';
+import { expect } from 'vitest';
 import { startFerry, type FerryHarness } from './ferry.js';
 
 /**

@@ -1,4 +1,4 @@
-import { expect } from '@jest/globals';
+import { expect } from 'vitest';
 import type { Db } from '@ferry/db';
 
 /** A report of one of `groups` groups (class and top frame both vary with it). */

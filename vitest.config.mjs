@@ -1,0 +1,62 @@
+// One vitest run over every package and service. Each test file isolates itself (its own database
+// cloned from a template, its own Redis prefix), so files run in parallel, three at a time: on two
+// cores the suite waits on Postgres, Redis, child processes and Chromium as much as on itself.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+import { BaseSequencer } from 'vitest/node';
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Longest files first, so the run does not end with one worker alone on a slow file. Durations
+ * come from infra/test-durations.json (`node infra/test.mjs --record-durations` after a quiet full
+ * run), so a fresh clone (CI) orders the same way; a file not in it goes after the timed ones of a
+ * second or more: an unknown file is probably not tiny.
+ */
+class LongestFirst extends BaseSequencer {
+  recorded = readDurations();
+
+  sort(specs) {
+    const seconds = (spec) => this.recorded[path.relative(root, spec.moduleId)];
+    const known = specs.filter((spec) => typeof seconds(spec) === 'number');
+    const unknown = specs.filter((spec) => typeof seconds(spec) !== 'number');
+    known.sort((a, b) => seconds(b) - seconds(a));
+    const long = known.filter((spec) => seconds(spec) >= 1);
+    const short = known.filter((spec) => seconds(spec) < 1);
+    return Promise.resolve([...long, ...unknown, ...short]);
+  }
+}
+
+function readDurations() {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(root, 'infra', 'test-durations.json'), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+export default defineConfig({
+  test: {
+    include: ['{packages,services,bench}/*/test/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/.tsbuild/**'],
+    // Child processes, not threads: tests start servers, send signals and spawn programs.
+    pool: 'forks',
+    poolOptions: {
+      // A worker keeps the modules it loaded for the next file instead of loading them all anew:
+      // that was over a third of the suite's CPU. Files share no state beyond modules: each makes
+      // its own database, Redis prefix and servers, and closes them in its afterAll.
+      forks: { isolate: false },
+    },
+    maxWorkers: 3,
+    minWorkers: 3,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Stores, the migrated template and the suite's one Chromium, started once for all workers.
+    globalSetup: ['packages/testing/src/global-setup.ts'],
+    // Each file's CPU, for infra/test.mjs's report (does nothing unless it asks).
+    setupFiles: ['infra/test-file-cpu.mjs'],
+    sequence: { sequencer: LongestFirst },
+  },
+});
