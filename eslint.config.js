@@ -7,6 +7,7 @@ export default tseslint.config(
     ignores: [
       '**/node_modules/**',
       '**/.tsbuild/**',
+      '.build/**',
       '.data/**',
       'coverage/**',
       '**/public/vendor/**',

@@ -69,9 +69,11 @@ if (command === 'install') process.exit(0);
 // stdout stays the command's own (`tests: …` is its last line); the stores' messages go to stderr.
 runOrExit('bash', ['-c', 'bash infra/ensure-stores.sh >&2'], 'infra/ensure-stores.sh');
 
+// `start` runs the all-in-one entry's bundle, built from today's source first (under a second).
+if (command === 'start') runOrExit(process.execPath, ['infra/build.mjs'], 'pnpm build');
 const [cmd, cmdArgs] =
   command === 'start'
-    ? [path.join(root, 'node_modules/.bin/tsx'), ['services/all/src/main.ts', ...args]]
+    ? [process.execPath, ['--enable-source-maps', '.build/services/all/src/main.mjs', ...args]]
     : [process.execPath, ['infra/test.mjs', ...args]];
 // The local bin first, as npm and pnpm do for scripts: tests and scripts find pnpm, tsx, vitest.
 const env = {

@@ -11,7 +11,7 @@ import { ROOT, sleep, stopChild, waitHealthy } from '../lib/children.js';
 /**
  * `pnpm start` as a user runs it, on a fresh database and Redis prefix: the `start` script's own
  * command (`node infra/bootstrap.mjs start`, which checks the install and the stores, then runs
- * `tsx services/all/src/main.ts`), with the product's defaults except what a benchmark must change:
+ * `services/all/src/main.ts`'s bundle), with the product's defaults except what a benchmark must change:
  * the port, and the per-workspace ingest and per-key webhook rate limits (a storm from one key is
  * the point of the hot-key cases). Workspaces come from `pnpm --silent seed --json --count N`.
  */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -17,12 +18,22 @@ export interface ScriptProcess {
   exited: Promise<ChildExit>;
 }
 
+/** Where infra/build.mjs writes a file's bundle: the same path under .build/, as .mjs. */
+function bundleOf(file: string): string {
+  const relative = path.isAbsolute(file) ? path.relative(repoRoot, file) : file;
+  return path.join('.build', relative.replace(/\.ts$/, '.mjs'));
+}
+
 /**
- * Runs a TypeScript script in a REAL child process (`node --import tsx`), so a test can SIGKILL it
- * mid-work and prove nothing is lost. The script signals readiness by printing `ready`.
+ * Runs a test's own script (a `*-process.ts` under a test directory, which the suite's global setup
+ * bundles like a service entry) in a REAL child process, so a test can SIGKILL it mid-work and
+ * prove nothing is lost. The script signals readiness by printing `ready`.
  */
 export function spawnScript(scriptPath: string, env: Record<string, string>): ScriptProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', scriptPath], {
+  if (!/-process\.ts$/.test(scriptPath)) {
+    throw new Error(`spawnScript: ${scriptPath} must be named *-process.ts (infra/build.mjs)`);
+  }
+  const child = spawn(process.execPath, ['--enable-source-maps', bundleOf(scriptPath)], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -106,7 +117,7 @@ export interface ServiceProcess {
 }
 
 export interface StartServiceOptions {
-  /** What the container runs, e.g. `['node', '--import', 'tsx', 'services/web/src/main.ts']`. */
+  /** What the container runs, e.g. `entryCommand('services/web/src/main.ts')`. */
   command: readonly string[];
   env: Record<string, string>;
   /** Up once this line is logged; by default once `/healthz` answers 200. */
@@ -114,15 +125,19 @@ export interface StartServiceOptions {
   /** A PORT of the caller's: a restart on the port its clients already know. */
   port?: number;
   /**
-   * A bound for a start that hangs, not a speed: a child's start (tsx compiling and loading the
-   * service) costs seconds of CPU, and on 2 cores beside the rest of the suite one took over 15 s.
+   * A bound for a start that hangs, not a speed: a child's start (loading the bundled
+   * service) costs CPU, and on 2 cores beside the rest of the suite a tsx start once took over 15 s.
    */
   timeoutMs?: number;
 }
 
-/** The command line of a service entry run as its container runs it (tsx, no build). */
+/**
+ * The command line of a service entry run as its container runs it: its bundle from `pnpm build`
+ * (infra/build.mjs; the suite's global setup builds every entry once), e.g.
+ * `services/web/src/main.ts` -> `node --enable-source-maps .build/services/web/src/main.mjs`.
+ */
 export function entryCommand(entry: string): string[] {
-  return ['node', '--import', 'tsx', entry];
+  return ['node', '--enable-source-maps', bundleOf(entry)];
 }
 
 /**
