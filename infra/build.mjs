@@ -70,7 +70,7 @@ const ownCode = {
 
 /** Bundles every entry (or the given ones); resolves once all are written. */
 export async function buildEntries(entries = ENTRIES) {
-  await esbuild.build({
+  const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: Object.fromEntries(
       entries.map((entry) => [
@@ -93,7 +93,16 @@ export async function buildEntries(entries = ENTRIES) {
     sourcesContent: false,
     logLevel: 'warning',
     plugins: [ownCode],
+    write: false,
   });
+  // Each file written whole, then renamed into place: a process starting while `pnpm start` or a
+  // test run rebuilds (a second terminal, say) reads the old bundle or the new one, never half.
+  for (const file of result.outputFiles) {
+    await fs.promises.mkdir(path.dirname(file.path), { recursive: true });
+    const partial = `${file.path}.${process.pid}.partial`;
+    await fs.promises.writeFile(partial, file.contents);
+    await fs.promises.rename(partial, file.path);
+  }
 }
 
 /**
