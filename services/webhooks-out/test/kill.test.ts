@@ -54,11 +54,29 @@ describe('webhooks-out killed mid-delivery', () => {
     const second = spawnScript(workerScript, world.ctx.env);
     children.push(second);
     await second.ready;
-    await waitUntil(
-      'every message to arrive',
-      () => new Set(receiver.requests.map((r) => messageIdOf(r.body))).size === posted.length,
-      60_000,
-    );
+    const arrived = () => new Set(receiver.requests.map((r) => messageIdOf(r.body)));
+    try {
+      await waitUntil('every message to arrive', () => arrived().size === posted.length, 60_000);
+    } catch (error) {
+      // What a timeout saw: how far it got, and each missing message's delivery rows (none at
+      // all: never fanned out; pending with a past next_attempt_at: due but not drained).
+      const missing = posted.filter((id) => !arrived().has(id));
+      if (!missing.length) throw error;
+      const rows = await world.ctx.db
+        .selectFrom('webhook_deliveries')
+        .select(['message_id', 'hook_id', 'status', 'attempts', 'next_attempt_at'])
+        .where('message_id', 'in', missing)
+        .execute();
+      const secondState = second.child.exitCode === null ? 'running' : 'exited';
+      throw new Error(
+        [
+          `${String(error)}: ${arrived().size} of ${posted.length} arrived`,
+          `${seenAtKill} requests before the kill; the second worker is ${secondState}`,
+          `now ${new Date().toISOString()}; missing ${JSON.stringify(missing)}`,
+          `their deliveries ${JSON.stringify(rows)}`,
+        ].join('\n'),
+      );
+    }
     expect(seenAtKill).toBeLessThan(posted.length);
     // At least once, and a duplicate is recognisable: one webhook-id per message.
     const idsByMessage = new Map<string, Set<string>>();
