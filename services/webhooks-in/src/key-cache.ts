@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { hashSecret, type Logger } from '@ferry/core';
 import { listen, type Db } from '@ferry/db';
+import { sql } from 'kysely';
 import { findLiveKey, type LiveKey } from './accept.js';
 
 /**
@@ -16,8 +18,14 @@ import { findLiveKey, type LiveKey } from './accept.js';
  */
 export interface LiveKeyCache {
   find(rawKey: string): Promise<LiveKey | undefined>;
-  /** How many times the cache was dropped (tests wait for a change's notification with it). */
-  invalidations(): number;
+  /**
+   * Resolves once every change committed before the call has reached this process and dropped its
+   * cache: it sends a token of its own on the channel and waits to hear it back (Postgres delivers
+   * notifications in commit order). Tests wait on it; waiting for "any drop" could be satisfied by
+   * a late notification of an earlier change. Rejects if the notification connection drops first,
+   * or the token is not heard within `timeoutMs`.
+   */
+  settle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,17 +47,24 @@ export function createLiveKeyCache(
     generation++;
     entries.clear();
   };
+  /** settle() calls waiting for their token, and for the connection to be (re)established. */
+  const tokens = new Map<string, { heard: () => void; lost: (err: Error) => void }>();
+  const connected: (() => void)[] = [];
   const listener = listen(
     options.databaseUrl,
     KEY_CHANNEL,
-    () => {
+    (payload) => {
       invalidate();
       trusted = true;
+      if (payload) tokens.get(payload)?.heard();
+      for (const resume of connected.splice(0)) resume();
     },
     (err) => options.logger.warn({ err }, 'incoming key notifications unavailable; cache bypassed'),
     () => {
       trusted = false;
       invalidate();
+      const lost = new Error('the key notification connection dropped before the token was heard');
+      for (const waiter of tokens.values()) waiter.lost(lost);
     },
   );
 
@@ -67,7 +82,27 @@ export function createLiveKeyCache(
       }
       return key;
     },
-    invalidations: () => generation,
+    async settle(timeoutMs = 10_000) {
+      const token = `settle:${randomUUID()}`;
+      let timer: NodeJS.Timeout | undefined;
+      const heard = new Promise<void>((resolve, reject) => {
+        tokens.set(token, { heard: resolve, lost: reject });
+        timer = setTimeout(
+          () => reject(new Error(`${KEY_CHANNEL}: own token not heard within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      });
+      // It may reject (timeout, lost connection) while the notify below is still in flight.
+      heard.catch(() => undefined);
+      try {
+        if (!trusted) await Promise.race([new Promise<void>((up) => connected.push(up)), heard]);
+        await sql`select pg_notify(${KEY_CHANNEL}, ${token})`.execute(db);
+        await heard;
+      } finally {
+        clearTimeout(timer);
+        tokens.delete(token);
+      }
+    },
     close: () => listener.close(),
   };
 }

@@ -10,7 +10,6 @@ import {
   createWorkspace,
   joinRoom,
   startApp,
-  waitUntil,
   type RunningApp,
   type TestContext,
 } from '@ferry/testing';
@@ -86,9 +85,8 @@ describe('POST /wh/in/:key', () => {
    * from it, and a post racing the notification by a millisecond may still see the old answer.
    */
   async function changed(run: () => Promise<unknown>): Promise<void> {
-    const before = keys.invalidations();
     await run();
-    await waitUntil(() => keys.invalidations() > before, 'the key change notification', 2_000);
+    await keys.settle();
   }
 
   async function message(id: string) {
@@ -173,14 +171,10 @@ describe('POST /wh/in/:key', () => {
     };
     expect((await message(first.message_id)).display_name).toBe('Alerts');
     // A name cannot be blank through the UI; set one straight in the table to reach the fallback.
-    const before = keys.invalidations();
-    await ctx.db
-      .updateTable('incoming_webhooks')
-      .set({ name: ' ' })
-      .where('id', '=', key.id)
-      .execute();
     // The cached key still has the old name until the change's notification drops it.
-    await waitUntil(() => keys.invalidations() > before, 'the key cache to hear of the rename');
+    await changed(() =>
+      ctx.db.updateTable('incoming_webhooks').set({ name: ' ' }).where('id', '=', key.id).execute(),
+    );
     const second = (await (await post(key.rawKey, { body: 'b' })).json()) as { message_id: string };
     expect((await message(second.message_id)).display_name).toBe(admin.user.name);
   });

@@ -36,7 +36,7 @@ function staleKeyCache(ctx: TestContext): LiveKeyCache {
       if (!seen.has(digest)) seen.set(digest, await findLiveKey(ctx.db, rawKey));
       return seen.get(digest);
     },
-    invalidations: () => 0,
+    settle: () => Promise.reject(new Error('a stale cache never hears of a change')),
     close: async () => {},
   };
 }
