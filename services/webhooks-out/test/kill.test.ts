@@ -21,7 +21,11 @@ describe('webhooks-out killed mid-delivery', () => {
         ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
         // A send lease of timeout + 5 s: the killed worker's head is re-sent about 6 s later.
         WEBHOOK_TIMEOUT_MS: '1000',
-        WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100,100,100,100',
+        // A send that times out (the 150 ms reply, starved past 1 s on a loaded host) is retried
+        // at once, not after the production 60 s throttle that outlasted the wait below once in a
+        // soak; the longer tail keeps a starved stretch of several seconds from failing a delivery.
+        WEBHOOK_THROTTLE_MIN_DELAY_MS: '100',
+        WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100,100,100,100,1000,2000,4000,8000',
         WEBHOOK_SWEEP_INTERVAL_MS: '250',
       },
       { worker: false },

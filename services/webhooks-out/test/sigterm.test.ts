@@ -17,7 +17,11 @@ describe('webhooks-out drains on SIGTERM', () => {
     world = await startWorld(
       {
         ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
-        WEBHOOK_TIMEOUT_MS: '2000',
+        // Each message must arrive exactly once here, so a send must not time out on a loaded
+        // host (the reply takes 150 ms) and be sent again; if one does anyway, its retry comes at
+        // once, not after the production 60 s throttle, which would outlast the wait below.
+        WEBHOOK_TIMEOUT_MS: '5000',
+        WEBHOOK_THROTTLE_MIN_DELAY_MS: '100',
         WEBHOOK_RETRY_SCHEDULE_MS: '0,100,100,100,100,100,100',
         WEBHOOK_SWEEP_INTERVAL_MS: '250',
       },
