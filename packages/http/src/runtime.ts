@@ -81,9 +81,19 @@ export function closeServer(server: http.Server, sweepMs = 50): Promise<void> {
   });
 }
 
+/**
+ * How long an idle keep-alive connection stays open. Node's 5 s default is shorter than what
+ * clients and proxies keep idle connections for (Caddy's upstream pool: 2 min), so either may send
+ * a request on a socket the server is closing at that very moment and get a reset (seen as
+ * ECONNRESET from fetch on a loaded host). Longer than the proxy's, the server is never the first
+ * to close; clients that read the Keep-Alive hint (undici, fetch) close a second before it.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 125_000;
+
 /** Listen on PORT; resolves once listening. Close it with `closeServer`. */
 export function listen(server: http.Server, port: number, logger: Logger): Promise<void> {
   trackResponses(server);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, () => {
