@@ -140,7 +140,8 @@ pg_trust_loopback() { # version cluster
 debian_cluster_5432() { # prints "version cluster" of a Debian cluster configured for port 5432
   have pg_lsclusters && have pg_ctlcluster || return 1
   local found
-  found="$(pg_lsclusters -h 2>/dev/null | awk '$3 == 5432 { print $1, $2; exit }')"
+  # awk reads a here-string: piped, its early exit could end pg_lsclusters by SIGPIPE (pipefail).
+  found="$(awk '$3 == 5432 { print $1, $2; exit }' <<<"$(pg_lsclusters -h 2>/dev/null || true)")"
   [[ -n "$found" ]] && echo "$found"
 }
 

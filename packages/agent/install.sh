@@ -231,8 +231,10 @@ cmd_dispatch() {
     *) die "could not confirm the workspace at $url" ;;
   esac
   local ws_name ws_slug
-  ws_name=$(printf '%s\n' "$who" | awk -F'\t' '$1 == "workspace" { print $2; exit }')
-  ws_slug=$(printf '%s\n' "$who" | awk -F'\t' '$1 == "workspace" { print $3; exit }')
+  # Here-strings, not `printf | awk`: awk's early exit could leave printf writing to a closed pipe,
+  # and under pipefail that SIGPIPE (141) ended the installer (seen once on a loaded host).
+  ws_name=$(awk -F'\t' '$1 == "workspace" { print $2; exit }' <<<"$who")
+  ws_slug=$(awk -F'\t' '$1 == "workspace" { print $3; exit }' <<<"$who")
   [[ -n $ws_name ]] || die "the server did not name a workspace"
   if ! yes_no "Connect to workspace '$ws_name' ($ws_slug)? [y/N] "; then
     say "Nothing was changed."
@@ -240,7 +242,7 @@ cmd_dispatch() {
   fi
 
   local agents
-  agents=$(printf '%s\n' "$who" | awk -F'\t' '$1 == "agent" { printf "%s%s (%s)", sep, $2, ($3 == "online" ? "online" : "not connected"); sep = ", " }')
+  agents=$(awk -F'\t' '$1 == "agent" { printf "%s%s (%s)", sep, $2, ($3 == "online" ? "online" : "not connected"); sep = ", " }' <<<"$who")
   if [[ -n $agents ]]; then
     say "Workspace '$ws_name' already has agents: $agents." >&2
     say "Another instance gets its own install id, its own room and its own @-name." >&2
