@@ -192,5 +192,5 @@ describe('outbox relay killed mid-way', () => {
     expect((await producer.queue('agent-work').getJob(sample.id))?.data).toMatchObject({
       eventId: sample.id,
     });
-  }, 60_000);
+  });
 });

@@ -45,18 +45,26 @@ export async function ensureTemplate(serverUrl: string): Promise<string> {
   return name;
 }
 
-/** A fresh database cloned from the template. Retries when Postgres reports the template busy. */
+/**
+ * A fresh database cloned from the template. Retries when Postgres reports the template busy.
+ * Its commits do not wait for the WAL to reach the disk (synchronous_commit off, for every
+ * connection to it, the services a test starts included): what is lost that way is lost only if
+ * Postgres itself or the machine crashes, which no test does, and a commit costs 0.35 ms instead of
+ * 2.3 ms here.
+ */
 export async function cloneTemplate(serverUrl: string, template: string): Promise<string> {
   const name = `ferry_t_${randomBytes(6).toString('hex')}`;
   for (let attempt = 0; ; attempt++) {
     try {
       await admin(serverUrl, (c) => c.query(`create database "${name}" template "${template}"`));
-      return name;
+      break;
     } catch (error) {
       if (attempt >= 20) throw error;
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
     }
   }
+  await admin(serverUrl, (c) => c.query(`alter database "${name}" set synchronous_commit = off`));
+  return name;
 }
 
 export async function dropDatabase(serverUrl: string, name: string): Promise<void> {

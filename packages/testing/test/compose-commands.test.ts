@@ -141,7 +141,7 @@ describe('docker-compose.yml commands, started as their containers start them', 
         output: '',
       });
     }
-  }, 30_000);
+  });
 
   it('starts every long-running service, then each exits 0 on SIGTERM within 10 s', async () => {
     // In parallel: start-up (loading the code) is the slow part. Settled, so none is left
@@ -177,5 +177,5 @@ describe('docker-compose.yml commands, started as their containers start them', 
         stopping: true,
       });
     }
-  }, 150_000);
+  });
 });

@@ -168,7 +168,7 @@ describe('the local agent with each CLI, end to end', () => {
     expect(follow!.argv.at(-1)).toMatch(/^[0-9a-f-]{36}$/);
     expect(follow!.argv.slice(0, -2)).toEqual(run!.argv);
     expect(follow!.prompt).toBe('-x wrote to you:\n@shop also make it green');
-  }, 60_000);
+  });
 
   it('Codex: chips, proposal and reply; a follow-up from "-x" resumes the thread with the prompt on stdin', async () => {
     const { workspace, owner, agent, room, runs } = await setUp('codex', {});
@@ -206,5 +206,5 @@ describe('the local agent with each CLI, end to end', () => {
     ]);
     expect(thread).toMatch(/^[0-9a-f-]{36}$/);
     expect(follow!.prompt).toBe('-x wrote to you:\n@shop also make it green');
-  }, 60_000);
+  });
 });

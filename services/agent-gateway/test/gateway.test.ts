@@ -105,7 +105,7 @@ describe('agent-gateway /agents/v1', () => {
     expect(nothing.status).toBe(404);
   });
 
-  it('registers on first contact, pushes a filed ticket within a second, and acks it', async () => {
+  it('registers on first contact, pushes a filed ticket at once, and acks it', async () => {
     const { workspace, token } = await agentWorkspace(gateway, 'Acme Shop');
     const whoamiBefore = await fetch(`${gateway.url}/agents/v1/whoami`, {
       headers: { authorization: `Bearer ${token.raw}` },
@@ -125,7 +125,9 @@ describe('agent-gateway /agents/v1', () => {
     const started = Date.now();
     const filed = await ticket(workspace.id, 'The pay button does nothing');
     await client.waitFor(() => workOf(client).length === 1, 'the work item');
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Pushed down the open stream, not found by a later reconnect or wake (minutes apart). The
+    // bound leaves room for a loaded host: 1.1 s was seen on one where syscalls are slow.
+    expect(Date.now() - started).toBeLessThan(5_000);
     const [work] = workOf(client);
     expect(work).toMatchObject({
       kind: 'feedback',

@@ -130,5 +130,5 @@ describe('agents across kill -9', () => {
     agent.child.kill('SIGTERM');
     gateway.child.kill('SIGTERM');
     await Promise.all([agent.exited, gateway.exited]);
-  }, 150_000);
+  });
 });

@@ -89,7 +89,7 @@ describe('agents across a Redis restart', () => {
     for (const p of redises) if (p.child.exitCode === null) p.child.kill('SIGKILL');
     await Promise.all(redises.map((p) => p.exited));
     fs.rmSync(tmp, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   it('loses no ticket and answers none twice', async () => {
     const port = await freePort();
@@ -142,5 +142,5 @@ describe('agents across a Redis restart', () => {
     agent.child.kill('SIGTERM');
     gateway.child.kill('SIGTERM');
     await Promise.all([agent.exited, gateway.exited]);
-  }, 150_000);
+  });
 });

@@ -111,5 +111,5 @@ describe('agent-gateway drains on SIGTERM', () => {
     expect(workIds(again).sort()).toEqual([...unacked].sort());
     again.close();
     expect(await second.terminate()).toMatchObject({ code: 0 });
-  }, 90_000);
+  });
 });

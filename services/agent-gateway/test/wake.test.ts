@@ -92,7 +92,7 @@ describe('waking an offline agent', () => {
       return row.woken_at === null;
     }, 'the episode to end');
     client.close();
-  }, 40_000);
+  });
 });
 
 describe('waking through the SSRF check', () => {

@@ -185,5 +185,5 @@ describe('a local agent end to end', () => {
     expect(page.url()).toBe(base);
     await photograph(page, '/tmp/ferry-dispatch-offline.png');
     await context.close();
-  }, 120_000);
+  });
 });

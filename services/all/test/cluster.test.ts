@@ -76,7 +76,7 @@ describe('pnpm start on two processes', () => {
       readyLine: 'Ferry is up',
       timeoutMs: 90_000,
     });
-  }, 120_000);
+  });
   afterAll(async () => {
     for (const socket of sockets) socket.close();
     if (ferry) await killAll([ferry]);
@@ -221,11 +221,11 @@ describe('pnpm start on two processes', () => {
     const holders = pidsLogging(ferry, 'once-per-deployment duty running here', 'ops-sampler');
     expect(holders[1]).not.toBe(holder);
     expect((await fetch(`${ferry.url}/healthz`)).status).toBe(200);
-  }, 90_000);
+  });
 
   it('drains both processes on SIGTERM and exits 0 with nothing lost', async () => {
     for (const socket of sockets) socket.close();
     await drainsOnSigterm(ctx, ferry);
     expect(pidsLogging(ferry, 'a worker failed to drain')).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -270,5 +270,5 @@ describe('hosted dispatch end to end', () => {
 
     // Every request Ferry sent was one GitHub's description takes; every answer, one it allows.
     fake.assertConformance();
-  }, 90_000);
+  });
 });

@@ -137,5 +137,5 @@ describe('error alerts on pnpm start', () => {
     } finally {
       await context.close();
     }
-  }, 120_000);
+  });
 });

@@ -204,5 +204,5 @@ describe('the Errors list, live, on pnpm start', () => {
     expect(table).toContain('PaymentGateway::Timeout');
     expect(table).toContain('NoMethodError');
     expect(await page.getByTestId('errors-arrived').isHidden()).toBe(true);
-  }, 120_000);
+  });
 });

@@ -24,7 +24,7 @@ describe('fuzzing every public JSON endpoint', () => {
   let world: FuzzWorld;
   beforeAll(async () => {
     world = await startFuzzWorld();
-  }, 60_000);
+  });
   afterAll(async () => {
     await world?.close();
   });
@@ -162,7 +162,7 @@ describe('fuzzing every public JSON endpoint', () => {
       return { status: res.status, text: await res.text() };
     });
     expectNoServerError(answers, 'read API');
-  }, 120_000);
+  });
 
   it('takes NUL and lone surrogates in each named text field without a 5xx', async () => {
     const hostile = ['a\u0000b', '\ud800', 'x\udfffy'];
@@ -223,7 +223,7 @@ describe('fuzzing every public JSON endpoint', () => {
       .where('body', 'like', 'a\ufffdb%')
       .execute();
     expect(stored.length).toBeGreaterThan(0);
-  }, 60_000);
+  });
 
   it('is still ready afterwards', async () => {
     const ready = await fetch(`${world.ferry.url}/readyz`);

@@ -9,7 +9,7 @@ describe('fuzzing every form', () => {
   let world: FuzzWorld;
   beforeAll(async () => {
     world = await startFuzzWorld();
-  }, 60_000);
+  });
   afterAll(async () => {
     await world?.close();
   });

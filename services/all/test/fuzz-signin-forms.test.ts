@@ -12,7 +12,7 @@ describe('fuzzing the sign-in forms', () => {
   let world: FuzzWorld;
   beforeAll(async () => {
     world = await startFuzzWorld();
-  }, 60_000);
+  });
   afterAll(async () => {
     await world?.close();
   });

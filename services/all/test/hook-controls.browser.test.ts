@@ -164,5 +164,5 @@ describe('outgoing hook controls in a browser', () => {
     await page.waitForTimeout(1_500);
     expect(receiver.requests).toHaveLength(4);
     await context.close();
-  }, 90_000);
+  });
 });

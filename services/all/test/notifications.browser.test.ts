@@ -216,5 +216,5 @@ describe('unread counts and mentions in the browser', () => {
     // Everything read: no dot on the phone's Menu button either.
     expect(await page.locator('.menu-toggle.has-unread').count()).toBe(0);
     await context.close();
-  }, 120_000);
+  });
 });

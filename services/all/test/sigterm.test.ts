@@ -36,5 +36,5 @@ describe('pnpm start drains on SIGTERM', () => {
     });
     processes.push(ferry);
     await drainsOnSigterm(ctx, ferry);
-  }, 120_000);
+  });
 });

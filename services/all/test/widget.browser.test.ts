@@ -203,7 +203,7 @@ ${tag}
     await staff.getByRole('button', { name: 'Send feedback' }).waitFor();
     await photograph(staff, `${SHOTS}/widget-e2e-preview.png`);
     await context.close();
-  }, 60_000);
+  });
 
   it('leaves no console error on the host page when error ingestion answers 503', async () => {
     const context = await chrome.browser.newContext();

@@ -79,5 +79,5 @@ describe('dispatch worker killed between steps', () => {
     for (const secret of [...tokens, world.fake.clientSecret, keyBody]) {
       expect(logs).not.toContain(secret);
     }
-  }, 90_000);
+  });
 });

@@ -110,5 +110,5 @@ describe('dispatch drains on SIGTERM', () => {
     await waitUntil(async () => (await unfinished()) === 0, 'every dispatch to complete', 45_000);
     expect(world.fake.requestsTo('POST', '/repos/acme/shop/issues')).toHaveLength(promised.length);
     expect(world.fake.tasks()).toHaveLength(promised.length);
-  }, 120_000);
+  });
 });

@@ -143,5 +143,5 @@ describe('ingest-errors drains on SIGTERM', () => {
     } finally {
       await queue.close();
     }
-  }, 120_000);
+  });
 });

@@ -141,5 +141,5 @@ describe('error-ingest worker killed mid-batch', () => {
       delayed: 0,
     });
     await expectStoredOnce(ctx.db, ws.id, accepted);
-  }, 90_000);
+  });
 });

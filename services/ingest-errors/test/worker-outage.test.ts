@@ -149,5 +149,5 @@ describe('error-ingest while Postgres is down', () => {
     await waitUntil(async () => (await queue.getCompletedCount()) === 21, 'every job to complete');
     expect(await queue.getFailedCount()).toBe(0);
     await expectStoredOnce(ctx.db, ws.id, [...first, ...accepted]);
-  }, 90_000);
+  });
 });

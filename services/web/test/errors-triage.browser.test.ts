@@ -235,5 +235,5 @@ describe('triaging errors in a browser', () => {
     expect(status.status).toBe('resolved');
     expect(status.status_changed_at).not.toBeNull();
     await context.close();
-  }, 120_000);
+  });
 });

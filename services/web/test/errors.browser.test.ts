@@ -141,5 +141,5 @@ describe('the Errors pages in a browser', () => {
     expect(refused?.status()).toBe(403);
     expect(await guestPage.content()).not.toContain(target.error_class);
     await guestContext.close();
-  }, 90_000);
+  });
 });

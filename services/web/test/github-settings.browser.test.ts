@@ -135,7 +135,7 @@ describe('GitHub settings and dispatch in a browser', () => {
     expect(await panel.getByRole('alert').textContent()).toContain('already running');
     await shoot(page, 'ticket');
     await context.close();
-  }, 90_000);
+  });
 
   it('shows the setup steps when GitHub is not configured', async () => {
     const env = Object.fromEntries(
@@ -163,5 +163,5 @@ describe('GitHub settings and dispatch in a browser', () => {
       await app.close();
       await bare.close();
     }
-  }, 60_000);
+  });
 });

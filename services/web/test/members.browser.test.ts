@@ -123,5 +123,5 @@ describe('members in a browser', () => {
     await guestPage.waitForURL(base);
     await guestPage.goto(`${base}/rooms/${generalRoomId}`);
     await guestPage.locator('#composer').waitFor();
-  }, 60_000);
+  });
 });

@@ -114,5 +114,5 @@ describe('@-autocomplete in the composer', () => {
       '@gwendolyn',
     ]);
     expect(await box.inputValue()).toBe('');
-  }, 90_000);
+  });
 });

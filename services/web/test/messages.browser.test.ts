@@ -128,7 +128,7 @@ describe('messages keep what people type, and group by author, in two browsers',
       expect(await axeViolations(page)).toEqual([]);
     }
     await shoot(pageB, 'room-messages');
-  }, 90_000);
+  });
   it('keeps what is typed while the previous message is on its way', async () => {
     const workspace = await createWorkspace(web.ctx.db, { name: 'Acme Typists' });
     const ada = await createMember(web.ctx.db, workspace, {

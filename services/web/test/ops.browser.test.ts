@@ -81,5 +81,5 @@ describe('the Ops page in a browser', () => {
     expect(await axeViolations(page)).toEqual([]);
     await shoot(page, 'retried');
     await context.close();
-  }, 90_000);
+  });
 });

@@ -192,7 +192,7 @@ describe('every page at phone and desktop width', () => {
     await page.setViewportSize({ width: 1280, height: 844 });
     await expect(page.getByRole('button', { name: 'Menu' }).isVisible()).resolves.toBe(false);
     await expect(page.getByRole('link', { name: 'Members' }).isVisible()).resolves.toBe(true);
-  }, 180_000);
+  });
   it('long names wrap or end in an ellipsis with the whole name on hover, at 390 and 1280 px (#28)', async () => {
     const db = web.ctx.db;
     // SPEC allows 120 characters for a person's name and a webhook's sender, 80 for a room's.
@@ -304,5 +304,5 @@ describe('every page at phone and desktop width', () => {
       const authorBox = await author.boundingBox();
       expect(authorBox!.width).toBeLessThan(width);
     }
-  }, 180_000);
+  });
 });

@@ -99,5 +99,5 @@ describe('security headers on pages', () => {
     await page.getByText('sent under CSP').waitFor();
     expect(violations).toEqual([]);
     await context.close();
-  }, 60_000);
+  });
 });

@@ -101,7 +101,7 @@ describe('web drains on SIGTERM', () => {
       .where('workspace_id', '=', workspace.id)
       .execute();
     expect(stored.map((row) => row.id).sort()).toEqual([...promised].sort());
-  }, 90_000);
+  });
 });
 
 /** The session cookie of a signed-in user, for the socket.io client. */

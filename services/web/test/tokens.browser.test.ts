@@ -112,5 +112,5 @@ describe('API tokens and the feedback inbox in a browser', () => {
     expect(await page.locator('.messages').textContent()).toContain('New feedback from Ada');
     await photograph(page, '/tmp/ferry-ticket.png', { fullPage: true });
     await context.close();
-  }, 90_000);
+  });
 });

@@ -127,7 +127,7 @@ describe('UX basics in a browser', () => {
       'f-password-error',
     );
     await check(page, 'signup-error');
-  }, 90_000);
+  });
 
   it('members: readable role badges; removing someone and leaving a room ask first', async () => {
     const { owner, member, workspace, base } = await setUp();
@@ -159,7 +159,7 @@ describe('UX basics in a browser', () => {
     await page.getByRole('button', { name: 'Leave #deploys' }).click();
     await page.getByText('You left #deploys.').waitFor();
     expect(page.url()).toBe(`${base}/rooms`);
-  }, 90_000);
+  });
 
   it('empty states, copy buttons and out-of-range pages on Feedback and Errors', async () => {
     const { owner, workspace, base } = await setUp();
@@ -206,7 +206,7 @@ describe('UX basics in a browser', () => {
     await page.getByRole('link', { name: 'Go to page 1' }).click();
     await page.waitForURL(`${base}/errors`);
     expect(await page.locator('table.errors tbody tr').count()).toBe(1);
-  }, 90_000);
+  });
 
   it('an incoming key: copy the key, its URL and the curl; deleting asks first', async () => {
     const { owner, workspace, base } = await setUp();
@@ -239,5 +239,5 @@ describe('UX basics in a browser', () => {
     await page.getByText('The key "Deploy bot" is deleted.').waitFor();
     await page.getByRole('heading', { name: 'Settings · Webhooks' }).waitFor();
     await check(page, 'webhooks-tab');
-  }, 90_000);
+  });
 });

@@ -213,7 +213,7 @@ describe('outgoing webhooks in runs', () => {
       received[Number(request.path.split('/').at(-1))]!.push(messageIdOf(request.body));
     }
     expect(received).toEqual(posted);
-  }, 90_000);
+  });
 
   it('re-sends a run whose drainer died once its lease expires, in order, with the same webhook-ids', async () => {
     const { room, receiver, hookId } = await hookWithReceiver();

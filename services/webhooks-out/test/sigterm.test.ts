@@ -68,5 +68,5 @@ describe('webhooks-out drains on SIGTERM', () => {
     expect(new Set(webhookIds).size).toBe(posted.length);
     expect(webhookIds).toHaveLength(posted.length);
     expect(await fresh.terminate()).toMatchObject({ code: 0 });
-  }, 90_000);
+  });
 });
