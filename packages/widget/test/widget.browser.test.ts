@@ -26,9 +26,12 @@ interface Recorded {
 interface Recorder {
   url: string;
   requests: Recorded[];
-  /** Per-path status override (e.g. 503), and per-path delay in ms. */
+  /**
+   * Per-path status override (e.g. 503), and a per-path hold: the answer waits until the promise
+   * settles (a test looks at the page's "sending" state, then lets the answer go).
+   */
   status: Record<string, number>;
-  delay: Record<string, number>;
+  hold: Record<string, Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -61,7 +64,7 @@ function closeServer(server: http.Server): Promise<void> {
 
 /** The bundle plus a recorder for the three endpoints it posts to (CORS like the real ones). */
 async function startRecorder(bundle: WidgetBuild): Promise<Recorder> {
-  const recorder = { requests: [] as Recorded[], status: {}, delay: {} } as Omit<
+  const recorder = { requests: [] as Recorded[], status: {}, hold: {} } as Omit<
     Recorder,
     'url' | 'close'
   >;
@@ -103,10 +106,10 @@ async function startRecorder(bundle: WidgetBuild): Promise<Recorder> {
         status < 300
           ? answer[1]
           : { error: { code: 'unavailable', message: 'The service is unavailable.' } };
-      setTimeout(() => {
+      void (recorder.hold[path] ?? Promise.resolve()).then(() => {
         res.writeHead(status, { ...CORS, 'Content-Type': 'application/json' });
         res.end(JSON.stringify(reply));
-      }, recorder.delay[path] ?? 0);
+      });
     });
   });
   const url = await listen(server);
@@ -295,7 +298,7 @@ describe('the widget bundle in a browser', () => {
     context = await chrome.browser.newContext({ viewport: VIEWPORT });
     recorder.requests.length = 0;
     for (const key of Object.keys(recorder.status)) delete recorder.status[key];
-    for (const key of Object.keys(recorder.delay)) delete recorder.delay[key];
+    for (const key of Object.keys(recorder.hold)) delete recorder.hold[key];
   });
 
   const posts = (path: string) => recorder.requests.filter((r) => r.path === path);
@@ -457,12 +460,16 @@ describe('the widget bundle in a browser', () => {
     ).toBe(1);
 
     await dialog.getByLabel('Email').fill('ada@example.test');
-    recorder.delay['/widget/v1/feedback'] = 700;
+    // The answer is held until the "sending" state has been looked at (a 700 ms delay was
+    // outrun on a slow host, and the button had changed before it was read).
+    let answer = (): void => undefined;
+    recorder.hold['/widget/v1/feedback'] = new Promise((release) => (answer = release));
     await dialog.getByRole('button', { name: 'Send' }).click();
     const sending = dialog.getByRole('button', { name: 'Sending…' });
     await sending.waitFor();
     expect(await sending.getAttribute('aria-disabled')).toBe('true');
     await photograph(page, `${SHOTS}/widget-sending.png`);
+    answer();
     await expectVisible(dialog.getByText('Thanks! Your feedback was sent.'));
     await photograph(page, `${SHOTS}/widget-sent.png`);
 
