@@ -59,9 +59,9 @@ export async function launchBrowser(): Promise<TestBrowser> {
 }
 
 /**
- * The suite's global setup: one Chromium for the whole run, reached over its websocket endpoint. Returns
- * undefined when Chromium cannot start (not installed): only the browser files then fail, each
- * with launchBrowser's own error, and the rest of the suite runs.
+ * The suite's global setup: one Chromium for the whole run, reached over its websocket endpoint.
+ * Returns undefined when Chromium cannot start (not installed): only the browser files then fail,
+ * each with launchBrowser's own error, and the rest of the suite runs.
  */
 export async function startSharedChromium(): Promise<BrowserServer | undefined> {
   try {
