@@ -59,9 +59,11 @@ export default defineConfig({
     minWorkers: 4,
     // Bounds for a hang, not claims of speed: a test waits for the events that matter, each wait
     // says what it waited for. On a host where syscalls cost several times more (a PVM guest with
-    // page-table isolation: 1.3 us per syscall here on 2026-11-27) browser tests took 25-90 s.
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
+    // page-table isolation: 1.3 us per syscall here on 2026-11-27) browser tests took 25-100 s
+    // quiet, and a CI run on such a host stretched one file 2.4 times (113 -> 244 s): five
+    // minutes leaves every test three times its quiet duration there.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // Every entry bundled (services a test starts as children run what containers run), then the
     // stores, the migrated template and the suite's one Chromium, once for all workers.
     globalSetup: ['infra/build.mjs', 'packages/testing/src/global-setup.ts'],

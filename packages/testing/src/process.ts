@@ -58,7 +58,7 @@ export function spawnScript(scriptPath: string, env: Record<string, string>): Sc
 export async function waitUntil(
   check: () => boolean | Promise<boolean>,
   what: string | (() => string),
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

@@ -75,7 +75,7 @@ export class Receiver {
   }
 
   /** Resolves once `count` requests in all have arrived, or rejects after `timeoutMs`. */
-  waitFor(count: number, timeoutMs = 10_000): Promise<void> {
+  waitFor(count: number, timeoutMs = 30_000): Promise<void> {
     if (this.requests.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(

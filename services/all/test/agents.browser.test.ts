@@ -99,7 +99,7 @@ describe('a local agent end to end', () => {
     const exited = new Promise<void>((resolve) => agent!.once('exit', () => resolve()));
 
     // Registered, streaming and heartbeating: online.
-    const until = Date.now() + 20_000;
+    const until = Date.now() + 60_000;
     for (;;) {
       const row = await db
         .selectFrom('agents')

@@ -50,7 +50,7 @@ describe('outgoing hook controls in a browser', () => {
 
   /** Reloads the hook page until `ready` holds (deliveries are written by other workers). */
   async function reloadUntil(page: Page, ready: () => Promise<boolean>, what: string) {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       await page.reload();
       if (await ready()) return;

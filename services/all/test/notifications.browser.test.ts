@@ -43,7 +43,7 @@ describe('unread counts and mentions in the browser', () => {
   const count = async (link: Locator): Promise<number> =>
     (await badge(link).isVisible()) ? Number(await badge(link).getAttribute('data-count')) : 0;
   const waitForCount = async (link: Locator, expected: number): Promise<void> => {
-    const deadline = Date.now() + 8_000;
+    const deadline = Date.now() + 30_000;
     while ((await count(link)) !== expected) {
       if (Date.now() > deadline) {
         throw new Error(`count stayed ${await count(link)}, expected ${expected}`);

@@ -83,7 +83,7 @@ describe('outgoing webhooks in a browser', () => {
     expect(request.headers['x-service-signature']).toBe(`sha256=${expected}`);
 
     // The admin reloads the hook page until the attempt is in the log.
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       await adminPage.goto(hookUrl);
       if ((await adminPage.getByTestId('attempt').count()) > 0) break;

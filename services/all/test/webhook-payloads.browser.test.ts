@@ -73,8 +73,6 @@ describe('incoming payload families in the browser', () => {
   ): Promise<Page> {
     const context = await chrome.browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
-    // A locator that never matches fails naming itself, well inside the test's own timeout.
-    page.setDefaultTimeout(10_000);
     await signInWithForm(page, harness.url, who.user.email, who.user.password);
     await page.getByRole('heading', { name: 'Acme Ops' }).waitFor();
     return page;

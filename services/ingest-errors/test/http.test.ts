@@ -60,7 +60,7 @@ describe('POST /ingest/errors', () => {
     });
 
   async function waitForOccurrences(workspaceId: string, count: number): Promise<void> {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000;
     for (;;) {
       const row = await ctx.db
         .selectFrom('error_occurrences')

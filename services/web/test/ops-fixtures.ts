@@ -31,7 +31,7 @@ export async function waitForState(
   state: string,
 ): Promise<{ attemptsMade: number; data: unknown }> {
   const jobs = web.deps.producer.queue(queue);
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const now = await jobs.getJobState(jobId);
     const job = now === state ? await jobs.getJob(jobId) : undefined;

@@ -110,7 +110,7 @@ class LiveClient {
     return this.socket.timeout(5000).emitWithAck('room:join', payload);
   }
 
-  async waitFor(predicate: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  async waitFor(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
     const until = Date.now() + timeoutMs;
     while (!predicate()) {
       if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);

@@ -26,7 +26,7 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     status: res.status,
     events,
     comments: 0,
-    async waitFor(predicate, what, timeoutMs = 5_000) {
+    async waitFor(predicate, what, timeoutMs = 30_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(events)) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);

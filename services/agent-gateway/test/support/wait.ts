@@ -2,7 +2,7 @@
 export async function settlesWithin<T>(
   promise: Promise<T>,
   what: string,
-  timeoutMs = 5_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -19,7 +19,7 @@ export async function settlesWithin<T>(
 export async function eventually<T>(
   read: () => Promise<T | undefined>,
   what: string,
-  timeoutMs = 5_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {

@@ -114,7 +114,7 @@ export async function startWorld(
 export async function waitUntil(
   what: string,
   check: () => Promise<boolean> | boolean,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
