@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import type { Room } from '@ferry/db';
 import { createProducer, type Producer } from '@ferry/queues';
-import type { Receiver } from '@ferry/testing';
+import { waitUntil, type Receiver } from '@ferry/testing';
 import {
   findOutgoingHook,
   reEnableOutgoingHook,
@@ -12,7 +12,7 @@ import {
   requestSendOnce,
   rotateSigningSecret,
 } from '@ferry/workspace';
-import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
+import { messageIdOf, startWorld, type World } from './support/world.js';
 
 /**
  * End to end: postMessage -> outbox relay -> webhook-delivery fan-out -> drain -> a real loopback
@@ -164,14 +164,14 @@ describe('outgoing webhook delivery', () => {
     const memberMessage = await world.post(room, 'from a member');
     await receiver.waitFor(1);
     // Let every event of the room go through the relay and the fan-out.
-    await waitUntil('the outbox to drain', async () => {
+    await waitUntil(async () => {
       const unsent = await world.ctx.db
         .selectFrom('outbox')
         .select('id')
         .where('sent_at', 'is', null)
         .execute();
       return unsent.length === 0;
-    });
+    }, 'the outbox to drain');
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.requests.map((r) => messageIdOf(r.body))).toEqual([memberMessage]);
     expect(await deliveriesOf(hookId)).toHaveLength(1);
@@ -192,18 +192,18 @@ describe('outgoing webhook delivery', () => {
     receiver.replyOnce({ status: 502, body: 'x'.repeat(3000) });
     await world.post(room, 'retry me');
     await waitUntil(
-      'two failures counted',
       async () => (await hookRow(hookId)).consecutive_failures >= 1,
+      'two failures counted',
     );
     await receiver.waitFor(3);
     const times = receiver.requests.map((r) => r.receivedAt);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(SCHEDULE[1]! * 0.8 - 20);
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(SCHEDULE[2]! * 0.8 - 20);
     expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
-    await waitUntil('the success to be recorded', async () => {
+    await waitUntil(async () => {
       const [d] = await deliveriesOf(hookId);
       return d?.status === 'succeeded';
-    });
+    }, 'the success to be recorded');
     const [delivery] = await deliveriesOf(hookId);
     expect(delivery?.attempts).toBe(3);
     const attempts = await world.ctx.db
@@ -226,10 +226,10 @@ describe('outgoing webhook delivery', () => {
     receiver.replyOnce({ status: 200, body: Buffer.alloc(10 * 1024 * 1024, 0) });
     await world.post(room, 'first');
     await world.post(room, 'second');
-    await waitUntil('both to be delivered', async () => {
+    await waitUntil(async () => {
       const rows = await deliveriesOf(hookId);
       return rows.length === 2 && rows.every((d) => d.status === 'succeeded');
-    });
+    }, 'both to be delivered');
     const rows = await deliveriesOf(hookId);
     const attempts = await world.ctx.db
       .selectFrom('webhook_attempts')
@@ -261,10 +261,10 @@ describe('outgoing webhook delivery', () => {
     receiver.replyOnce({ status: 302, headers: { location: `${elsewhere.url}/stolen` } });
     await world.post(room, 'stay here');
     await receiver.waitFor(2);
-    await waitUntil('the retry to succeed', async () => {
+    await waitUntil(async () => {
       const [d] = await deliveriesOf(hookId);
       return d?.status === 'succeeded';
-    });
+    }, 'the retry to succeed');
     const [delivery] = await deliveriesOf(hookId);
     const attempts = await world.ctx.db
       .selectFrom('webhook_attempts')
@@ -303,8 +303,8 @@ describe('outgoing webhook delivery', () => {
     const second = await world.post(room, 'two');
     const third = await world.post(room, 'three');
     await waitUntil(
-      'the hook to be disabled',
       async () => (await hookRow(hookId)).state === 'disabled',
+      'the hook to be disabled',
       30_000,
     );
     const hook = await hookRow(hookId);
@@ -320,8 +320,10 @@ describe('outgoing webhook delivery', () => {
 
     // Disabled: a new message is owed (held) but not sent.
     const fourth = await world.post(room, 'four');
-    await waitUntil('the fourth to be held', async () =>
-      (await deliveriesOf(hookId)).some((d) => d.status === 'held' && d.message_id === fourth),
+    await waitUntil(
+      async () =>
+        (await deliveriesOf(hookId)).some((d) => d.status === 'held' && d.message_id === fourth),
+      'the fourth to be held',
     );
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(receiver.requests).toHaveLength(20);
@@ -348,8 +350,8 @@ describe('outgoing webhook delivery', () => {
     receiver.replyOnce({ status: 410, body: 'gone' });
     await world.post(room, 'anyone there?');
     await waitUntil(
-      'the hook to be disabled',
       async () => (await hookRow(hookId)).state === 'disabled',
+      'the hook to be disabled',
     );
     const hook = await hookRow(hookId);
     expect(hook.consecutive_failures).toBe(1);
@@ -379,7 +381,7 @@ describe('outgoing webhook delivery', () => {
     expect(payload.event).toBe('message_created');
     expect(payload.message.sender.type).toBe('system');
     expect(() => new Webhook(secret).verify(test.body, stringHeaders(test.headers))).not.toThrow();
-    await waitUntil('three attempts logged', async () => {
+    await waitUntil(async () => {
       const rows = await world.ctx.db
         .selectFrom('webhook_attempts')
         .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
@@ -387,6 +389,6 @@ describe('outgoing webhook delivery', () => {
         .where('webhook_deliveries.hook_id', '=', hookId)
         .execute();
       return rows.length === 3;
-    });
+    }, 'three attempts logged');
   });
 });

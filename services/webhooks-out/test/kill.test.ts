@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnScript, type ScriptProcess } from '@ferry/testing';
-import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
+import { spawnScript, waitUntil, type ScriptProcess } from '@ferry/testing';
+import { messageIdOf, startWorld, type World } from './support/world.js';
 
 /**
  * Nothing is lost when a webhooks-out worker dies mid-delivery: the workers run in a real child
@@ -60,7 +60,7 @@ describe('webhooks-out killed mid-delivery', () => {
     await second.ready;
     const arrived = () => new Set(receiver.requests.map((r) => messageIdOf(r.body)));
     try {
-      await waitUntil('every message to arrive', () => arrived().size === posted.length, 60_000);
+      await waitUntil(() => arrived().size === posted.length, 'every message to arrive', 60_000);
     } catch (error) {
       // What a timeout saw: how far it got, and each missing message's delivery rows (none at
       // all: never fanned out; pending with a past next_attempt_at: due but not drained).
@@ -92,14 +92,14 @@ describe('webhooks-out killed mid-delivery', () => {
     }
     expect([...idsByMessage.keys()].sort()).toEqual([...posted].sort());
     for (const ids of idsByMessage.values()) expect(ids.size).toBe(1);
-    await waitUntil('every delivery to be recorded as succeeded', async () => {
+    await waitUntil(async () => {
       const open = await world.ctx.db
         .selectFrom('webhook_deliveries')
         .select('id')
         .where('status', '<>', 'succeeded')
         .execute();
       return open.length === 0;
-    });
+    }, 'every delivery to be recorded as succeeded');
     second.child.kill('SIGTERM');
   });
 });

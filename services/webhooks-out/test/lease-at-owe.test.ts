@@ -1,18 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Room } from '@ferry/db';
+import { waitUntil } from '@ferry/testing';
 import {
   claimRuns,
   oweMessages,
   type FanOutResult,
   type RunningWebhooksOut,
 } from '../src/index.js';
-import {
-  messageIdOf,
-  startWorld,
-  startWorldWorker,
-  waitUntil,
-  type World,
-} from './support/world.js';
+import { messageIdOf, startWorld, startWorldWorker, type World } from './support/world.js';
 
 /**
  * A quiet hook's new delivery is leased in the INSERT that owes it and sent by the fan-out's
@@ -209,14 +204,14 @@ describe('leasing a hook’s head as it is owed', () => {
       await receiver.waitFor(i + 1, 15_000);
     }
     expect(receiver.requests.map((request) => messageIdOf(request.body))).toEqual(posted);
-    await waitUntil('every delivery recorded as succeeded', async () => {
+    await waitUntil(async () => {
       const rows = await world.ctx.db
         .selectFrom('webhook_deliveries')
         .select('status')
         .where('hook_id', '=', hookId)
         .execute();
       return rows.length === 12 && rows.every((row) => row.status === 'succeeded');
-    });
+    }, 'every delivery recorded as succeeded');
     // Each went out through its fan-out's lease: no drain had to claim anything.
     expect(worker.runStats.claims.items).toBe(0);
     expect(worker.runStats.records.items).toBe(12);

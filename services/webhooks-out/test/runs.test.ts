@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createLogger } from '@ferry/core';
 import type { Room } from '@ferry/db';
-import type { Receiver } from '@ferry/testing';
+import { waitUntil, type Receiver } from '@ferry/testing';
 import {
   claimRuns,
   createDrainScheduler,
@@ -11,13 +11,7 @@ import {
   type HandedRun,
   type RunningWebhooksOut,
 } from '../src/index.js';
-import {
-  messageIdOf,
-  startWorld,
-  startWorldWorker,
-  waitUntil,
-  type World,
-} from './support/world.js';
+import { messageIdOf, startWorld, startWorldWorker, type World } from './support/world.js';
 
 /**
  * Runs: a drain claims the head of a hook's stream with the due deliveries behind it and sends
@@ -75,14 +69,14 @@ describe('outgoing webhooks in runs', () => {
 
   /** The outbox relay has handed every event to BullMQ (the fan-out jobs wait for a worker). */
   const relayed = () =>
-    waitUntil('the outbox to be relayed', async () => {
+    waitUntil(async () => {
       const unsent = await world.ctx.db
         .selectFrom('outbox')
         .select('id')
         .where('sent_at', 'is', null)
         .execute();
       return unsent.length === 0;
-    });
+    }, 'the outbox to be relayed');
 
   const deliveriesOf = (hookId: string) =>
     world.ctx.db
@@ -94,10 +88,10 @@ describe('outgoing webhooks in runs', () => {
       .execute();
 
   const allSucceeded = (hookId: string, count: number) =>
-    waitUntil(`${count} deliveries to be recorded as succeeded`, async () => {
+    waitUntil(async () => {
       const rows = await deliveriesOf(hookId);
       return rows.length === count && rows.every((row) => row.status === 'succeeded');
-    });
+    }, `${count} deliveries to be recorded as succeeded`);
 
   it('sends a backlog of 120 messages in order, recording them in far fewer transactions', async () => {
     const { room, receiver, hookId } = await hookWithReceiver();
@@ -148,10 +142,10 @@ describe('outgoing webhooks in runs', () => {
     startWorker();
 
     await receiver.waitFor(failing);
-    await waitUntil('the failure to be recorded', async () => {
+    await waitUntil(async () => {
       const rows = await deliveriesOf(hookId);
       return rows[failing - 1]?.attempts === 1;
-    });
+    }, 'the failure to be recorded');
     const [{ now }] = (await sql<{ now: Date }>`select now()`.execute(world.ctx.db)).rows as [
       { now: Date },
     ];
@@ -241,7 +235,7 @@ describe('outgoing webhooks in runs', () => {
 describe('the drain scheduler', () => {
   const logger = createLogger({ level: 'silent', name: 'test' });
   const settled = async (scheduler: { active: number }) =>
-    waitUntil('the drains to end', () => scheduler.active === 0, 5_000);
+    waitUntil(() => scheduler.active === 0, 'the drains to end', 5_000);
 
   it('claims once more when a wake arrives during what would be the last claim', async () => {
     const steps: string[] = [];

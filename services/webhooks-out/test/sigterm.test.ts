@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entryCommand, killAll, startService, type ServiceProcess } from '@ferry/testing';
-import { messageIdOf, startWorld, waitUntil, type World } from './support/world.js';
+import {
+  entryCommand,
+  killAll,
+  startService,
+  waitUntil,
+  type ServiceProcess,
+} from '@ferry/testing';
+import { messageIdOf, startWorld, type World } from './support/world.js';
 
 /**
  * SIGTERM to webhooks-out (services/webhooks-out/src/main.ts, as compose runs it) while sends are
@@ -52,18 +58,18 @@ describe('webhooks-out drains on SIGTERM', () => {
     const fresh = await startService({ command, env: world.ctx.env });
     processes.push(fresh);
     await waitUntil(
-      'every message to arrive',
       () => new Set(receiver.requests.map((r) => messageIdOf(r.body))).size === posted.length,
+      'every message to arrive',
       40_000,
     );
-    await waitUntil('every delivery to be recorded as succeeded', async () => {
+    await waitUntil(async () => {
       const open = await world.ctx.db
         .selectFrom('webhook_deliveries')
         .select('id')
         .where('status', '<>', 'succeeded')
         .execute();
       return open.length === 0;
-    });
+    }, 'every delivery to be recorded as succeeded');
     const webhookIds = receiver.requests.map((request) => String(request.headers['webhook-id']));
     expect(new Set(webhookIds).size).toBe(posted.length);
     expect(webhookIds).toHaveLength(posted.length);

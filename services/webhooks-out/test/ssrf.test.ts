@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorld, waitUntil, type World } from './support/world.js';
+import { waitUntil } from '@ferry/testing';
+import { startWorld, type World } from './support/world.js';
 
 /**
  * Connect-time SSRF check, with ALLOW_PRIVATE_WEBHOOK_TARGETS off in the worker: hooks saved
@@ -30,7 +31,7 @@ describe('outgoing webhooks: connect-time SSRF refusal', () => {
     const port = new URL(receiver.url).port;
     const { hookId } = await world.newHook(room, target(port));
     await world.post(room, 'should never arrive');
-    await waitUntil('the refused attempt to be logged', async () => {
+    await waitUntil(async () => {
       const attempts = await world.ctx.db
         .selectFrom('webhook_attempts')
         .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
@@ -41,7 +42,7 @@ describe('outgoing webhooks: connect-time SSRF refusal', () => {
       expect(attempts[0]?.status_code).toBeNull();
       expect(attempts[0]?.error).toMatch(/Refused: .* loopback/);
       return true;
-    });
+    }, 'the refused attempt to be logged');
     expect(receiver.requests).toHaveLength(0);
     const delivery = await world.ctx.db
       .selectFrom('webhook_deliveries')

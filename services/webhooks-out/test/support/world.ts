@@ -110,19 +110,6 @@ export async function startWorld(
   };
 }
 
-/** Polls `check` until it returns true, or fails with `what` after `timeoutMs`. */
-export async function waitUntil(
-  what: string,
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** The message id inside a delivered body. */
 export function messageIdOf(body: string): string {
   const parsed = JSON.parse(body) as { message: { id: string } };
