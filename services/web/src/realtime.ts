@@ -446,6 +446,10 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     for (const { event } of SOCKET_EVENTS) socket.on(event, handlers[event]);
   });
 
+  // Announcements are handled one after another, in the order they arrived: each reads the
+  // database before it emits, and two handled at once could emit the later messages (and their
+  // unread events) first; a loaded host did.
+  let announcing: Promise<void> = Promise.resolve();
   io.on(MESSAGES_STORED_EVENT, (event) => {
     const parsed = storedMessagesSchema.safeParse(event);
     if (!parsed.success) {
@@ -453,7 +457,8 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       return;
     }
     const announced = parsed.data;
-    deliverAnnounced(io, db, announced)
+    announcing = announcing
+      .then(() => deliverAnnounced(io, db, announced))
       // After the messages themselves, so an open room page has them before its count moves.
       .then(() => unreadEvents(db, announced, [...localUsers.keys()]))
       .then((events) => {
