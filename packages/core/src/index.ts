@@ -5,3 +5,4 @@ export * from './logger.js';
 export * from './secrets.js';
 export * from './text.js';
 export * from './group-commit.js';
+export * from './in-order.js';

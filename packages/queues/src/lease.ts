@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Redis } from 'ioredis';
-import type { Logger } from '@ferry/core';
+import { inOrder, type Logger } from '@ferry/core';
 
 /**
  * A Redis lease for work that must run in one process of a deployment at a time (the Ops
@@ -62,7 +62,8 @@ export function runWithLease(options: LeaseOptions): LeaseHolder {
   let work: Leased | undefined;
   let renewedAt = 0;
   let stopped = false;
-  let busy: Promise<void> = Promise.resolve();
+  // One step at a time, in order: a renewal never races the take or the stop.
+  const inTurn = inOrder();
 
   const lose = async (why: string): Promise<void> => {
     const running = work;
@@ -98,17 +99,17 @@ export function runWithLease(options: LeaseOptions): LeaseHolder {
       else logger.warn({ err, duty: name }, 'lease check failed');
     }
   };
-  const tick = (): void => {
-    busy = busy.then(step);
-  };
+  const tick = (): Promise<void> =>
+    inTurn(step).catch((err: unknown) =>
+      logger.warn({ err, duty: name }, 'once-per-deployment duty failed to stop'),
+    );
 
-  tick();
-  const firstTry = busy.then(() => {
+  const firstTry = tick().then(() => {
     if (!work && !stopped) {
       logger.info({ duty: name, pid: process.pid }, 'once-per-deployment duty held elsewhere');
     }
   });
-  const timer = setInterval(tick, everyMs);
+  const timer = setInterval(() => void tick(), everyMs);
   timer.unref();
 
   return {
@@ -117,7 +118,8 @@ export function runWithLease(options: LeaseOptions): LeaseHolder {
     stop: async () => {
       stopped = true;
       clearInterval(timer);
-      await busy;
+      // Once the step under way (if any) is done.
+      await inTurn(() => Promise.resolve());
       const running = work;
       work = undefined;
       if (!running) return;

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import { z } from 'zod';
-import { isId } from '@ferry/core';
+import { inOrder, isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import {
   ERRORS_WRITTEN_EVENT,
@@ -449,7 +449,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
   // Announcements are handled one after another, in the order they arrived: each reads the
   // database before it emits, and two handled at once could emit the later messages (and their
   // unread events) first; a loaded host did.
-  let announcing: Promise<void> = Promise.resolve();
+  const announceInOrder = inOrder();
   io.on(MESSAGES_STORED_EVENT, (event) => {
     const parsed = storedMessagesSchema.safeParse(event);
     if (!parsed.success) {
@@ -457,16 +457,14 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       return;
     }
     const announced = parsed.data;
-    announcing = announcing
-      .then(() => deliverAnnounced(io, db, announced))
+    announceInOrder(async () => {
+      await deliverAnnounced(io, db, announced);
       // After the messages themselves, so an open room page has them before its count moves.
-      .then(() => unreadEvents(db, announced, [...localUsers.keys()]))
-      .then((events) => {
-        for (const { userId, event } of events) {
-          io.local.to(userChannel(userId)).emit('unread:message', event);
-        }
-      })
-      .catch(failed('live delivery'));
+      const events = await unreadEvents(db, announced, [...localUsers.keys()]);
+      for (const { userId, event } of events) {
+        io.local.to(userChannel(userId)).emit('unread:message', event);
+      }
+    }).catch(failed('live delivery'));
   });
 
   io.on(ERRORS_WRITTEN_EVENT, (event) => {
