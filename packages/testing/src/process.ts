@@ -52,21 +52,35 @@ export function spawnScript(scriptPath: string, env: Record<string, string>): Sc
 }
 
 /**
- * Polls `check` until it holds; rejects naming `what` after `timeoutMs` (a function is asked only
- * then, so it can tell what the wait saw, such as a child's output so far).
+ * Polls `read` every `everyMs` until it gives a value (anything but undefined) and returns it;
+ * rejects naming `what` after `timeoutMs` (a function is asked only then, so it can tell what the
+ * wait saw, such as a child's output so far or the last state read).
  */
+export async function waitFor<T>(
+  read: () => T | undefined | Promise<T | undefined>,
+  what: string | (() => string),
+  timeoutMs = 30_000,
+  everyMs = 10,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out waiting for ${typeof what === 'function' ? what() : what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Polls `check` until it holds (waitFor's bounds and message). */
 export async function waitUntil(
   check: () => boolean | Promise<boolean>,
   what: string | (() => string),
   timeoutMs = 30_000,
+  everyMs = 10,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out waiting for ${typeof what === 'function' ? what() : what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(async () => ((await check()) ? true : undefined), what, timeoutMs, everyMs);
 }
 
 /**

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '@ferry/testing';
 import { photograph, launchBrowser, type TestBrowser } from '@ferry/testing/browser';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildWidget, WIDGET_SNIPPET, type WidgetBuild } from '../src/index.js';
@@ -237,20 +238,6 @@ async function startHost(widgetBase: string): Promise<{ url: string; close(): Pr
   return { url, close: () => closeServer(server) };
 }
 
-async function waitFor<T>(
-  read: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  what: string,
-  ms = 5_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** What the page's console and uncaught errors said while the test ran. */
 function watchConsole(page: Page): { errors: string[]; pageErrors: string[] } {
   const seen = { errors: [] as string[], pageErrors: [] as string[] };
@@ -440,9 +427,9 @@ describe('the widget bundle in a browser', () => {
     await page.mouse.move(buy.x + buy.width / 2, buy.y + buy.height / 2, { steps: 3 });
     const outline = page.locator('ferry-feedback .pick-box');
     await outline.waitFor();
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const box = await outline.boundingBox();
-      return box && Math.abs(box.x - buy.x) <= 1 && Math.abs(box.width - buy.width) <= 1;
+      return !!box && Math.abs(box.x - buy.x) <= 1 && Math.abs(box.width - buy.width) <= 1;
     }, 'the outline to cover #buy');
     expect(await outline.evaluate((el) => getComputedStyle(el).pointerEvents)).toBe('none');
     await photograph(page, `${SHOTS}/widget-picker.png`);
@@ -558,7 +545,7 @@ describe('the widget bundle in a browser', () => {
     await page.getByRole('button', { name: 'Send feedback' }).waitFor();
 
     // The call queued before the bundle loaded is sent once it has.
-    await waitFor(() => errorReports().length === 1, 'the queued report');
+    await waitUntil(() => errorReports().length === 1, 'the queued report');
     const [queued] = posts('/ingest/errors');
     expect(queued!.headers['x-service-tenant']).toBe(KEY);
     expect(queued!.headers['x-service-visitor']).toBe(VISITOR_TOKEN);
@@ -583,7 +570,7 @@ describe('the widget bundle in a browser', () => {
       });
       void Promise.reject(new Error('host page rejection'));
     });
-    await waitFor(() => seen.pageErrors.length >= 2, 'the host errors to happen');
+    await waitUntil(() => seen.pageErrors.length >= 2, 'the host errors to happen');
 
     // Failures whose top frame is the bundle are reported (ErrorEvent.filename or the stack).
     await page.evaluate((url) => {
@@ -601,7 +588,7 @@ describe('the widget bundle in a browser', () => {
       service('reportError', new RangeError('fifth'), 'not an object');
       service('reportError', new Error('sixth'), { n: 6 });
     });
-    await waitFor(() => errorReports().length === 5, 'five reports');
+    await waitUntil(() => errorReports().length === 5, 'five reports');
     await page.waitForTimeout(400);
     const reports = errorReports();
     expect(reports).toHaveLength(5);
@@ -654,7 +641,7 @@ describe('the widget bundle in a browser', () => {
     const page = await context.newPage();
     const seen = watchConsole(page);
     await page.goto(`${host.url}/?v=sabotage`);
-    await waitFor(() => errorReports().some((r) => r.error_class === 'TypeError'), 'the report');
+    await waitUntil(() => errorReports().some((r) => r.error_class === 'TypeError'), 'the report');
     const report = errorReports().find((r) => r.error_class === 'TypeError')!;
     const backtrace = report.backtrace as string[];
     expect(backtrace.find((line) => /^\s*at /.test(line))).toContain(scriptUrl);
@@ -717,12 +704,12 @@ describe('the widget bundle in a browser', () => {
     const page = await context.newPage();
     const seen = watchConsole(page);
     await page.goto(`${host.url}/?v=plain`);
-    await waitFor(() => posts('/ingest/errors').length === 1, 'the queued report');
+    await waitUntil(() => posts('/ingest/errors').length === 1, 'the queued report');
     await page.evaluate(() => {
       const service = (window as unknown as { service: (...args: unknown[]) => void }).service;
       service('reportError', new Error('while ingest is down'), {});
     });
-    await waitFor(() => posts('/ingest/errors').length === 2, 'the second report');
+    await waitUntil(() => posts('/ingest/errors').length === 2, 'the second report');
     // No visitor: reports go without the header.
     expect(posts('/ingest/errors')[1]!.headers['x-service-visitor']).toBeUndefined();
 

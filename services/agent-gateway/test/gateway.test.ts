@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createApiToken, createMember, createRoom } from '@ferry/testing';
+import { createApiToken, createMember, createRoom, waitFor } from '@ferry/testing';
 import {
   fileFeedback,
   postMessage,
@@ -9,7 +9,7 @@ import {
   saveShipPolicy,
 } from '@ferry/workspace';
 import type { SseClient } from './support/sse.js';
-import { eventually, settlesWithin } from './support/wait.js';
+import { settlesWithin } from './support/wait.js';
 import {
   agentHeaders,
   agentWorkspace,
@@ -386,7 +386,7 @@ describe('agent-gateway /agents/v1', () => {
 
     // Filed after the cut: the agent's work is logged and waits, delivered to no one.
     await ticket(workspace.id, 'Filed after the token was revoked');
-    const work = await eventually(
+    const work = await waitFor(
       () =>
         gateway.ctx.db
           .selectFrom('agent_work')

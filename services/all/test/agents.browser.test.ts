@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiToken, createMember, createWorkspace } from '@ferry/testing';
+import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
 import {
   photograph,
   launchBrowser,
@@ -99,17 +99,19 @@ describe('a local agent end to end', () => {
     const exited = new Promise<void>((resolve) => agent!.once('exit', () => resolve()));
 
     // Registered, streaming and heartbeating: online.
-    const until = Date.now() + 60_000;
-    for (;;) {
-      const row = await db
-        .selectFrom('agents')
-        .select(['name', 'last_heartbeat_at', 'stream_seen_at'])
-        .where('workspace_id', '=', workspace.id)
-        .executeTakeFirst();
-      if (row?.last_heartbeat_at && row.stream_seen_at) break;
-      if (Date.now() > until) throw new Error(`the agent never came online:\n${agentLog}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitUntil(
+      async () => {
+        const row = await db
+          .selectFrom('agents')
+          .select(['name', 'last_heartbeat_at', 'stream_seen_at'])
+          .where('workspace_id', '=', workspace.id)
+          .executeTakeFirst();
+        return !!(row?.last_heartbeat_at && row.stream_seen_at);
+      },
+      () => `the agent to come online; it printed:\n${agentLog}`,
+      60_000,
+      100,
+    );
 
     const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();

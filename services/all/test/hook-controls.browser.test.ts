@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '@ferry/core';
 import type { Page } from 'playwright-core';
-import { createMember, createRoom, createWorkspace, FormClient, Receiver } from '@ferry/testing';
+import {
+  createMember,
+  createRoom,
+  createWorkspace,
+  FormClient,
+  Receiver,
+  waitUntil,
+} from '@ferry/testing';
 import {
   axeViolations,
   photograph,
@@ -50,13 +57,15 @@ describe('outgoing hook controls in a browser', () => {
 
   /** Reloads the hook page until `ready` holds (deliveries are written by other workers). */
   async function reloadUntil(page: Page, ready: () => Promise<boolean>, what: string) {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      await page.reload();
-      if (await ready()) return;
-      if (Date.now() > deadline) throw new Error(`the hook page never showed ${what}`);
-      await page.waitForTimeout(250);
-    }
+    await waitUntil(
+      async () => {
+        await page.reload();
+        return ready();
+      },
+      `the hook page to show ${what}`,
+      60_000,
+      250,
+    );
   }
 
   it('shows the next try, disables, re-enables in order and deletes after asking', async () => {

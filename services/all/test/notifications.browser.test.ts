@@ -43,13 +43,13 @@ describe('unread counts and mentions in the browser', () => {
   const count = async (link: Locator): Promise<number> =>
     (await badge(link).isVisible()) ? Number(await badge(link).getAttribute('data-count')) : 0;
   const waitForCount = async (link: Locator, expected: number): Promise<void> => {
-    const deadline = Date.now() + 30_000;
-    while ((await count(link)) !== expected) {
-      if (Date.now() > deadline) {
-        throw new Error(`count stayed ${await count(link)}, expected ${expected}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    let shown = 0;
+    await waitUntil(
+      async () => (shown = await count(link)) === expected,
+      () => `the badge to count ${expected} (it stayed ${shown})`,
+      30_000,
+      50,
+    );
   };
 
   it('counts live, clears on reading, in every tab, and lists mentions and ticket replies', async () => {

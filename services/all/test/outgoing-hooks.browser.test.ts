@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { createMember, createRoom, createWorkspace, Receiver } from '@ferry/testing';
+import { createMember, createRoom, createWorkspace, Receiver, waitUntil } from '@ferry/testing';
 import {
   photograph,
   launchBrowser,
@@ -83,13 +83,15 @@ describe('outgoing webhooks in a browser', () => {
     expect(request.headers['x-service-signature']).toBe(`sha256=${expected}`);
 
     // The admin reloads the hook page until the attempt is in the log.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      await adminPage.goto(hookUrl);
-      if ((await adminPage.getByTestId('attempt').count()) > 0) break;
-      if (Date.now() > deadline) throw new Error('the delivery never showed in the log');
-      await adminPage.waitForTimeout(250);
-    }
+    await waitUntil(
+      async () => {
+        await adminPage.goto(hookUrl);
+        return (await adminPage.getByTestId('attempt').count()) > 0;
+      },
+      'the delivery to show in the log',
+      60_000,
+      250,
+    );
     const delivery = adminPage.getByTestId('delivery').first();
     expect(await delivery.textContent()).toContain('succeeded');
     const attempt = adminPage.getByTestId('attempt').first();

@@ -60,17 +60,21 @@ describe('POST /ingest/errors', () => {
     });
 
   async function waitForOccurrences(workspaceId: string, count: number): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const row = await ctx.db
-        .selectFrom('error_occurrences')
-        .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirstOrThrow();
-      if (Number(row.n) >= count) return;
-      if (Date.now() > deadline) throw new Error(`only ${row.n} of ${count} occurrences written`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    let written = 0;
+    await waitUntil(
+      async () => {
+        const row = await ctx.db
+          .selectFrom('error_occurrences')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('workspace_id', '=', workspaceId)
+          .executeTakeFirstOrThrow();
+        written = Number(row.n);
+        return written >= count;
+      },
+      () => `${count} occurrences written (${written} were)`,
+      30_000,
+      50,
+    );
   }
 
   /** Until the writer has finished every job queued so far (their rows are committed by then). */

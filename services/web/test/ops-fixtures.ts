@@ -13,6 +13,7 @@ import {
   createErrorGroup,
   createErrorOccurrence,
   createRoom,
+  waitFor,
 } from '@ferry/testing';
 import { createOutgoingHook, registerAgent } from '@ferry/workspace';
 import type { WebHarness } from './harness.js';
@@ -31,14 +32,16 @@ export async function waitForState(
   state: string,
 ): Promise<{ attemptsMade: number; data: unknown }> {
   const jobs = web.deps.producer.queue(queue);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const now = await jobs.getJobState(jobId);
-    const job = now === state ? await jobs.getJob(jobId) : undefined;
-    if (job) return job;
-    if (Date.now() > deadline) throw new Error(`job ${queue}/${jobId} is ${now}, not ${state}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let now = 'unread';
+  return waitFor(
+    async () => {
+      now = await jobs.getJobState(jobId);
+      return now === state ? await jobs.getJob(jobId) : undefined;
+    },
+    () => `job ${queue}/${jobId} to be ${state} (it is ${now})`,
+    30_000,
+    50,
+  );
 }
 
 export interface FlakyQueue {

@@ -110,12 +110,8 @@ class LiveClient {
     return this.socket.timeout(5000).emitWithAck('room:join', payload);
   }
 
-  async waitFor(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (!predicate()) {
-      if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  waitFor(predicate: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+    return waitUntil(predicate, what, timeoutMs, 20);
   }
 
   close(): void {

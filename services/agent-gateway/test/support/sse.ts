@@ -1,3 +1,5 @@
+import { waitUntil } from '@ferry/testing';
+
 /** A Server-Sent Events client over fetch, for tests: collects events as they arrive. */
 export interface SseEvent {
   event: string;
@@ -26,13 +28,8 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
     status: res.status,
     events,
     comments: 0,
-    async waitFor(predicate, what, timeoutMs = 30_000) {
-      const until = Date.now() + timeoutMs;
-      while (!predicate(events)) {
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
+    waitFor: (predicate, what, timeoutMs = 30_000) =>
+      waitUntil(() => predicate(events), what, timeoutMs),
     close: () => controller.abort(),
     closed: Promise.resolve(),
   };

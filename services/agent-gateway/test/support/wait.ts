@@ -14,18 +14,3 @@ export async function settlesWithin<T>(
     clearTimeout(timer);
   }
 }
-
-/** Polls until `read` gives a value, or fails naming what it waited for. */
-export async function eventually<T>(
-  read: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,6 +1,12 @@
 import { createIngestApp, ingestDeps, startErrorWriter } from '../../src/index.js';
 import { createRedisConnection, redisReady } from '@ferry/queues';
-import { createTestContext, startApp, type RunningApp, type TestContext } from '@ferry/testing';
+import {
+  createTestContext,
+  startApp,
+  waitUntil,
+  type RunningApp,
+  type TestContext,
+} from '@ferry/testing';
 
 /**
  * The real ingest service (its own app: health, POST /ingest/errors, JSON errors) on a random port
@@ -98,13 +104,13 @@ export async function startIngestService(
       pinned = undefined;
     },
     async waitForOccurrences(workspaceId, wanted) {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const n = await count(workspaceId);
-        if (n >= wanted) return;
-        if (Date.now() > deadline) throw new Error(`only ${n} of ${wanted} occurrences written`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      let written = 0;
+      await waitUntil(
+        async () => (written = await count(workspaceId)) >= wanted,
+        () => `${wanted} occurrences written (${written} were)`,
+        30_000,
+        50,
+      );
     },
     async close() {
       await app.close();
