@@ -64,7 +64,7 @@ describe('agent-gateway drains on SIGTERM', () => {
     streams.push(stream);
     expect(stream.status).toBe(200);
     for (let i = 0; i < 3; i++) await fileNote(ctx.db, workspace.id, `Ticket ${i}`);
-    await stream.waitFor(() => workIds(stream).length >= 3, 'three work items', 20_000);
+    await stream.waitFor(() => workIds(stream).length >= 3, 'three work items', 30_000);
     const [ackedId, ...unacked] = workIds(stream);
 
     const post = async (path: string, body: unknown): Promise<number> => {
@@ -106,7 +106,7 @@ describe('agent-gateway drains on SIGTERM', () => {
     // The agent reconnects elsewhere: what it acked stays done, the rest comes again.
     const again = await openSse(`${second.url}/agents/v1/stream`, headers);
     streams.push(again);
-    await again.waitFor(() => workIds(again).length >= unacked.length, 'the unacked work', 20_000);
+    await again.waitFor(() => workIds(again).length >= unacked.length, 'the unacked work', 30_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(workIds(again).sort()).toEqual([...unacked].sort());
     again.close();

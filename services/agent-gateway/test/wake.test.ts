@@ -62,7 +62,7 @@ describe('waking an offline agent', () => {
     await file(workspace.id, 'First');
     await file(workspace.id, 'Second, same episode');
     // The first try fails (500) and is retried with backoff; the second gets through.
-    await receiver.waitFor(2, 15_000);
+    await receiver.waitFor(2, 30_000);
     const [first, retry] = receiver.requests;
     expect(first!.headers['x-service-wake-token']).toBe('wake-secret-123');
     expect(JSON.parse(retry!.body)).toEqual({
@@ -70,7 +70,7 @@ describe('waking an offline agent', () => {
       reason: 'queued_work',
     });
     // Still offline with work queued: repeated (here every 1.5 s), not once per ticket.
-    await receiver.waitFor(3, 10_000);
+    await receiver.waitFor(3, 30_000);
     expect(receiver.requests.length).toBeLessThanOrEqual(4);
 
     // The agent connects: both held items arrive, and the episode ends.

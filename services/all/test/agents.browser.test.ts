@@ -163,14 +163,14 @@ describe('a local agent end to end', () => {
     expect(delivered.acked_at!.getTime() - delivered.created_at.getTime()).toBeLessThan(15_000);
 
     // Live, without a reload: chips, the proposal with its badge, the reply.
-    await page.locator('li.message.kind-progress').first().waitFor({ timeout: 20_000 });
+    await page.locator('li.message.kind-progress').first().waitFor({ timeout: 30_000 });
     const badge = page.locator('li.message.kind-proposal .badge.route');
-    await badge.waitFor({ timeout: 20_000 });
+    await badge.waitFor({ timeout: 30_000 });
     expect(await badge.textContent()).toBe('quick fix');
     expect(await badge.getAttribute('title')).toMatch(/Quick fix: 1 file, \d+ lines?: within 3/);
     await page
       .locator('li.message.author-agent.kind-text', { hasText: 'Fixed the pay button' })
-      .waitFor({ timeout: 20_000 });
+      .waitFor({ timeout: 30_000 });
     await photograph(page, '/tmp/ferry-agent-conversation.png', { fullPage: true });
 
     // The quick fix is committed to main and pushed to origin.

@@ -101,7 +101,7 @@ describe('error alerts on pnpm start', () => {
       expect(stdout.trim().split('\n').at(-1)).toBe('202');
 
       const alert = page.locator('li.message', { hasText: 'PaymentGateway::Timeout' });
-      await alert.waitFor({ timeout: 15_000 });
+      await alert.waitFor({ timeout: 30_000 });
       expect(await alert.locator('.author').textContent()).toBe('Errors');
       const text = (await alert.textContent()) ?? '';
       expect(text).toContain('New error');

@@ -59,7 +59,7 @@ describe('the Errors list, live, on pnpm start', () => {
   /** An Errors page whose socket the server let into the workspace's Errors channel. */
   async function openErrors(page: Page, url: string): Promise<void> {
     await page.goto(url);
-    await page.locator('.errors-view[data-connected="true"]').waitFor({ timeout: 15_000 });
+    await page.locator('.errors-view[data-connected="true"]').waitFor({ timeout: 30_000 });
   }
 
   /** Records every `errors:new` this page's socket receives (the sidebar's shared socket). */
@@ -167,12 +167,12 @@ describe('the Errors list, live, on pnpm start', () => {
     ]);
 
     const arrived = page.getByTestId('errors-arrived');
-    await arrived.waitFor({ state: 'visible', timeout: 15_000 });
+    await arrived.waitFor({ state: 'visible', timeout: 30_000 });
     expect((await arrived.textContent())?.trim()).toBe(
       '4 new errors arrived (2 new groups): show them',
     );
     const production = productionPage.getByTestId('errors-arrived');
-    await production.waitFor({ state: 'visible', timeout: 15_000 });
+    await production.waitFor({ state: 'visible', timeout: 30_000 });
     expect((await production.textContent())?.trim()).toBe(
       '2 new errors arrived (1 new group): show them',
     );
@@ -188,7 +188,7 @@ describe('the Errors list, live, on pnpm start', () => {
 
     // The other workspace's own errors reach its member, and only those ever did.
     await postErrors(other, [{ error_class: 'Other::Error', environment: 'production' }]);
-    await outsiderPage.getByTestId('errors-arrived').waitFor({ state: 'visible', timeout: 15_000 });
+    await outsiderPage.getByTestId('errors-arrived').waitFor({ state: 'visible', timeout: 30_000 });
     expect(await heard(outsiderPage)).toEqual([
       { workspaceId: other.id, occurrences: 1, newGroups: 1 },
     ]);

@@ -64,7 +64,7 @@ describe('messages from every path appear live', () => {
       expect(posted.status).toBe(201);
       const { message_id } = (await posted.json()) as { message_id: string };
       const item = live(page, message_id);
-      await item.waitFor({ timeout: 20_000 });
+      await item.waitFor({ timeout: 30_000 });
       expect(await item.locator('.author').textContent()).toBe('CI bot');
       expect(await item.locator('.body strong').textContent()).toBe('#812');
     } finally {
@@ -106,7 +106,7 @@ describe('messages from every path appear live', () => {
         displayName: 'Ferry',
         body: 'Pull request opened: https://github.example/acme/shop/pull/7',
       });
-      await live(page, notice.id).waitFor({ timeout: 20_000 });
+      await live(page, notice.id).waitFor({ timeout: 30_000 });
       expect(await live(page, notice.id).textContent()).toContain('Pull request opened');
       await photograph(page, '/tmp/ferry-live-conversation.png', { fullPage: true });
     } finally {

@@ -72,7 +72,7 @@ describe('outgoing webhooks in a browser', () => {
     await memberPage.getByLabel('Message').fill('Deploy #42 finished green');
     await memberPage.getByRole('button', { name: 'Send' }).click();
 
-    await receiver.waitFor(1, 20_000);
+    await receiver.waitFor(1, 30_000);
     const request = receiver.requests[0]!;
     expect(request.path).toBe('/ferry-hook');
     expect(JSON.parse(request.body)).toMatchObject({

@@ -133,7 +133,7 @@ describe('no secret in any log line', () => {
     secrets.signingSecret = /whsec_[A-Za-z0-9+/]{32}/.exec(hookPage.text)![0];
     const room = `${base}/rooms/${general.id}`;
     await client.post(`${room}/messages`, { body: 'hello hooks' }, { csrfFrom: room });
-    await receiver.waitFor(1, 20_000);
+    await receiver.waitFor(1, 30_000);
 
     // A local agent's token, and its wake token used in a wake request.
     const dispatchToken = await client.post(

@@ -217,7 +217,7 @@ describe('incoming payload families in the browser', () => {
     const ids: string[] = [];
     for (const testId of ['curl-example', 'slack-example', 'discord-example']) {
       const command = ((await page.getByTestId(testId).textContent()) ?? '').trim();
-      const { stdout } = await run('bash', ['-c', command], { timeout: 15_000 });
+      const { stdout } = await run('bash', ['-c', command], { timeout: 30_000 });
       ids.push((JSON.parse(stdout) as { message_id: string }).message_id);
     }
     await page.goto(roomUrl());

@@ -61,7 +61,7 @@ describe('incoming webhook keys in a browser', () => {
     await photograph(page, '/tmp/ferry-webhooks-key.png', { fullPage: true });
 
     // The example, exactly as shown, as a real command.
-    const { stdout } = await run('bash', ['-c', curl], { timeout: 15_000 });
+    const { stdout } = await run('bash', ['-c', curl], { timeout: 30_000 });
     const { message_id } = JSON.parse(stdout) as { message_id: string };
     expect(message_id).toMatch(/^msg_/);
 

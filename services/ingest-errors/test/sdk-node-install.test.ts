@@ -60,7 +60,7 @@ describe('sdk-node built and installed into a plain Node app', () => {
     const ws = await createWorkspace(service.ctx.db);
     await run(process.execPath, ['app.js'], {
       cwd: app,
-      timeout: 20_000,
+      timeout: 30_000,
       env: { ...process.env, FERRY_PUBLIC_KEY: ws.public_key, FERRY_URL: service.url },
     });
     await service.waitForOccurrences(ws.id, 1);

@@ -282,7 +282,7 @@ describe('outgoing webhook delivery', () => {
     receiver.replyOnce({ status: 200, delayMs: 1_500 }); // longer than WEBHOOK_TIMEOUT_MS
     receiver.replyOnce({ status: 503, headers: { 'retry-after': '2' } });
     await world.post(room, 'slow down');
-    await receiver.waitFor(4, 20_000);
+    await receiver.waitFor(4, 30_000);
     const times = receiver.requests.map((r) => r.receivedAt);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(THROTTLE_MIN_MS - 20);
     // The timed-out try ends 1 s after it was sent, and the next waits at least the minimum after

@@ -201,7 +201,7 @@ describe('leasing a hook’s head as it is owed', () => {
     const posted: string[] = [];
     for (let i = 0; i < 12; i++) {
       posted.push(await world.post(room, `message ${i}`));
-      await receiver.waitFor(i + 1, 15_000);
+      await receiver.waitFor(i + 1, 30_000);
     }
     expect(receiver.requests.map((request) => messageIdOf(request.body))).toEqual(posted);
     await waitUntil(async () => {

@@ -98,7 +98,7 @@ describe('outgoing webhooks in runs', () => {
     const posted = await postMany(room, 120);
     await relayed();
     const running = startWorker();
-    await receiver.waitFor(120, 20_000);
+    await receiver.waitFor(120, 30_000);
     await allSucceeded(hookId, 120);
     // The process remembers how far it sent the stream: its next gap search starts there.
     const [last] = await world.ctx.db
@@ -165,7 +165,7 @@ describe('outgoing webhooks in runs', () => {
     }
     expect(receiver.requests).toHaveLength(failing);
 
-    await receiver.waitFor(posted.length + 1, 15_000);
+    await receiver.waitFor(posted.length + 1, 30_000);
     await allSucceeded(hookId, posted.length);
     expect(receiver.requests.map((request) => messageIdOf(request.body))).toEqual([
       ...posted.slice(0, failing),
@@ -224,7 +224,7 @@ describe('outgoing webhooks in runs', () => {
     startWorker();
     await new Promise((resolve) => setTimeout(resolve, leaseMs - 500));
     expect(receiver.requests).toHaveLength(0);
-    await receiver.waitFor(10, 15_000);
+    await receiver.waitFor(10, 30_000);
     expect(receiver.requests[0]!.receivedAt).toBeGreaterThanOrEqual(claimedAt + leaseMs - 50);
     expect(receiver.requests.map((request) => messageIdOf(request.body))).toEqual(posted);
     expect(receiver.requests.map((request) => request.headers['webhook-id'])).toEqual(leasedIds);
@@ -235,7 +235,7 @@ describe('outgoing webhooks in runs', () => {
 describe('the drain scheduler', () => {
   const logger = createLogger({ level: 'silent', name: 'test' });
   const settled = async (scheduler: { active: number }) =>
-    waitUntil(() => scheduler.active === 0, 'the drains to end', 5_000);
+    waitUntil(() => scheduler.active === 0, 'the drains to end');
 
   it('claims once more when a wake arrives during what would be the last claim', async () => {
     const steps: string[] = [];

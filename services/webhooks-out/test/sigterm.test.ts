@@ -49,7 +49,7 @@ describe('webhooks-out drains on SIGTERM', () => {
     for (const room of rooms) await world.newHook(room, `${receiver.url}/hook`);
     const posted: string[] = [];
     for (let i = 0; i < 30; i++) posted.push(await world.post(rooms[i % 3]!, `message ${i}`));
-    await receiver.waitFor(6, 20_000);
+    await receiver.waitFor(6, 30_000);
 
     const exit = await first.terminate();
     expect(exit).toMatchObject({ code: 0, signal: null });
