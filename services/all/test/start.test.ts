@@ -8,6 +8,8 @@ import {
   createApiToken,
   createTestContext,
   createWorkspace,
+  waitFor,
+  waitUntil,
   type TestContext,
 } from '@ferry/testing';
 import { loadFerryConfig } from '../src/config.js';
@@ -100,16 +102,20 @@ describe('pnpm start (every service in one process)', () => {
       // no job: a system message never goes to outgoing webhooks (the loop guard, applied at the
       // relay's route), and no gateway consumes agent-work yet.
       let unsent = 2;
-      for (let i = 0; i < 50 && unsent > 0; i++) {
-        const rows = await db
-          .selectFrom('outbox')
-          .select('id')
-          .where('sent_at', 'is', null)
-          .execute();
-        unsent = rows.length;
-        if (unsent) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(unsent).toBe(0);
+      await waitUntil(
+        async () => {
+          const rows = await db
+            .selectFrom('outbox')
+            .select('id')
+            .where('sent_at', 'is', null)
+            .execute();
+          unsent = rows.length;
+          return unsent === 0;
+        },
+        () => `the outbox to be relayed (${unsent} events unsent)`,
+        30_000,
+        100,
+      );
       const events = await db.selectFrom('outbox').select(['id', 'type']).execute();
       expect(events.map((e) => e.type).sort()).toEqual(['feedback_filed', 'message_created']);
       const agentWork = new Queue('agent-work', {
@@ -155,15 +161,17 @@ describe('pnpm start (every service in one process)', () => {
       });
       expect(sent.status).toBe(202);
       const { ids } = (await sent.json()) as { ids: string[] };
-      let row;
-      for (let i = 0; i < 100 && !row; i++) {
-        row = await db
-          .selectFrom('error_occurrences')
-          .select(['id', 'source'])
-          .where('id', '=', ids[0]!)
-          .executeTakeFirst();
-        if (!row) await new Promise((r) => setTimeout(r, 50));
-      }
+      const row = await waitFor(
+        () =>
+          db
+            .selectFrom('error_occurrences')
+            .select(['id', 'source'])
+            .where('id', '=', ids[0]!)
+            .executeTakeFirst(),
+        'the accepted error to be written',
+        30_000,
+        50,
+      );
       expect(row).toEqual({ id: ids[0], source: 'node' });
     } finally {
       await db.destroy();
