@@ -23,7 +23,7 @@ INSTALL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 TOKEN = "fry_testtoken0123456789"
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.05,
+def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, interval: float = 0.05,
              message: str = "condition") -> Any:
     deadline = time.monotonic() + timeout
     while True:
