@@ -55,7 +55,7 @@ export async function ensureTemplate(serverUrl: string): Promise<string> {
 export async function cloneTemplate(serverUrl: string, template: string): Promise<string> {
   const name = `ferry_t_${randomBytes(6).toString('hex')}`;
   // One admin connection for every try and the setting: a Postgres connection costs 25 ms of CPU
-  // on a PVM host (measured 2026-11-28), and the suite clones a database for each of ~150 files.
+  // on a PVM host (measured 2026-11-28), and a run of the suite makes about 80 clones.
   await admin(serverUrl, async (c) => {
     for (let attempt = 0; ; attempt++) {
       try {
