@@ -198,20 +198,24 @@ describe('leasing a hook’s head as it is owed', () => {
     const room = await world.newRoom();
     const receiver = await world.newReceiver();
     const { hookId } = await world.newHook(room, `${receiver.url}/hook`);
-    const posted: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      posted.push(await world.post(room, `message ${i}`));
-      await receiver.waitFor(i + 1, 30_000);
-    }
-    expect(receiver.requests.map((request) => messageIdOf(request.body))).toEqual(posted);
-    await waitUntil(async () => {
+    const succeeded = async (count: number): Promise<boolean> => {
       const rows = await world.ctx.db
         .selectFrom('webhook_deliveries')
         .select('status')
         .where('hook_id', '=', hookId)
         .execute();
-      return rows.length === 12 && rows.every((row) => row.status === 'succeeded');
-    }, 'every delivery recorded as succeeded');
+      return rows.length === count && rows.every((row) => row.status === 'succeeded');
+    };
+    const posted: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      posted.push(await world.post(room, `message ${i}`));
+      await receiver.waitFor(i + 1, 30_000);
+      // Quiet again only once the send is recorded: received but still pending, the delivery is
+      // "something earlier pending", and the next one is rightly owed due now for a drain to
+      // claim (a loaded host recorded one late and CI would have seen a claim).
+      await waitUntil(() => succeeded(i + 1), `delivery ${i + 1} recorded as succeeded`);
+    }
+    expect(receiver.requests.map((request) => messageIdOf(request.body))).toEqual(posted);
     // Each went out through its fan-out's lease: no drain had to claim anything.
     expect(worker.runStats.claims.items).toBe(0);
     expect(worker.runStats.records.items).toBe(12);
