@@ -9,11 +9,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
 from ferry_agent import cli, worker
-from tests.helpers import FAKE_CLI, make_repo
+from tests.helpers import FAKE_CLI, make_repo, wait_for
 
 FIX = "src/app.ts:export function pay() {\\n  return true;\\n}\\n"
 REPLY = "Fixed the pay button.\n\nThe click handler was missing."
@@ -209,21 +210,43 @@ class WatchdogTest(ReplayCase):
         pidfile = os.path.join(self.tmp, "daemon.pid")
         script = os.path.join(self.tmp, "cli.py")
         with open(script, "w") as f:
-            f.write("import subprocess, sys, time\nsys.stdin.read()\n"
+            f.write("import os, subprocess, sys, time\nsys.stdin.read()\n"
                     "p = subprocess.Popen(['sleep', '60'], start_new_session=True)\n"
-                    "open(%r, 'w').write(str(p.pid))\ntime.sleep(60)\n" % pidfile)
+                    "open(%r, 'w').write(str(p.pid))\nos.rename(%r, %r)\ntime.sleep(60)\n"
+                    % (pidfile + ".tmp", pidfile + ".tmp", pidfile))
         runner = cli.Runner(cli="claude", command=[sys.executable, script], timeout=120)
-        runner.idle_timeout = 0.5
+        # The watchdog is armed only once the daemon exists: on a loaded host the script's own
+        # interpreter may take longer than 0.5 s to start, and a CLI stopped before it starts
+        # the daemon would not test the daemon at all. The runner reads idle_timeout on every
+        # turn of its loop (at least once a second), so lowering it here takes effect.
+        runner.idle_timeout = 600
+
+        not_started = []
+
+        def arm_once_the_daemon_runs():
+            try:
+                wait_for(lambda: os.path.exists(pidfile),
+                         message="the CLI to start its daemon and write daemon.pid")
+            except AssertionError as e:
+                not_started.append(str(e))
+                runner.stop()
+            runner.idle_timeout = 0.5
+
+        armer = threading.Thread(target=arm_once_the_daemon_runs, daemon=True)
+        armer.start()
         started = time.monotonic()
         try:
             r = runner.run("Fix it", self.cwd, None, lambda c: None)
         finally:
-            with open(pidfile) as f:
-                try:
-                    os.kill(int(f.read()), 9)
-                except ProcessLookupError:
-                    pass  # it had already ended
-        self.assertLess(time.monotonic() - started, 30)
+            armer.join(timeout=35)
+            if os.path.exists(pidfile):
+                with open(pidfile) as f:
+                    try:
+                        os.kill(int(f.read()), 9)
+                    except ProcessLookupError:
+                        pass  # it had already ended
+        self.assertEqual(not_started, [])
+        self.assertLess(time.monotonic() - started, 30)  # not the daemon's 60 s
         self.assertTrue(r.stopped)
         self.assertTrue(r.error.startswith("the CLI printed nothing for 0.5 seconds"), r.error)
 
@@ -239,10 +262,16 @@ class WatchdogTest(ReplayCase):
                             "command": "/bin/bash -lc 'npm test'", "aggregated_output": "",
                             "exit_code": None, "status": "in_progress"}}))
         runner = cli.Runner(cli="codex", command=[sys.executable, script], timeout=60)
-        # 3 s: the script's own start (a Python interpreter) on a loaded host must not look silent.
-        runner.idle_timeout, runner.chip_hold = 3, 0.1
+        # Armed by the step's chip: on a loaded host the script's own interpreter start could
+        # otherwise look like silence before any step (the runner reads it on every turn).
+        runner.idle_timeout, runner.chip_hold = 600, 0.1
         chips = []
-        r = runner.run("Fix it", self.cwd, None, chips.append)
+
+        def on_chip(chip):
+            chips.append(chip)
+            runner.idle_timeout = 3
+
+        r = runner.run("Fix it", self.cwd, None, on_chip)
         self.assertEqual(chips, ["Running npm test"])
         self.assertEqual(r.error, "the CLI printed nothing for 3 seconds and was stopped "
                                   "(SERVICE_CLI_IDLE_SECONDS); its last step was \"Running npm "
