@@ -866,5 +866,54 @@ describe('rooms and messages', () => {
         await secondDeps.close();
       }
     });
+
+    it('delivers announcements in the order they arrived: a large one before a small one after it', async () => {
+      const { workspace, seat } = await world();
+      const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+      const live = await LiveClient.open(
+        web.url,
+        await sessionCookie(web.url, seat.user.email, seat.user.password),
+      );
+      try {
+        expect(await live.join({ roomId: room.id })).toEqual({ ok: true });
+        const stored: Awaited<ReturnType<typeof createMessage>>[] = [];
+        for (let i = 0; i < 41; i++) {
+          stored.push(
+            await createMessage(web.ctx.db, room, {
+              author_kind: 'agent',
+              display_name: 'Fixer',
+              body: `announced ${i}`,
+            }),
+          );
+        }
+        const announce = (messages: typeof stored) =>
+          web.ctx.redis.publish(
+            `${web.ctx.config.REDIS_PREFIX}:socket.io-request#/#`,
+            JSON.stringify({
+              uid: 'emitter',
+              type: 6,
+              data: [
+                MESSAGES_STORED_EVENT,
+                {
+                  messages: messages.map((m) => ({
+                    id: m.id,
+                    roomId: room.id,
+                    workspaceId: workspace.id,
+                  })),
+                },
+              ],
+            }),
+          );
+        // Forty messages (forty rounds of reads before their last is sent), then one more in
+        // its own announcement: handled at once, the small one would be sent long before the
+        // large one's end, and a room page would show the newest message above older ones.
+        await announce(stored.slice(0, 40));
+        await announce(stored.slice(40));
+        await live.waitFor(() => live.messages.length === 41, 'all 41 announced messages');
+        expect(live.messages.map((m) => m.id)).toEqual(stored.map((m) => m.id));
+      } finally {
+        live.close();
+      }
+    });
   });
 });
