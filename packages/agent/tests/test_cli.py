@@ -230,13 +230,17 @@ class ProgressTest(unittest.TestCase):
             sent.append(text)
             times.append(time.monotonic())
 
+        started = time.monotonic()
         p = ProgressSender(send, 0.3)
         for i in range(10):
             p.add("Reading f%d" % i)
             time.sleep(0.05)
         p.close()
+        elapsed = time.monotonic() - started
         self.assertGreaterEqual(len(sent), 2)
-        self.assertLess(len(sent), 6)
+        # One send per interval over the time the chips took to come (0.5 s when the host keeps
+        # up, longer when it is loaded), plus the first and close()'s flush.
+        self.assertLessEqual(len(sent), 2 + elapsed / 0.3, (len(sent), elapsed))
         # close() flushes at once; every other send keeps the interval
         self.assertTrue(all(b - a >= 0.29 for a, b in zip(times[:-1], times[1:-1])), times)
         joined = ", ".join(s[len("Reading "):] for s in sent)
