@@ -33,6 +33,20 @@ async function sessionCookie(url: string, email: string, password: string): Prom
   return res.headers.getSetCookie()[0]?.split(';')[0] ?? '';
 }
 
+/**
+ * What the relay's announcer publishes (@socket.io/redis-emitter's serverSideEmit, see
+ * packages/workspace live.ts): stored messages by id, heard by every web process on the prefix.
+ */
+async function announceStored(
+  web: WebHarness,
+  messages: { id: string; roomId: string; workspaceId: string; html?: string }[],
+): Promise<void> {
+  await web.ctx.redis.publish(
+    `${web.ctx.config.REDIS_PREFIX}:socket.io-request#/#`,
+    JSON.stringify({ uid: 'emitter', type: 6, data: [MESSAGES_STORED_EVENT, { messages }] }),
+  );
+}
+
 /** What room.js does: a JSON post with the page's CSRF token in a header. */
 async function jsonPost(
   url: string,
@@ -826,34 +840,21 @@ describe('rooms and messages', () => {
         await live.waitFor(() => live!.messages.length === 1, 'cross-process message');
         expect(live.messages[0]!.html).toContain('from process one');
 
-        // What the relay's announcer publishes (@socket.io/redis-emitter's serverSideEmit, see
-        // packages/workspace live.ts): stored messages by id only, rendered by the web process
-        // that holds the socket. Markup smuggled into an announcement is never used.
+        // An announcement from another service: messages by id only, rendered by the web
+        // process that holds the socket. Markup smuggled into an announcement is never used.
         const stored = await createMessage(web.ctx.db, room, {
           author_kind: 'agent',
           display_name: 'Fixer',
           body: 'announced **elsewhere**',
         });
-        await web.ctx.redis.publish(
-          `${web.ctx.config.REDIS_PREFIX}:socket.io-request#/#`,
-          JSON.stringify({
-            uid: 'emitter',
-            type: 6,
-            data: [
-              MESSAGES_STORED_EVENT,
-              {
-                messages: [
-                  {
-                    id: stored.id,
-                    roomId: room.id,
-                    workspaceId: workspace.id,
-                    html: '<img src=x onerror=alert(1)>',
-                  },
-                ],
-              },
-            ],
-          }),
-        );
+        await announceStored(web, [
+          {
+            id: stored.id,
+            roomId: room.id,
+            workspaceId: workspace.id,
+            html: '<img src=x onerror=alert(1)>',
+          },
+        ]);
         await live.waitFor(() => live!.messages.length === 2, 'announced message');
         expect(live.messages[1]!.id).toBe(stored.id);
         expect(live.messages[1]!.html).toContain('announced <strong>elsewhere</strong>');
@@ -887,22 +888,9 @@ describe('rooms and messages', () => {
           );
         }
         const announce = (messages: typeof stored) =>
-          web.ctx.redis.publish(
-            `${web.ctx.config.REDIS_PREFIX}:socket.io-request#/#`,
-            JSON.stringify({
-              uid: 'emitter',
-              type: 6,
-              data: [
-                MESSAGES_STORED_EVENT,
-                {
-                  messages: messages.map((m) => ({
-                    id: m.id,
-                    roomId: room.id,
-                    workspaceId: workspace.id,
-                  })),
-                },
-              ],
-            }),
+          announceStored(
+            web,
+            messages.map((m) => ({ id: m.id, roomId: room.id, workspaceId: workspace.id })),
           );
         // Forty messages (forty rounds of reads before their last is sent), then one more in
         // its own announcement: handled at once, the small one would be sent long before the
