@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * Every error a client can see is an AppError with a stable snake_case code. The code decides the
  * HTTP status in one place; the message is a sentence a person can act on.
@@ -55,3 +57,13 @@ export class AppError extends Error {
 
 export const notFound = (what = 'resource'): AppError =>
   new AppError('not_found', `No such ${what}.`);
+
+/** Field path -> first problem, for 422 bodies (`fields`) and inline form errors. */
+export function fieldErrors(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.length ? issue.path.join('.') : '_';
+    fields[key] ??= issue.message;
+  }
+  return fields;
+}

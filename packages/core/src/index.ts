@@ -1,8 +1,40 @@
-export * from './config.js';
-export * from './errors.js';
-export * from './ids.js';
-export * from './logger.js';
-export * from './secrets.js';
-export * from './text.js';
-export * from './group-commit.js';
-export * from './in-order.js';
+export {
+  ConfigError,
+  baseConfigSchema,
+  baseConfigShape,
+  booleanFromEnv,
+  defineConfig,
+  loadAll,
+  loadConfig,
+  serviceConfig,
+} from './config.js';
+export type { BaseEnv, Config, EnvLoader } from './config.js';
+export { AppError, ERROR_STATUS, fieldErrors, notFound } from './errors.js';
+export type { ErrorBody, ErrorCode } from './errors.js';
+export { ID_PREFIXES, firstIdAt, isId, newId } from './ids.js';
+export type { IdKind } from './ids.js';
+export { createLogger, prettyByDefault } from './logger.js';
+export type { Logger } from './logger.js';
+export {
+  SecretBox,
+  generateSecret,
+  hashPassword,
+  hashSecret,
+  safeEqual,
+  verifyPassword,
+  visiblePrefix,
+} from './secrets.js';
+export { storable, storableDeep, truncate } from './text.js';
+export { createGroupCommit } from './group-commit.js';
+export type { GroupCommit, GroupCommitOptions, GroupCommitStats } from './group-commit.js';
+export { inOrder } from './in-order.js';
+export {
+  RefusedTargetError,
+  checkTargetUrl,
+  embeddedIPv4,
+  guardedLookup,
+  loadSsrfSettings,
+  refusedAddressReason,
+  refusedLiteralHost,
+} from './ssrf.js';
+export type { SsrfSettings, TargetCheck } from './ssrf.js';

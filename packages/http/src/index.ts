@@ -1,15 +1,68 @@
-export * from './app.js';
-export * from './errors.js';
-export * from './health.js';
-export * from './metrics.js';
-export * from './request-id.js';
-export * from './validation.js';
-export * from './runtime.js';
-export * from './ssrf.js';
-export * from './redact.js';
-export * from './rate-limit.js';
-export * from './outbound.js';
-export * from './route-table.js';
-export * from './public-key.js';
-export * from './service.js';
-export * from './service-app.js';
+export { createHttpApp, finishApp } from './app.js';
+export type { HttpAppOptions } from './app.js';
+export { errorHandler, notFoundHandler, toAppError } from './errors.js';
+export type { ErrorHandlerOptions } from './errors.js';
+export { healthRouter, isLoopbackAddress, metricsRouter } from './health.js';
+export { createMetrics, registerOpsGauges, routeLabel } from './metrics.js';
+export type { Metrics, OpsSnapshot } from './metrics.js';
+export { requestId } from './request-id.js';
+export { parseInput, requireJsonBody, storableBody } from './validation.js';
+export {
+  KEEP_ALIVE_TIMEOUT_MS,
+  closeServer,
+  configOrExit,
+  exitOnConfigError,
+  listen,
+  onShutdown,
+  openRuntime,
+  shutdownOnce,
+} from './runtime.js';
+export type { Runtime } from './runtime.js';
+// Re-exported from @ferry/core, where they live so that @ferry/workspace can use them too.
+export { fieldErrors } from '@ferry/core';
+export {
+  RefusedTargetError,
+  checkTargetUrl,
+  embeddedIPv4,
+  guardedLookup,
+  loadSsrfSettings,
+  refusedAddressReason,
+  refusedLiteralHost,
+} from '@ferry/core';
+export type { SsrfSettings, TargetCheck } from '@ferry/core';
+export { redactPath, registerSecretRoute } from './redact.js';
+export { RATE_WINDOW_MS, hitRateLimit } from './rate-limit.js';
+export { EXCERPT_BYTES, postOutbound } from './outbound.js';
+export type { PostOptions, SendResult } from './outbound.js';
+export {
+  MUTATING,
+  access,
+  authorizationProblem,
+  declaredRoutes,
+  mount,
+  mountedRoutes,
+  routeTable,
+} from './route-table.js';
+export type {
+  Access,
+  DeclaredRoute,
+  HandlerFor,
+  Method,
+  MountedTable,
+  RouteEntry,
+  RouteHandler,
+  RouteOptions,
+  RouteTable,
+} from './route-table.js';
+export { publicKeyApi, rateLimitedError } from './public-key.js';
+export type { PublicKeyApi, PublicKeyApiOptions } from './public-key.js';
+export { runServices } from './service.js';
+export type {
+  Duty,
+  RunServicesOptions,
+  RunningServices,
+  ServiceContext,
+  ServiceManifest,
+} from './service.js';
+export { createServiceApp } from './service-app.js';
+export type { ServiceAppOptions, ServiceMount } from './service-app.js';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, refusedLiteralHost, type SsrfSettings } from './ssrf.js';
+import { guardedLookup, refusedLiteralHost, type SsrfSettings } from '@ferry/core';
 
 /**
  * Outbound POSTs to addresses users chose (webhook targets, agents' wake URLs), SSRF-checked at

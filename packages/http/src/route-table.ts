@@ -27,6 +27,12 @@ export interface Access {
   kind: 'capability' | 'seat' | 'self' | 'user' | 'scope' | 'key' | 'public';
   rule: string;
   enforce: readonly RequestHandler[];
+  /**
+   * For a rule that `enforce` cannot check, because the check needs what only the handler has (a
+   * refusal that must still carry CORS headers, a single-use state the handler consumes): the
+   * function in the handler that checks it, so a reader knows where to look.
+   */
+  checkedBy?: string;
 }
 
 export interface RouteOptions {
@@ -191,6 +197,13 @@ export const access = {
     enforce: [check],
   }),
   public: (reason: string): Access => ({ kind: 'public', rule: reason, enforce: [] }),
-  /** A credential checked by `enforce` (or by the handler, which says so in `rule`). */
+  /** A credential checked by `enforce`. */
   key: (rule: string, ...enforce: RequestHandler[]): Access => ({ kind: 'key', rule, enforce }),
+  /** A credential the handler checks, with `checkedBy` (see Access) naming where. */
+  keyCheckedBy: (rule: string, checkedBy: string, ...enforce: RequestHandler[]): Access => ({
+    kind: 'key',
+    rule,
+    enforce,
+    checkedBy,
+  }),
 };

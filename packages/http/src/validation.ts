@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
-import { AppError, storableDeep } from '@ferry/core';
+import { AppError, fieldErrors, storableDeep } from '@ferry/core';
 
 /**
  * After a body parser: every string of the parsed body (keys too) made storable, so NUL and lone
@@ -11,16 +11,6 @@ export const storableBody: RequestHandler = (req, _res, next) => {
   if (req.body !== undefined) req.body = storableDeep(req.body as unknown);
   next();
 };
-
-/** Field path -> first problem, for 422 bodies and inline form errors. */
-export function fieldErrors(error: z.ZodError): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const issue of error.issues) {
-    const key = issue.path.length ? issue.path.join('.') : '_';
-    fields[key] ??= issue.message;
-  }
-  return fields;
-}
 
 /**
  * Parse untrusted input with a zod schema; on failure throw a 422 AppError that names each field.

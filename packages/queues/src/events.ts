@@ -32,6 +32,16 @@ const defineEvent = <S extends z.ZodType>(definition: EventDefinition<S>): Event
 
 const authorKinds = ['member', 'webhook', 'agent', 'system'] as const satisfies AuthorKind[];
 
+/**
+ * The outgoing loop guard: only what members write goes out to room hooks; webhook, agent and
+ * system messages never do, so an incoming webhook fed by an outgoing one cannot loop. Here, below
+ * both places that apply it: the relay's route below (no job at all) and webhooks-out's fan-out
+ * (owe.ts, which checks the message itself again). Services may import this package, not each other.
+ */
+export function sentToRoomHooks(authorKind: AuthorKind): boolean {
+  return authorKind === 'member';
+}
+
 export const eventCatalog = {
   message_created: defineEvent({
     schema: z.object({
@@ -46,7 +56,7 @@ export const eventCatalog = {
       // all for webhook, agent and system messages, which at incoming-webhook rates would be one
       // useless job per post. The fan-out checks the message itself again.
       'webhook-delivery': ({ messageId, roomId, workspaceId, authorKind }, eventId) =>
-        authorKind === 'member' ? { eventId, messageId, roomId, workspaceId } : null,
+        sentToRoomHooks(authorKind) ? { eventId, messageId, roomId, workspaceId } : null,
     },
   }),
   /**

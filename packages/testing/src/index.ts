@@ -1,14 +1,44 @@
 // The main entry: what most test files need. Browsers ('@ferry/testing/browser') and the fake
 // GitHub ('@ferry/testing/fake-github') have entries of their own, loaded only by the files
 // that use them (playwright-core, ajv and GraphQL cost CPU in every test worker that loads them).
-export * from './app.js';
-export * from './context.js';
-export * from './factories.js';
-export * from './receiver.js';
-export * from './stores.js';
-export * from './process.js';
-export * from './drain.js';
-export * from './form-client.js';
-export * from './migrations.js';
-export * from './images.js';
-export * from './sentry-clients.js';
+export { startApp } from './app.js';
+export type { RunningApp } from './app.js';
+export { createTestContext } from './context.js';
+export type { TestContext } from './context.js';
+export {
+  DEFAULT_PASSWORD,
+  createApiToken,
+  createErrorGroup,
+  createErrorOccurrence,
+  createFeedback,
+  createMember,
+  createMessage,
+  createOutboxEvent,
+  createRoom,
+  createUser,
+  createVisitor,
+  createWorkspace,
+  joinRoom,
+} from './factories.js';
+export { Receiver } from './receiver.js';
+export type { ReceivedRequest, ReceiverReply } from './receiver.js';
+export { resolveStores } from './stores.js';
+export type { StoreUrls } from './stores.js';
+export {
+  entryCommand,
+  freePort,
+  killAll,
+  spawnScript,
+  startService,
+  waitFor,
+  waitUntil,
+} from './process.js';
+export type { ChildExit, ScriptProcess, ServiceProcess, StartServiceOptions } from './process.js';
+export { holdRequest, runLoad } from './drain.js';
+export type { HeldAnswer, HeldRequest, Load } from './drain.js';
+export { FormClient } from './form-client.js';
+export { createDatabaseBefore } from './migrations.js';
+export type { DatabaseBefore } from './migrations.js';
+export { jpegHeader, solidPng, webpHeader } from './images.js';
+export { reportFromRaven, reportFromSentryPython } from './sentry-clients.js';
+export type { SentryClientApp } from './sentry-clients.js';

@@ -1,5 +1,5 @@
 import { rateLimitedError } from '@ferry/http';
-import { AppError, createGroupCommit, newId, type GroupCommit } from '@ferry/core';
+import { AppError, createGroupCommit, newId } from '@ferry/core';
 import type { BulkJob } from '@ferry/queues';
 import { fingerprint } from './fingerprint.js';
 import type { IngestDeps } from './deps.js';
@@ -7,6 +7,7 @@ import type { QueuedReport } from './queued.js';
 import { rateLimitKey, takeReportsMany, type RateLimitTakes } from './rate-limit.js';
 import type { StoredReport } from './report.js';
 import { claimEventIds, eventClaimKey } from './event-ids.js';
+import type { AcceptGroups, AcceptOutcome, Accepted, PendingAccept } from './accept-types.js';
 
 /** One request's reports, already decoded by its wire format's decoder (see decode/). */
 export interface AcceptInput {
@@ -22,11 +23,6 @@ export interface AcceptInput {
   eventId?: string;
   /** Headers the wire format adds to a 429 (Sentry's X-Sentry-Rate-Limits). */
   rateLimitHeaders?: Record<string, string>;
-}
-
-export interface Accepted {
-  accepted: number;
-  ids: string[];
 }
 
 /** SPEC.md: over the limit -> 429 with `Retry-After: 60` (the window is one minute). */
@@ -45,23 +41,10 @@ const queueUnavailable = (): AppError =>
     'Error reports cannot be accepted right now (the queue is unreachable); nothing was saved, send them again shortly.',
   );
 
-/** One request's valid reports, waiting for its group's rate-limit take and enqueue. */
-interface PendingAccept {
-  workspaceId: string;
-  visitorId: string | undefined;
-  receivedAt: Date;
-  reports: StoredReport[];
-  eventId: string | undefined;
-}
-
-type AcceptOutcome = { kind: 'accepted'; accepted: Accepted } | { kind: 'rate_limited' };
-
 /** The most requests whose reports go to Redis in one round trip (10 reports each, typically). */
 const GROUP_MAX = 200;
 /** Groups in flight at once: Redis pipelines them on one connection, so a few overlap cheaply. */
 const GROUP_CONCURRENCY = 4;
-
-export type AcceptGroups = GroupCommit<PendingAccept, AcceptOutcome>;
 
 /**
  * DESIGN.md's accept path, with group commit: each request's reports arrive validated, coerced

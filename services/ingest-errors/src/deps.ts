@@ -4,7 +4,7 @@ import type { Db } from '@ferry/db';
 import type { Producer } from '@ferry/queues';
 import type { IngestSettings } from './config.js';
 import type { TenantCache } from '@ferry/workspace';
-import type { AcceptGroups } from './accept.js';
+import type { AcceptGroups } from './accept-types.js';
 
 /** What the ingest routes and domain functions are given; built once in main.ts, server.ts or a test. */
 export interface IngestDeps {

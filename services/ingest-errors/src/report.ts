@@ -1,5 +1,6 @@
 import { ERROR_SOURCES, isErrorSource, type ErrorSource } from '@ferry/db';
 import { storable, truncate } from '@ferry/core';
+import { OCCURRENCE_LIMITS, type OccurrenceFields } from '@ferry/workspace';
 
 /**
  * One raw report -> the shape we store, exactly per SPEC.md's error report table. Pure: no I/O,
@@ -13,44 +14,17 @@ import { storable, truncate } from '@ferry/core';
 /** Re-exported for callers of this module; the list itself lives with the table types. */
 export const SOURCES = ERROR_SOURCES;
 
+/** The request's caps, around the per-field caps of one occurrence (@ferry/workspace). */
 export const LIMITS = {
   reportsPerRequest: 10,
-  errorClass: 200,
-  message: 1_000,
-  backtraceLines: 30,
-  backtraceLine: 400,
-  backtraceTotal: 8_000,
-  url: 600,
-  requestMethod: 10,
-  requestPath: 500,
-  environment: 40,
-  appVersion: 40,
-  contextKeys: 30,
-  contextKey: 60,
-  contextValue: 500,
-  /** Nesting below a context key; a deeper object or array is cut to a marker (see `nested`). */
-  contextDepth: 32,
+  ...OCCURRENCE_LIMITS,
   futureSkewMs: 60 * 60 * 1000,
 } as const;
 
 export const UNKNOWN_ERROR_CLASS = 'UnknownError';
 
-export interface StoredReport {
-  error_class: string;
-  /** '' when the report has none. */
-  message: string;
-  /** Non-blank lines, top frame first; [] when the report has none. */
-  backtrace: string[];
-  url: string | null;
-  request_method: string | null;
-  request_path: string | null;
-  environment: string | null;
-  app_version: string | null;
-  context: Record<string, unknown>;
-  /** ISO 8601 in UTC, so the shape survives a JSON round trip through the queue unchanged. */
-  occurred_at: string;
-  source: ErrorSource;
-}
+/** One report as parseBatch leaves it: the occurrence's fields, defined once in @ferry/workspace. */
+export type StoredReport = OccurrenceFields;
 
 export interface ParsedBatch {
   reports: StoredReport[];

@@ -115,7 +115,10 @@ export function ingestTable(deps: IngestDeps): MountedTable {
   routes.post(
     INGEST_PATH,
     {
-      access: access.key('the workspace public key in X-Service-Tenant (tenants.workspaceId)'),
+      access: access.keyCheckedBy(
+        'the workspace public key in X-Service-Tenant',
+        'native.workspaceOf, first in the handler: its 404 still carries the CORS headers',
+      ),
       before: [native.cors, enabled, json],
     },
     async (req, res) => {
@@ -174,8 +177,9 @@ export function ingestTable(deps: IngestDeps): MountedTable {
       res.status(200).json({ id: decoded.eventId ?? crypto.randomUUID().replaceAll('-', '') });
     };
 
-  const sentryKeyAccess = access.key(
-    'the workspace public key as sentry_key (query, X-Sentry-Auth, Authorization or the envelope DSN; sentry.workspaceOf)',
+  const sentryKeyAccess = access.keyCheckedBy(
+    'the workspace public key as sentry_key (query, X-Sentry-Auth, Authorization or the envelope DSN)',
+    'requestKey (in `before`, after CORS) for a key sent with the request, else sentryRoute on the envelope DSN; both with sentry.workspaceOf',
   );
   routes.post(
     SENTRY_ENVELOPE_PATH,

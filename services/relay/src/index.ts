@@ -1,1 +1,1 @@
-export * from './manifest.js';
+export { relayManifest } from './manifest.js';

@@ -10,12 +10,12 @@ import {
 } from '@ferry/http';
 import { deploymentHealth, startOpsSampler, type OpsSampler } from '@ferry/workspace';
 import type { WebDeps } from './deps.js';
-import { renderErrorPage } from './error-page.js';
-import { createRealtime, type Realtime } from './realtime.js';
-import { widgetRoutes } from './api/widget.js';
+import { renderErrorPage } from './shared/error-page.js';
+import { createRealtime, type Realtime } from './shared/realtime.js';
+import { widgetRoutes } from './features/widget/api.js';
 import { apiRoutes, pageRoutes } from './routes.js';
-import { pageSecurityHeaders } from './security-headers.js';
-import { sessionMiddleware } from './session.js';
+import { pageSecurityHeaders } from './shared/security-headers.js';
+import { sessionMiddleware } from './shared/session.js';
 
 const PUBLIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'public');
 

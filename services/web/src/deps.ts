@@ -1,23 +1,13 @@
-import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { SecretBox, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { createGitHubClient, type GitHubClient } from '@ferry/github';
 import { createProducer, type Producer } from '@ferry/queues';
 import type { WebSettings } from './config.js';
-import { dispatchCardPlugin } from './pages/agents.js';
-import type { SafeHtml } from './views/html.js';
+import { dispatchCardPlugin } from './features/agents/dispatch-card.js';
+import type { PageCards } from './shared/page-cards.js';
 
-/**
- * A card another feature puts on a page (the local agents' Dispatch card on the Dashboard and the
- * API tokens page). It renders itself for the signed-in seat; the page only lays cards out.
- */
-export type PageCard = (deps: { db: Db }, res: Response) => Promise<SafeHtml>;
-
-export interface PageCards {
-  dashboard: readonly PageCard[];
-  tokens: readonly PageCard[];
-}
+export type { PageCard, PageCards } from './shared/page-cards.js';
 
 /** What the web app's routes are given: built once per process (webDeps), closed on shutdown. */
 export interface WebDeps {

@@ -3,7 +3,7 @@ import { startRelay } from '@ferry/workspace';
 import { opsGauges, startOpsSampling, webMounts } from './app.js';
 import type { WebSettings } from './config.js';
 import { webDeps } from './deps.js';
-import { renderErrorPage } from './error-page.js';
+import { renderErrorPage } from './shared/error-page.js';
 
 /**
  * The web service for runServices: /widget/* (public, cross-origin, before the pages), /api/v1

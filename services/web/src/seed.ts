@@ -10,7 +10,7 @@ import {
   addMember,
   createWorkspace,
 } from '@ferry/workspace';
-import { workspaceBase } from './views/layout.js';
+import { workspaceBase } from './shared/layout.js';
 
 export interface SeedResult {
   base_url: string;

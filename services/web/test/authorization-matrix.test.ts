@@ -22,7 +22,7 @@ import {
   type Capability,
 } from '@ferry/workspace';
 import { apiTables, pageTables } from '../src/routes.js';
-import type { Realtime } from '../src/realtime.js';
+import type { Realtime } from '../src/shared/realtime.js';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
 /**

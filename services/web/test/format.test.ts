@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relativeAmount, timeAgo } from '../src/views/format.js';
+import { relativeAmount, timeAgo } from '../src/shared/format.js';
 
 describe('relative times (#28)', () => {
   it('round to the nearest unit, not down', () => {

@@ -14,7 +14,7 @@ import {
   type ErrorsNewEvent,
   type LiveErrors,
   type WatchingSocket,
-} from '../src/live-errors.js';
+} from '../src/features/errors/live.js';
 
 /**
  * The web side of the live Errors list (live-errors.ts), against the real database: what each

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '@ferry/db';
 import { mentionHandles } from '@ferry/workspace';
-import { renderMarkdown } from '../src/markdown.js';
-import { continuesGroup, GROUP_WINDOW_MS, messageItems } from '../src/views/messages.js';
+import { renderMarkdown } from '../src/shared/markdown.js';
+import {
+  continuesGroup,
+  GROUP_WINDOW_MS,
+  messageItems,
+} from '../src/features/rooms/message-views.js';
 
 const render = (body: string): string =>
   renderMarkdown(body, mentionHandles(['Ada Lovelace', 'Bob'])).value;

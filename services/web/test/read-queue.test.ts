@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readQueue } from '../src/live-unread.js';
+import { readQueue } from '../src/features/rooms/live-unread.js';
 
 /** A socket's room:read events: one write at a time, the latest per room, nothing dropped. */
 describe('readQueue', () => {

@@ -14,7 +14,13 @@ import {
   type DecodedPayload,
   type PayloadFamily,
 } from './decode/index.js';
-import type { WebhooksInDeps } from './deps.js';
+import {
+  IDEMPOTENCY_EXPIRED_BEFORE,
+  insertRecords,
+  readOriginals,
+  recordOf,
+  type Original,
+} from './idempotency.js';
 
 /**
  * POST /wh/in/<key>: SPEC.md's incoming webhook. The key is the credential; the creator's seat
@@ -23,8 +29,6 @@ import type { WebhooksInDeps } from './deps.js';
 
 export const SENDER_MAX = 120;
 export const IDEMPOTENCY_KEY_MAX = 255;
-/** DESIGN.md: idempotency records live 24 h; older ones count as absent. */
-export const IDEMPOTENCY_TTL = sql`interval '24 hours'`;
 
 /**
  * Unknown, disabled, deleted and orphaned keys (creator left the room or workspace) all answer this
@@ -295,32 +299,22 @@ async function claimIdempotencyKey(
   trx: Db,
   webhookId: string,
   idempotencyKey: string,
-): Promise<{ messageId: string; roomId: string } | undefined> {
+): Promise<Original | undefined> {
+  const record = { webhookId, idempotencyKey };
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await trx
-      .insertInto('incoming_webhook_requests')
-      // message_id is filled in below, before commit; nobody else ever sees this placeholder.
-      .values({ webhook_id: webhookId, idempotency_key: idempotencyKey, message_id: '' })
-      .onConflict((oc) => oc.columns(['webhook_id', 'idempotency_key']).doNothing())
-      .returning('webhook_id')
-      .executeTakeFirst();
-    if (claimed) return undefined;
+    // message_id is filled in below, before commit; nobody else ever sees this placeholder.
+    const claimed = await insertRecords(trx, [{ ...record, messageId: '' }]);
+    if (claimed.has(recordOf(record))) return undefined;
     const stale = await trx
       .deleteFrom('incoming_webhook_requests')
       .where('webhook_id', '=', webhookId)
       .where('idempotency_key', '=', idempotencyKey)
-      .where('created_at', '<', sql<Date>`now() - ${IDEMPOTENCY_TTL}`)
+      .where('created_at', '<', IDEMPOTENCY_EXPIRED_BEFORE)
       .returning('webhook_id')
       .executeTakeFirst();
     if (stale) continue; // gone: the next insert claims it
-    const existing = await trx
-      .selectFrom('incoming_webhook_requests as q')
-      .leftJoin('messages as m', 'm.id', 'q.message_id')
-      .select(['q.message_id', 'm.room_id'])
-      .where('q.webhook_id', '=', webhookId)
-      .where('q.idempotency_key', '=', idempotencyKey)
-      .executeTakeFirst();
-    if (existing) return { messageId: existing.message_id, roomId: existing.room_id ?? '' };
+    const existing = (await readOriginals(trx, [record])).get(recordOf(record));
+    if (existing) return existing;
     // Deleted between our statements (pruned): try the insert again.
   }
   throw new AppError('unavailable', 'The request could not be completed; try again.');
@@ -395,7 +389,7 @@ export async function storePost(db: Db, resolved: ResolvedPost): Promise<Accepte
 
 /** resolvePost then storePost: one post, in its own transaction. */
 export async function acceptPost(
-  deps: Pick<WebhooksInDeps, 'db'>,
+  deps: { db: Db },
   key: LiveKey,
   post: IncomingPost,
 ): Promise<Accepted> {
@@ -408,7 +402,7 @@ export async function pruneIdempotencyRecords(db: Db, batch = 500): Promise<numb
     delete from incoming_webhook_requests
     where ctid in (
       select ctid from incoming_webhook_requests
-      where created_at < now() - ${IDEMPOTENCY_TTL}
+      where created_at < ${IDEMPOTENCY_EXPIRED_BEFORE}
       limit ${batch}
     )`.execute(db);
   return Number(result.numAffectedRows ?? 0);

@@ -3,13 +3,20 @@ import type { Db } from '@ferry/db';
 import { postMessages } from '@ferry/workspace';
 import { sql } from 'kysely';
 import {
-  IDEMPOTENCY_TTL,
   liveKeyHashes,
   webhookMessage,
   type Accepted,
   type LiveKey,
   type ResolvedPost,
 } from './accept.js';
+import {
+  IDEMPOTENCY_EXPIRED_BEFORE,
+  insertRecords,
+  readOriginals,
+  recordOf,
+  type Original,
+  type RecordClaim,
+} from './idempotency.js';
 
 /**
  * The statements of one group commit (post-writer.ts): many posts in the caller's transaction,
@@ -26,29 +33,13 @@ export const STORE_ALONE = Symbol('store alone');
 export const KEY_GONE = Symbol('key gone');
 export type BatchOutcome = Accepted | typeof STORE_ALONE | typeof KEY_GONE;
 
-interface Claim {
-  webhookId: string;
-  idempotencyKey: string;
-  messageId: string;
-}
-
-interface Original {
-  messageId: string;
-  roomId: string;
-}
-
 interface Entry {
   /** The post's place in the batch. */
   index: number;
   resolved: ResolvedPost;
   /** Generated before the claim, so the idempotency record names its message from the start. */
   messageId: string;
-  claim?: Claim;
-}
-
-/** One idempotency record's identity, as a Map key. */
-function recordOf(claim: Pick<Claim, 'webhookId' | 'idempotencyKey'>): string {
-  return JSON.stringify([claim.webhookId, claim.idempotencyKey]);
+  claim?: RecordClaim;
 }
 
 /** Returns one outcome per post, in the order given. */
@@ -134,28 +125,15 @@ async function storeEntries(trx: Db, entries: Entry[]): Promise<BatchOutcome[]> 
  */
 async function claimRecords(
   trx: Db,
-  claims: Claim[],
+  claims: RecordClaim[],
 ): Promise<{ won: Set<string>; originals: Map<string, Original> }> {
-  const won = new Set<string>();
   const originals = new Map<string, Original>();
-  if (!claims.length) return { won, originals };
+  if (!claims.length) return { won: new Set(), originals };
   claims.sort((a, b) => compare(recordOf(a), recordOf(b)));
 
-  const inserted = await trx
-    .insertInto('incoming_webhook_requests')
-    .values(
-      claims.map((claim) => ({
-        webhook_id: claim.webhookId,
-        idempotency_key: claim.idempotencyKey,
-        message_id: claim.messageId,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['webhook_id', 'idempotency_key']).doNothing())
-    .returning(['webhook_id', 'idempotency_key'])
-    .execute();
+  const won = await insertRecords(trx, claims);
   const markWon = (row: { webhook_id: string; idempotency_key: string }) =>
     won.add(recordOf({ webhookId: row.webhook_id, idempotencyKey: row.idempotency_key }));
-  inserted.forEach(markWon);
   let taken = claims.filter((claim) => !won.has(recordOf(claim)));
   if (!taken.length) return { won, originals };
 
@@ -167,29 +145,13 @@ async function claimRecords(
     )}) as v (webhook_id, idempotency_key, message_id)
     where q.webhook_id = v.webhook_id
       and q.idempotency_key = v.idempotency_key
-      and q.created_at < now() - ${IDEMPOTENCY_TTL}
+      and q.created_at < ${IDEMPOTENCY_EXPIRED_BEFORE}
     returning q.webhook_id, q.idempotency_key`.execute(trx);
   replaced.rows.forEach(markWon);
   taken = taken.filter((claim) => !won.has(recordOf(claim)));
   if (!taken.length) return { won, originals };
 
-  const live = await trx
-    .selectFrom('incoming_webhook_requests as q')
-    .leftJoin('messages as m', 'm.id', 'q.message_id')
-    .select(['q.webhook_id', 'q.idempotency_key', 'q.message_id', 'm.room_id'])
-    .where((eb) =>
-      eb(
-        eb.refTuple('q.webhook_id', 'q.idempotency_key'),
-        'in',
-        taken.map((claim) => eb.tuple(claim.webhookId, claim.idempotencyKey)),
-      ),
-    )
-    .execute();
-  for (const row of live) {
-    const record = recordOf({ webhookId: row.webhook_id, idempotencyKey: row.idempotency_key });
-    originals.set(record, { messageId: row.message_id, roomId: row.room_id ?? '' });
-  }
-  return { won, originals };
+  return { won, originals: await readOriginals(trx, taken) };
 }
 
 function compare(a: string, b: string): number {

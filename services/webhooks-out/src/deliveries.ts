@@ -117,6 +117,18 @@ export async function recordAttempt(
   }
 }
 
+/**
+ * A 2xx resets its hook's consecutive failures (SPEC.md: 20 consecutive failures disable a hook).
+ * The one statement for it, used by a single attempt (recordAttempt) and inside the statement that
+ * records many runs' successes (records.ts recordRuns), so both count the same way. Hooks already
+ * at 0 are left alone: no row version written on every success of a healthy hook.
+ */
+export function resetFailures(hookIds: readonly string[]) {
+  return sql`
+    update outgoing_webhooks set consecutive_failures = 0
+    where id = any(${hookIds}::text[]) and consecutive_failures <> 0`;
+}
+
 /** Longest stored error text (a connection error's message). */
 const ERROR_MAX = 500;
 
@@ -164,12 +176,7 @@ async function writeAttempt(
         })
         .where('id', '=', delivery.id)
         .execute();
-      await trx
-        .updateTable('outgoing_webhooks')
-        .set({ consecutive_failures: 0 })
-        .where('id', '=', delivery.hook_id)
-        .where('consecutive_failures', '<>', 0)
-        .execute();
+      await resetFailures([delivery.hook_id]).execute(trx);
       return { disabled: false, retryAt: null };
     }
 

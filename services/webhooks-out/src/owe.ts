@@ -3,6 +3,7 @@ import { newId } from '@ferry/core';
 import type { Db, DeliveryStatus, WebhookDelivery } from '@ferry/db';
 import { gapFloor, type SendableHook } from './claims.js';
 import { inStream, MESSAGE_CREATED } from '@ferry/workspace';
+import { sentToRoomHooks } from '@ferry/queues';
 import { messageCreatedPayload } from './payload.js';
 
 /** A delivery owed and leased in the same statement: its hook's whole run, ready to send. */
@@ -118,7 +119,7 @@ export async function oweMessages(
       results.set(messageId, { kind: 'skipped', reason: 'message_missing' });
       continue;
     }
-    if (message.author_kind !== 'member') {
+    if (!sentToRoomHooks(message.author_kind)) {
       results.set(messageId, { kind: 'skipped', reason: 'loop_guard' });
       continue;
     }

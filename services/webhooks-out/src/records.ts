@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { newId, type Logger } from '@ferry/core';
 import type { Db, WebhookDelivery } from '@ferry/db';
 import type { SendResult } from '@ferry/http';
-import { storableResult } from './deliveries.js';
+import { resetFailures, storableResult } from './deliveries.js';
 
 /**
  * Recording runs: what the runs of many hooks leave behind, in one statement (one commit). The
@@ -78,10 +78,7 @@ export async function recordRuns(
           delivered_at = now(), next_attempt_at = null
         from unnest(${deliveryIds}::text[], ${statusCodes}::int[]) as s(id, status_code)
         where d.id = s.id
-      ), reset as (
-        update outgoing_webhooks set consecutive_failures = 0
-        where id = any(${resetHookIds}::text[]) and consecutive_failures <> 0
-      )
+      ), reset as (${resetFailures(resetHookIds)})
       update webhook_deliveries set next_attempt_at = now()
       where id = any(${unsentIds}::text[]) and status = 'pending'
     `.execute(db);

@@ -33,7 +33,21 @@ import { webRoutes, type WebHandler } from './web.js';
 
 export { WEB_FLOW_DOCS } from './web.js';
 
-export * from './types.js';
+export { COPILOT_BOT } from './types.js';
+export type {
+  FailRule,
+  FakeAssignmentStep,
+  FakeEnterprise,
+  FakeGitHubOptions,
+  FakeGitHubUser,
+  FakeInstallationOptions,
+  FakeIssue,
+  FakeRepo,
+  FakeTaskRecord,
+  FakeTaskStep,
+  HangRule,
+  RecordedRequest,
+} from './types.js';
 export { verifyAppJwt } from './state.js';
 export { OpenApi } from './openapi.js';
 export { COPILOT_ASSIGNMENT_FEATURES, GITHUB_SDL, PREVIEW_DOCS, PREVIEW_SDL } from './graphql.js';

@@ -16,11 +16,11 @@ import {
   revokeInvite,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
-import { flash, renderPage, seat } from '../../request-context.js';
-import { workspaceBase } from '../../views/layout.js';
+import { flash, renderPage, seat } from '../../shared/request-context.js';
+import { workspaceBase } from '../../shared/layout.js';
 import { membersPage, removeMemberConfirmPage } from './views.js';
 import { routeTable, type RouteTable } from '@ferry/http';
-import { anySeat, capability, self } from '../../access.js';
+import { anySeat, capability, self } from '../../shared/access.js';
 
 /**
  * A refusal the list page can explain next to its remedy (the last owner leaving, a role the actor

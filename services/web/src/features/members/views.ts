@@ -7,10 +7,10 @@ import {
   type InviteListItem,
   type listMembers,
 } from '@ferry/workspace';
-import { confirmLink, confirmPage } from '../../views/confirm.js';
-import { COPY_SCRIPT, copyButton } from '../../views/copy.js';
-import { timeAgo } from '../../views/format.js';
-import { html, type SafeHtml } from '../../views/html.js';
+import { confirmLink, confirmPage } from '../../shared/confirm.js';
+import { COPY_SCRIPT, copyButton } from '../../shared/copy.js';
+import { timeAgo } from '../../shared/format.js';
+import { html, type SafeHtml } from '../../shared/html.js';
 import {
   csrfField,
   field,
@@ -18,7 +18,7 @@ import {
   scrollBox,
   workspaceBase,
   type PageContext,
-} from '../../views/layout.js';
+} from '../../shared/layout.js';
 
 /**
  * The workspace's members: roles (changed in place by those allowed), remove or leave, and for

@@ -1,0 +1,1 @@
+export { escapeLike } from './like.js';

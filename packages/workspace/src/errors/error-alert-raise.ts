@@ -1,0 +1,412 @@
+import { sql } from 'kysely';
+import { newId } from '@ferry/core';
+import type { Db, ErrorAlertTrigger, ErrorStatus } from '@ferry/db';
+import { writeEvents, type OutboxEvent } from '@ferry/queues';
+import {
+  ERROR_ALERT_SENDER,
+  errorAlertMessage,
+  errorAlertPayload,
+  ALERT_EVENT,
+  type ErrorAlert,
+} from './error-alerts.js';
+import { postMessages } from '../messages/messages.js';
+
+/**
+ * Raising error alerts inside the error writer's transaction (services/ingest-errors
+ * write-errors.ts): the writer hands over what its upsert returned for each group of the batch
+ * (inserted, regressed, status) and how many occurrences were really new once replays were taken
+ * back out. Everything here commits with the occurrences or not at all; nothing polls.
+ *
+ * Caps, both atomic under concurrent writers:
+ * - one alert per group per trigger per hour: an upsert on error_alert_state that only moves
+ *   `last_alert_at` when the last one is an hour old (the group's row lock, taken by the writer's
+ *   upsert, already serialises writers of one group);
+ * - 30 room messages per workspace per clock hour: an upsert on error_alert_windows counts them;
+ *   what is over is held, and the first hold of an hour writes an `error_alerts_held` event whose
+ *   job, delayed to the hour's end, posts one "N more alerts held" line.
+ */
+
+export const ALERT_COOLDOWN_MS = 3_600_000;
+export const ROOM_ALERTS_PER_HOUR = 30;
+const HOUR_MS = 3_600_000;
+
+/** One group of the batch as the writer left it. */
+export interface AlertCandidate {
+  workspaceId: string;
+  groupId: string;
+  /** The upsert inserted the group: its first occurrence. */
+  created: boolean;
+  /** The upsert moved it from resolved to unresolved. */
+  regressed: boolean;
+  status: ErrorStatus;
+  /** Occurrences of this batch really stored (replays already counted are not). */
+  newOccurrences: number;
+  /** Those occurrences per environment named (reports without one are in no environment). */
+  environments: ReadonlyMap<string, number>;
+  /**
+   * The group's occurrences within its workspace's spike window after this batch (replays taken
+   * out), as the writer's upsert counted them; null without a spike rule.
+   */
+  recent: number | null;
+  group: ErrorAlert['group'];
+}
+
+export interface RaiseOptions {
+  /** PUBLIC_URL, for the links to the group page and the Errors page. */
+  publicUrl: string;
+}
+
+/** A workspace's alert rule as the error writer reads it: readAlertRules. */
+export interface AlertRule {
+  workspace_id: string;
+  slug: string;
+  room_id: string | null;
+  new_group: boolean;
+  regression: boolean;
+  frequency_count: number | null;
+  frequency_minutes: number | null;
+  hook_id: string | null;
+  hook_state: 'enabled' | 'disabled' | null;
+  environments: string[] | null;
+}
+
+/**
+ * Decides and raises the batch's alerts, given the rules of its workspaces (readAlertRules, read
+ * once by the writer before its upsert: the spike counts need them there too). With no rule
+ * (alerts off) it does nothing more. Returns the alerts raised (tests, logs).
+ */
+export async function raiseErrorAlerts(
+  tx: Db,
+  candidates: readonly AlertCandidate[],
+  rules: ReadonlyMap<string, AlertRule>,
+  options: RaiseOptions,
+): Promise<ErrorAlert[]> {
+  if (!rules.size) return [];
+  const live = candidates.filter((c) => c.newOccurrences > 0 && c.status !== 'ignored');
+  if (!live.length) return [];
+
+  const wanted: { candidate: AlertCandidate; trigger: ErrorAlertTrigger; rule: AlertRule }[] = [];
+  for (const candidate of live) {
+    const rule = rules.get(candidate.workspaceId);
+    if (!rule || (rule.room_id === null && rule.hook_id === null)) continue;
+    const counted = occurrencesCounted(
+      rule.environments,
+      candidate.newOccurrences,
+      candidate.environments,
+    );
+    if (counted === 0) continue;
+    if (rule.new_group && candidate.created) wanted.push({ candidate, trigger: 'created', rule });
+    if (rule.regression && candidate.regressed) {
+      wanted.push({ candidate, trigger: 'regressed', rule });
+    }
+    const { recent } = candidate;
+    if (rule.frequency_count !== null && recent !== null && recent >= rule.frequency_count) {
+      wanted.push({ candidate, trigger: 'spiking', rule });
+    }
+  }
+  if (!wanted.length) return [];
+
+  const claimed = await claimCooldowns(
+    tx,
+    wanted.map(({ candidate, trigger }) => ({ groupId: candidate.groupId, trigger })),
+  );
+  const raised = wanted.filter(({ candidate, trigger }) =>
+    claimed.has(`${candidate.groupId}\n${trigger}`),
+  );
+  if (!raised.length) return [];
+
+  const alerts = raised.map(({ candidate, trigger, rule }) => ({
+    rule,
+    alert: {
+      workspaceId: candidate.workspaceId,
+      trigger,
+      group: candidate.group,
+      url: `${options.publicUrl}/w/${rule.workspace_id}/${rule.slug}/errors/${candidate.groupId}`,
+      frequency:
+        rule.frequency_count !== null && rule.frequency_minutes !== null
+          ? { count: rule.frequency_count, minutes: rule.frequency_minutes }
+          : null,
+    } satisfies ErrorAlert,
+  }));
+
+  const events: OutboxEvent[] = [];
+  await postToRooms(tx, alerts, options, events);
+  await oweDeliveries(tx, alerts, events);
+  await writeEvents(tx, events);
+  return alerts.map(({ alert }) => alert);
+}
+
+/** The alert rules of the batch's workspaces, by workspace: one indexed read a batch. */
+export async function readAlertRules(
+  tx: Db,
+  workspaceIds: readonly string[],
+): Promise<Map<string, AlertRule>> {
+  if (!workspaceIds.length) return new Map();
+  const rows = await tx
+    .selectFrom('error_alert_rules as r')
+    .innerJoin('workspaces as w', 'w.id', 'r.workspace_id')
+    .leftJoin('outgoing_webhooks as h', 'h.id', 'r.hook_id')
+    .select([
+      'r.workspace_id',
+      'w.slug',
+      'r.room_id',
+      'r.new_group',
+      'r.regression',
+      'r.frequency_count',
+      'r.frequency_minutes',
+      'r.hook_id',
+      'h.state as hook_state',
+      'r.environments',
+    ])
+    .where('r.workspace_id', 'in', workspaceIds)
+    .execute();
+  return new Map(rows.map((row) => [row.workspace_id, row]));
+}
+
+/** A workspace's spike rule as the error writer counts for it. */
+export interface SpikeWindow {
+  /** A sixth of the rule's window: the counters' slot (see migration 2026_11_27_0100). */
+  slotSeconds: number;
+  environments: string[] | null;
+}
+
+const SPIKE_SLOTS_PER_WINDOW = 6;
+
+/**
+ * The spike windows among the rules (those with a `frequency`), for the writer's upsert to count
+ * each group's recent occurrences on the group's row (spikeCountsOnUpsert).
+ */
+export function spikeWindows(rules: ReadonlyMap<string, AlertRule>): Map<string, SpikeWindow> {
+  const windows = new Map<string, SpikeWindow>();
+  for (const [workspaceId, rule] of rules) {
+    if (rule.frequency_count === null || rule.frequency_minutes === null) continue;
+    windows.set(workspaceId, {
+      slotSeconds: Math.ceil((rule.frequency_minutes * 60) / SPIKE_SLOTS_PER_WINDOW),
+      environments: rule.environments,
+    });
+  }
+  return windows;
+}
+
+/** Of a group's new occurrences (per environment named), those its workspace's rule counts. */
+export function occurrencesCounted(
+  environments: string[] | null,
+  total: number,
+  perEnvironment: ReadonlyMap<string, number>,
+): number {
+  if (!environments) return total;
+  return environments.reduce((sum, name) => sum + (perEnvironment.get(name) ?? 0), 0);
+}
+
+/**
+ * The spike columns of a group the error writer inserts: `counted` occurrences in the newest
+ * slot, or nulls without a spike rule. Plain values, no SQL per row: the writer's upsert has a
+ * row per group of the batch, and expressions in each made its statement dearer to parse than
+ * the counting itself. The slot is the writer's clock's (a writer behind adds to the newest).
+ */
+export function spikeCountsOnInsert(
+  window: SpikeWindow | undefined,
+  counted: number,
+  now: number = Date.now(),
+) {
+  if (!window) return { spike_slot_seconds: null, spike_latest_slot: null, spike_slots: null };
+  return {
+    spike_slot_seconds: window.slotSeconds,
+    spike_latest_slot: String(Math.floor(now / 1000 / window.slotSeconds)),
+    spike_slots: [counted, 0, 0, 0, 0, 0, 0],
+  };
+}
+
+/**
+ * The writer's ON CONFLICT update of the spike columns (every expression reads the row as it was;
+ * `excluded` is spikeCountsOnInsert's): no rule, the columns stay; a new rule or window length, or
+ * every slot older than the window, they start again; the same slot (or a writer whose clock is
+ * behind), the newest slot grows; a later slot, the older ones shift along with empty ones for
+ * the quiet slots between.
+ */
+export const spikeCountsOnUpsert = {
+  spike_slot_seconds: sql<number | null>`coalesce(excluded.spike_slot_seconds,
+    error_groups.spike_slot_seconds)`,
+  spike_latest_slot: sql<string | null>`case
+    when excluded.spike_slot_seconds is null then error_groups.spike_latest_slot
+    when error_groups.spike_slots is null
+      or error_groups.spike_slot_seconds is distinct from excluded.spike_slot_seconds
+      then excluded.spike_latest_slot
+    else greatest(error_groups.spike_latest_slot, excluded.spike_latest_slot) end`,
+  spike_slots: sql<number[] | null>`case
+    when excluded.spike_slot_seconds is null then error_groups.spike_slots
+    when error_groups.spike_slots is null
+      or error_groups.spike_slot_seconds is distinct from excluded.spike_slot_seconds
+      or excluded.spike_latest_slot - error_groups.spike_latest_slot >= 7
+      then excluded.spike_slots
+    when excluded.spike_latest_slot <= error_groups.spike_latest_slot
+      then array[error_groups.spike_slots[1] + excluded.spike_slots[1]]
+        || error_groups.spike_slots[2:7]
+    else array[excluded.spike_slots[1]]
+      || array_fill(0, array[(excluded.spike_latest_slot - error_groups.spike_latest_slot - 1)::int])
+      || error_groups.spike_slots[1:(7 - (excluded.spike_latest_slot
+        - error_groups.spike_latest_slot))::int]
+    end`,
+};
+
+/** RETURNING's sum of the slots after the upsert: the group's occurrences in the window. */
+export const spikeRecent = sql<
+  number | null
+>`(select sum(v) from unnest(spike_slots) as v)::int`.as('spike_recent');
+
+/** The (group, trigger) pairs whose hour of silence is over, now marked as alerted. */
+async function claimCooldowns(
+  tx: Db,
+  pairs: readonly { groupId: string; trigger: ErrorAlertTrigger }[],
+): Promise<Set<string>> {
+  // Sorted: writers lock these rows in the same order.
+  const sorted = [...pairs].sort((a, b) =>
+    a.groupId === b.groupId ? (a.trigger < b.trigger ? -1 : 1) : a.groupId < b.groupId ? -1 : 1,
+  );
+  const { rows } = await sql<{ group_id: string; trigger: ErrorAlertTrigger }>`
+    insert into error_alert_state (group_id, trigger, last_alert_at)
+    select g, t, now()
+    from unnest(${sorted.map((p) => p.groupId)}::text[], ${sorted.map((p) => p.trigger)}::text[])
+      as x(g, t)
+    on conflict (group_id, trigger) do update set last_alert_at = now()
+      where error_alert_state.last_alert_at
+        <= now() - ${ALERT_COOLDOWN_MS} * interval '1 millisecond'
+    returning group_id, trigger`.execute(tx);
+  return new Set(rows.map((row) => `${row.group_id}\n${row.trigger}`));
+}
+
+type Raised = { rule: AlertRule; alert: ErrorAlert };
+
+/** One message per alert into the rule's room, up to the hour's cap; the rest held. */
+async function postToRooms(
+  tx: Db,
+  alerts: readonly Raised[],
+  options: RaiseOptions,
+  events: OutboxEvent[],
+): Promise<void> {
+  const byWorkspace = new Map<string, Raised[]>();
+  for (const raised of alerts) {
+    if (raised.rule.room_id === null) continue;
+    const list = byWorkspace.get(raised.rule.workspace_id) ?? [];
+    list.push(raised);
+    byWorkspace.set(raised.rule.workspace_id, list);
+  }
+  const messages: Parameters<typeof postMessages>[1][number][] = [];
+  for (const workspaceId of [...byWorkspace.keys()].sort()) {
+    const list = byWorkspace.get(workspaceId)!;
+    const rule = list[0]!.rule;
+    const window = await sql<{ alerts: number; window_start: Date }>`
+      insert into error_alert_windows (workspace_id, window_start, alerts)
+      values (${workspaceId}, date_trunc('hour', now()), ${list.length})
+      on conflict (workspace_id, window_start)
+        do update set alerts = error_alert_windows.alerts + excluded.alerts
+      returning alerts, window_start`.execute(tx);
+    const { alerts: after, window_start: windowStart } = window.rows[0]!;
+    const before = after - list.length;
+    const slots = Math.max(0, Math.min(list.length, ROOM_ALERTS_PER_HOUR - before));
+    for (const { alert } of list.slice(0, slots)) {
+      messages.push({
+        roomId: rule.room_id!,
+        workspaceId,
+        authorKind: 'system',
+        authorRef: 'error-alerts',
+        displayName: ERROR_ALERT_SENDER,
+        body: errorAlertMessage(alert),
+        metadata: { errorGroupId: alert.group.id, errorAlert: alert.trigger },
+      });
+    }
+    // The first alert of the hour over the cap: the held line's job, due when the hour ends.
+    if (slots < list.length && before <= ROOM_ALERTS_PER_HOUR) {
+      events.push({
+        type: 'error_alerts_held',
+        payload: {
+          workspaceId,
+          windowStart: windowStart.toISOString(),
+          windowEnd: new Date(windowStart.getTime() + HOUR_MS).toISOString(),
+          errorsUrl: `${options.publicUrl}/w/${workspaceId}/${rule.slug}/errors`,
+        },
+      });
+    }
+  }
+  if (messages.length) await postMessages(tx, messages);
+}
+
+/** One signed delivery per alert to the rule's URL, in the hook's stream; its drain woken. */
+async function oweDeliveries(
+  tx: Db,
+  alerts: readonly Raised[],
+  events: OutboxEvent[],
+): Promise<void> {
+  const rows = alerts.filter(({ rule }) => rule.hook_id !== null && rule.hook_state !== null);
+  if (!rows.length) return;
+  await tx
+    .insertInto('webhook_deliveries')
+    .values(
+      rows.map(({ rule, alert }) => {
+        const enabled = rule.hook_state === 'enabled';
+        return {
+          id: newId('webhookDelivery'),
+          hook_id: rule.hook_id!,
+          message_id: null,
+          event: ALERT_EVENT[alert.trigger],
+          body: JSON.stringify(errorAlertPayload(alert)),
+          // A disabled hook is still owed the alert: held until it is re-enabled.
+          status: enabled ? ('pending' as const) : ('held' as const),
+          next_attempt_at: enabled ? sql<Date>`now()` : null,
+        };
+      }),
+    )
+    .execute();
+  const woken = new Set<string>();
+  for (const { rule } of rows) {
+    if (rule.hook_state !== 'enabled' || woken.has(rule.hook_id!)) continue;
+    woken.add(rule.hook_id!);
+    events.push({
+      type: 'error_alert_owed',
+      payload: { hookId: rule.hook_id!, workspaceId: rule.workspace_id },
+    });
+  }
+}
+
+/**
+ * The `error-alerts-held` job, at the end of an hour that went over the cap: one line saying how
+ * many alerts were held, in the rule's room (now), once (held_posted flips in the same commit).
+ * Returns the number held, or 0 when there is nothing (more) to post.
+ */
+export async function postHeldAlertsLine(
+  db: Db,
+  input: { workspaceId: string; windowStart: string; errorsUrl: string },
+  message: (held: number, errorsUrl: string) => string,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const window = await trx
+      .updateTable('error_alert_windows')
+      .set({ held_posted: true })
+      .where('workspace_id', '=', input.workspaceId)
+      .where('window_start', '=', new Date(input.windowStart))
+      .where('held_posted', '=', false)
+      .where('alerts', '>', ROOM_ALERTS_PER_HOUR)
+      .returning('alerts')
+      .executeTakeFirst();
+    if (!window) return 0;
+    const rule = await trx
+      .selectFrom('error_alert_rules')
+      .select('room_id')
+      .where('workspace_id', '=', input.workspaceId)
+      .executeTakeFirst();
+    if (!rule?.room_id) return 0;
+    const held = window.alerts - ROOM_ALERTS_PER_HOUR;
+    await postMessages(trx, [
+      {
+        roomId: rule.room_id,
+        workspaceId: input.workspaceId,
+        authorKind: 'system',
+        authorRef: 'error-alerts',
+        displayName: ERROR_ALERT_SENDER,
+        body: message(held, input.errorsUrl),
+        metadata: { errorAlertsHeld: held },
+      },
+    ]);
+    return held;
+  });
+}

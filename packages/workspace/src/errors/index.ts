@@ -1,0 +1,99 @@
+export {
+  ALERT_COOLDOWN_MS,
+  ROOM_ALERTS_PER_HOUR,
+  occurrencesCounted,
+  postHeldAlertsLine,
+  raiseErrorAlerts,
+  readAlertRules,
+  spikeCountsOnInsert,
+  spikeCountsOnUpsert,
+  spikeRecent,
+  spikeWindows,
+} from './error-alert-raise.js';
+export type { AlertCandidate, AlertRule, RaiseOptions, SpikeWindow } from './error-alert-raise.js';
+export {
+  ALERT_EVENT,
+  ENVIRONMENT_NAME_MAX,
+  ERROR_ALERT_SENDER,
+  errorAlertMessage,
+  errorAlertPayload,
+  errorAlertRulesJson,
+  errorAlertRulesSchema,
+  findErrorAlertSettings,
+  heldAlertsMessage,
+  saveErrorAlertRules,
+  validateErrorAlertRules,
+} from './error-alerts.js';
+export type {
+  ErrorAlert,
+  ErrorAlertPayload,
+  ErrorAlertRulesInput,
+  ErrorAlertRulesJson,
+  ErrorAlertSettings,
+  SavedErrorAlertRules,
+} from './error-alerts.js';
+export {
+  culprit,
+  errorTicketInput,
+  fileTicketForErrorGroup,
+  ticketForErrorGroup,
+} from './error-fix.js';
+export type { ErrorTicket } from './error-fix.js';
+export {
+  SPARKLINE_DAYS,
+  errorsAtAGlance,
+  groupLatestFacts,
+  occurrencePage,
+  occurrenceSparklines,
+  setErrorGroupStatus,
+} from './error-triage.js';
+export type { ErrorsAtAGlance, GroupLatestFacts, OccurrencePage } from './error-triage.js';
+export {
+  ERRORS_WRITTEN_EVENT,
+  chunkErrorsWritten,
+  createErrorsAnnouncer,
+  errorsWrittenSchema,
+  writtenGroupSchema,
+} from './errors-live.js';
+export type {
+  ErrorsAnnouncer,
+  ErrorsWritten,
+  WorkspaceErrorsWritten,
+  WrittenGroup,
+} from './errors-live.js';
+export {
+  ERROR_GROUPS_PAGE_SIZE,
+  ERROR_SOURCES,
+  ERROR_STATUSES,
+  OCCURRENCES_PAGE_SIZE,
+  OCCURRENCES_SHOWN,
+  addRetainedOccurrences,
+  countErrorGroups,
+  errorEnvironments,
+  errorGroupJson,
+  errorGroupsMatching,
+  errorOccurrenceJson,
+  findErrorGroup,
+  findErrorOccurrence,
+  ingestCurlExample,
+  isErrorSource,
+  isErrorStatus,
+  latestOccurrences,
+  listErrorGroups,
+  retainedByWorkspace,
+  retainedOccurrences,
+  sentryDsn,
+  sentrySnippets,
+  sumCounts,
+} from './errors.js';
+export type {
+  ErrorGroupFilter,
+  ErrorGroupJson,
+  ErrorGroupPage,
+  ErrorOccurrenceJson,
+  OccurrenceVisitor,
+  OccurrenceWithVisitor,
+  SentrySdkName,
+} from './errors.js';
+export { OCCURRENCE_LIMITS, occurrenceFieldsSchema } from './occurrence.js';
+export type { OccurrenceFields } from './occurrence.js';

@@ -1,0 +1,191 @@
+import { AppError, isId } from '@ferry/core';
+import type { Db, Feedback, FeedbackStatus } from '@ferry/db';
+import { z } from 'zod';
+import { can } from '../members/capabilities.js';
+import { postMessage } from '../messages/messages.js';
+import { memberName } from '../members/members.js';
+
+/**
+ * Triage of a feedback ticket: its status (new, triaged, closed) and who looks after it. Every
+ * change is also a small system message in the ticket's conversation ("Ada closed this"), written
+ * in the same transaction, so the history reads where the talk about the ticket is.
+ */
+
+export const FEEDBACK_STATUSES = [
+  'new',
+  'triaged',
+  'closed',
+] as const satisfies readonly FeedbackStatus[];
+
+const STATUS_MESSAGE = 'Must be "new", "triaged" or "closed".';
+
+/** What a change asks for: a key left out stays as it is; `assignee_id: null` unassigns. */
+export const triageSchema = z
+  .object(
+    {
+      status: z.enum(FEEDBACK_STATUSES, STATUS_MESSAGE).optional(),
+      assignee_id: z
+        .string('Must be a member id, or null to unassign.')
+        .trim()
+        .max(100, 'Must be a member id, or null to unassign.')
+        .nullable()
+        .optional()
+        .transform((value) => (value === '' ? null : value)),
+    },
+    'Send a JSON object with "status", "assignee_id" or both.',
+  )
+  // Anything else ("title", a typo of a key) is refused rather than silently ignored.
+  .strict()
+  .refine((input) => input.status !== undefined || input.assignee_id !== undefined, {
+    message: 'Send "status", "assignee_id" or both.',
+  });
+export type TriageInput = z.infer<typeof triageSchema>;
+
+export interface Assignee {
+  id: string;
+  name: string;
+}
+
+/**
+ * Who a ticket can be assigned to: active seats of the workspace that may read feedback (a guest
+ * could not open the ticket they were given), by name.
+ */
+export async function assignableMembers(db: Db, workspaceId: string): Promise<Assignee[]> {
+  const rows = await db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select(['members.id', 'members.role', 'users.name'])
+    .where('members.workspace_id', '=', workspaceId)
+    .where('members.left_at', 'is', null)
+    .orderBy('users.name')
+    .orderBy('members.id')
+    .execute();
+  return rows.filter((r) => can(r.role, 'feedback.read')).map(({ id, name }) => ({ id, name }));
+}
+
+async function findAssignable(
+  db: Db,
+  workspaceId: string,
+  memberId: string,
+): Promise<Assignee | undefined> {
+  if (!isId(memberId, 'member')) return undefined;
+  const row = await db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select(['members.id', 'members.role', 'users.name'])
+    .where('members.id', '=', memberId)
+    .where('members.workspace_id', '=', workspaceId)
+    .where('members.left_at', 'is', null)
+    .executeTakeFirst();
+  return row && can(row.role, 'feedback.read') ? { id: row.id, name: row.name } : undefined;
+}
+
+/** Who made the change: a member (by name), or an API client, which is no person. */
+export type TriageActor = { kind: 'member'; name: string } | { kind: 'api' };
+
+function statusNotice(actor: TriageActor, from: FeedbackStatus, to: FeedbackStatus): string {
+  const verb =
+    to === 'closed'
+      ? 'closed this'
+      : to === 'triaged'
+        ? 'marked this triaged'
+        : from === 'closed'
+          ? 'reopened this'
+          : 'moved this back to new';
+  return actor.kind === 'member'
+    ? `${actor.name} ${verb}`
+    : `${verb[0]!.toUpperCase()}${verb.slice(1)} through the API`;
+}
+
+function assigneeNotice(actor: TriageActor, to: string | null, from: string | null): string {
+  const by = actor.kind === 'member' ? ` by ${actor.name}` : ' through the API';
+  if (to) return `Assigned to ${to}${by}`;
+  return `${from ? `${from} unassigned` : 'Unassigned'}${by}`;
+}
+
+/**
+ * Applies a triage change to a ticket of the workspace, with one system message per thing that
+ * changed; asking for what already is writes nothing. The row is locked for the transaction so two
+ * people changing the same ticket at once each see the other's result in their message.
+ * Throws 404 for an unknown ticket and 422 (field `assignee_id`) for someone who cannot be assigned.
+ */
+export async function triageFeedback(
+  db: Db,
+  input: { workspaceId: string; feedbackId: string; actor: TriageActor; change: TriageInput },
+): Promise<Feedback> {
+  const { workspaceId, feedbackId, actor, change } = input;
+  if (!isId(feedbackId, 'feedback')) {
+    throw new AppError('not_found', 'No such feedback ticket in this workspace.');
+  }
+  return db.transaction().execute(async (trx) => {
+    const current = await trx
+      .selectFrom('feedback')
+      .selectAll()
+      .where('id', '=', feedbackId)
+      .where('workspace_id', '=', workspaceId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
+
+    let assignee: Assignee | null | undefined;
+    if (change.assignee_id) {
+      assignee = await findAssignable(trx, workspaceId, change.assignee_id);
+      if (!assignee) {
+        const message = 'Pick an active member of this workspace.';
+        throw new AppError('validation_failed', `The assignee is not valid. ${message}`, {
+          fields: { assignee_id: message },
+        });
+      }
+    } else if (change.assignee_id === null) {
+      assignee = null;
+    }
+
+    const status = change.status ?? current.status;
+    const assigneeId = assignee === undefined ? current.assignee_member_id : (assignee?.id ?? null);
+    const notices: string[] = [];
+    if (status !== current.status) notices.push(statusNotice(actor, current.status, status));
+    if (assigneeId !== current.assignee_member_id) {
+      notices.push(
+        assigneeNotice(
+          actor,
+          assignee?.name ?? null,
+          await memberName(trx, current.assignee_member_id),
+        ),
+      );
+    }
+    if (!notices.length) return current;
+
+    const updated = await trx
+      .updateTable('feedback')
+      .set({ status, assignee_member_id: assigneeId, updated_at: new Date() })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    for (const body of notices) {
+      await postMessage(trx, {
+        roomId: current.room_id,
+        workspaceId,
+        authorKind: 'system',
+        displayName: 'Ferry',
+        body,
+        metadata: { feedbackId: current.id, triage: { status, assigneeId } },
+      });
+    }
+    return updated;
+  });
+}
+
+/**
+ * A hosted dispatch that got an agent working marks its ticket triaged (SPEC.md), but only a new
+ * one: a ticket someone closed stays closed (a dispatch is work on it, not a decision to reopen),
+ * and a triaged one has nothing to change. True when the status moved.
+ */
+export async function markTriagedByDispatch(db: Db, feedbackId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('feedback')
+    .set({ status: 'triaged', updated_at: new Date() })
+    .where('id', '=', feedbackId)
+    .where('status', '=', 'new')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

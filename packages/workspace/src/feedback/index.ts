@@ -1,0 +1,60 @@
+export {
+  FEEDBACK_STATUSES,
+  assignableMembers,
+  markTriagedByDispatch,
+  triageFeedback,
+  triageSchema,
+} from './feedback-triage.js';
+export type { Assignee, TriageActor, TriageInput } from './feedback-triage.js';
+export {
+  CONTEXT_OUTER_HTML_MAX,
+  CONTEXT_PARTIALS_MAX,
+  FEEDBACK_PAGE_SIZE,
+  conversationMessages,
+  conversationName,
+  conversationParticipants,
+  countFeedbackByStatus,
+  dispatchJson,
+  excerpt,
+  feedbackJson,
+  fileFeedback,
+  fileFeedbackSchema,
+  findFeedback,
+  listDispatches,
+  listFeedback,
+  summaryMessage,
+  ticketContext,
+  ticketJson,
+} from './feedback.js';
+export type {
+  DispatchJson,
+  FeedbackFilter,
+  FeedbackJson,
+  FeedbackPage,
+  FileFeedbackInput,
+  Participant,
+  Ticket,
+  TicketContext,
+} from './feedback.js';
+export {
+  SCREENSHOT_BODY_LIMIT,
+  SCREENSHOT_MAX_BYTES,
+  SCREENSHOT_TOO_LARGE,
+  checkScreenshotBytes,
+  findScreenshot,
+  imageSize,
+  insertScreenshot,
+  parseScreenshotField,
+  screenshotMeta,
+  sniffImageType,
+} from './screenshots.js';
+export type { CheckedScreenshot, ScreenshotMeta } from './screenshots.js';
+export {
+  VISITOR_TOKEN_KIND,
+  createTenantCache,
+  findVisitorId,
+  identifyVisitor,
+  registerVisitor,
+  visitorIdentitySchema,
+} from './visitors.js';
+export type { TenantCache, VisitorIdentity } from './visitors.js';

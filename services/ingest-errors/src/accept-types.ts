@@ -1,0 +1,25 @@
+import type { GroupCommit } from '@ferry/core';
+import type { StoredReport } from './report.js';
+
+/**
+ * The accept path's group-commit types, on their own so deps.ts (which holds the groups) and
+ * accept.ts (which makes and uses them) both import them without importing each other.
+ */
+
+export interface Accepted {
+  accepted: number;
+  ids: string[];
+}
+
+/** One request's valid reports, waiting for its group's rate-limit take and enqueue. */
+export interface PendingAccept {
+  workspaceId: string;
+  visitorId: string | undefined;
+  receivedAt: Date;
+  reports: StoredReport[];
+  eventId: string | undefined;
+}
+
+export type AcceptOutcome = { kind: 'accepted'; accepted: Accepted } | { kind: 'rate_limited' };
+
+export type AcceptGroups = GroupCommit<PendingAccept, AcceptOutcome>;

@@ -1,0 +1,70 @@
+import type { Role, Workspace } from '@ferry/db';
+import { html, type SafeHtml } from '../../shared/html.js';
+import {
+  csrfField,
+  emptyState,
+  field,
+  layout,
+  workspaceBase,
+  type PageContext,
+} from '../../shared/layout.js';
+
+/** The signed-in user's workspaces and the form that creates one. */
+
+export function workspacesPage(
+  ctx: PageContext,
+  data: { workspaces: (Pick<Workspace, 'id' | 'slug' | 'name'> & { role: Role })[] },
+): SafeHtml {
+  const { workspaces } = data;
+  return layout(ctx, {
+    title: 'Your workspaces',
+    body: html`<div class="page-head">
+        <h1>Your workspaces</h1>
+        <a class="button" href="/workspaces/new">New workspace</a>
+      </div>
+      ${
+        workspaces.length
+          ? html`<table>
+              <thead>
+                <tr>
+                  <th>Workspace</th>
+                  <th>Your role</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${workspaces.map(
+                  (w) =>
+                    html`<tr>
+                      <td><a href="${workspaceBase(w)}">${w.name}</a></td>
+                      <td><span class="badge">${w.role}</span></td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+          : emptyState(
+              'No workspaces yet',
+              html`<a href="/workspaces/new">Create your first workspace</a> or ask a colleague to
+                add you.`,
+            )
+      }`,
+  });
+}
+
+export function newWorkspacePage(
+  ctx: PageContext,
+  data: { values: { name?: string }; errors?: Record<string, string> },
+): SafeHtml {
+  const { values, errors = {} } = data;
+  return layout(ctx, {
+    title: 'New workspace',
+    body: html`<div class="card">
+      <h1>Create a workspace</h1>
+      <p class="muted">A workspace holds your team's rooms, feedback and errors.</p>
+      <form method="post" action="/workspaces" novalidate>
+        ${csrfField(ctx)}
+        ${field({ label: 'Workspace name', name: 'name', value: values.name, error: errors.name, required: true, maxlength: 80 })}
+        <button type="submit">Create workspace</button>
+      </form>
+    </div>`,
+  });
+}

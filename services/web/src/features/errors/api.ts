@@ -1,0 +1,131 @@
+import { AppError } from '@ferry/core';
+import { parseInput, requireJsonBody, routeTable, type RouteTable } from '@ferry/http';
+import { tokenScope } from '../../shared/access.js';
+import { z } from 'zod';
+import type { WebDeps } from '../../deps.js';
+import {
+  ERROR_GROUPS_PAGE_SIZE,
+  ERROR_SOURCES,
+  ERROR_STATUSES,
+  errorGroupJson,
+  errorOccurrenceJson,
+  findErrorGroup,
+  findErrorOccurrence,
+  latestOccurrences,
+  listErrorGroups,
+  retainedOccurrences,
+  setErrorGroupStatus,
+  apiAuth,
+  fileTicketForErrorGroup,
+  ticketJson,
+} from '@ferry/workspace';
+
+/** `?source=&page=` as a form would send them: an empty value means "not given". */
+const blankAsMissing = (value: unknown): unknown => (value === '' ? undefined : value);
+
+const listQuerySchema = z.object({
+  page: z.preprocess(
+    blankAsMissing,
+    z.coerce
+      .number('Must be a page number.')
+      .int('Must be a page number.')
+      .min(1, 'Must be a page number from 1.')
+      .max(10_000, 'Must be at most 10,000.')
+      .default(1),
+  ),
+  source: z.preprocess(
+    blankAsMissing,
+    z.enum(ERROR_SOURCES, `Must be one of ${ERROR_SOURCES.join(', ')}.`).optional(),
+  ),
+  // Every status unless asked: the list answered without one before triage existed.
+  status: z.preprocess(
+    blankAsMissing,
+    z
+      .enum([...ERROR_STATUSES, 'all'], `Must be one of ${[...ERROR_STATUSES, 'all'].join(', ')}.`)
+      .default('all')
+      .transform((status) => (status === 'all' ? undefined : status)),
+  ),
+  environment: z.preprocess(
+    blankAsMissing,
+    z.string('Must be one environment.').max(40, 'Must be at most 40 characters.').optional(),
+  ),
+  q: z.preprocess(
+    blankAsMissing,
+    z.string('Must be one search text.').max(200, 'Must be at most 200 characters.').optional(),
+  ),
+});
+
+const statusBodySchema = z.object({
+  status: z.enum(ERROR_STATUSES, `Must be one of ${ERROR_STATUSES.join(', ')}.`),
+});
+
+/**
+ * /api/v1/errors: reads need `tenant:read` (which `tenant:write` implies); setting a group's status
+ * (`PATCH /:groupId`) and filing its ticket (`POST /:groupId/feedback`) need `tenant:write`. Scoped to the token's workspace; another workspace's
+ * ids answer 404 like ids that never existed.
+ */
+export function errorsApi(deps: WebDeps): RouteTable {
+  const { db } = deps;
+  const routes = routeTable();
+  const read = tokenScope(deps, 'tenant:read');
+
+  routes.get('/', read, async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const query = parseInput(listQuerySchema, req.query, 'query');
+    const [list, retained] = await Promise.all([
+      listErrorGroups(db, workspace.id, query),
+      retainedOccurrences(db, workspace.id),
+    ]);
+    res.json({
+      groups: list.groups.map(errorGroupJson),
+      page: list.page,
+      per_page: ERROR_GROUPS_PAGE_SIZE,
+      total_groups: list.totalGroups,
+      total_occurrences: retained,
+    });
+  });
+
+  // Before /:groupId, so "occurrences" is never read as a group id.
+  routes.get('/occurrences/:id', read, async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const occurrence = await findErrorOccurrence(db, workspace.id, String(req.params.id));
+    if (!occurrence) throw new AppError('not_found', 'No such error occurrence in this workspace.');
+    res.json(errorOccurrenceJson(occurrence));
+  });
+
+  routes.get('/:groupId', read, async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const group = await findErrorGroup(db, workspace.id, String(req.params.groupId));
+    if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+    const occurrences = await latestOccurrences(db, group);
+    res.json({
+      group: errorGroupJson(group),
+      occurrences: occurrences.map(errorOccurrenceJson),
+    });
+  });
+
+  routes.patch(
+    '/:groupId',
+    { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] },
+    async (req, res) => {
+      const { workspace } = apiAuth(res);
+      const { status } = parseInput(statusBodySchema, req.body, 'error group');
+      const group = await setErrorGroupStatus(db, workspace.id, String(req.params.groupId), status);
+      if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+      res.json({ group: errorGroupJson(group) });
+    },
+  );
+
+  // "Fix with agent": files the group's ticket (201), or answers the one already filed (200).
+  routes.post('/:groupId/feedback', tokenScope(deps, 'tenant:write'), async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId));
+    if (!filed) throw new AppError('not_found', 'No such error group in this workspace.');
+    res
+      .status(filed.created ? 201 : 200)
+      .location(`/api/v1/feedback/${filed.ticket.id}`)
+      .json(await ticketJson(db, filed.ticket));
+  });
+
+  return routes;
+}

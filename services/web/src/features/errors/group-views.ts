@@ -1,0 +1,303 @@
+import type { ErrorGroup, ErrorStatus, Workspace } from '@ferry/db';
+import {
+  excerpt,
+  OCCURRENCES_PAGE_SIZE,
+  OCCURRENCES_SHOWN,
+  type DispatchJson,
+  type OccurrenceWithVisitor,
+  type Ticket,
+} from '@ferry/workspace';
+import {
+  code,
+  exactTime,
+  link,
+  mailto,
+  muted,
+  number,
+  optional,
+  plural,
+  timeAgo,
+} from '../../shared/format.js';
+import { html, type SafeHtml } from '../../shared/html.js';
+import {
+  csrfField,
+  emptyState,
+  layout,
+  workspaceBase,
+  type PageContext,
+} from '../../shared/layout.js';
+import { pageHref, pager } from '../../shared/pager.js';
+import { dispatchSummary } from '../feedback/dispatch-views.js';
+import { STATUS_LABEL, sourceBadge, statusBadges } from './shared-views.js';
+
+/**
+ * An error group's page: its status and triage buttons, "Fix with agent" (or the ticket filed
+ * from it), the summary, and pages of occurrences with their backtraces and context.
+ */
+
+/** Line breaks in a message are kept (pre-wrap), so no template whitespace may sit inside. */
+function messageText(message: string, className: string): SafeHtml {
+  return message
+    ? html`<p class="plain-text ${className}">${message}</p>`
+    : html`<p class="muted ${className}">(no message)</p>`;
+}
+
+/**
+ * The visitor as the host page identified them (`service('identify', {label, role, email})`):
+ * label, role and email, shown to those who may read errors (members and above). Never their
+ * token, not even its start: it says nothing to a person and is the visitor's own.
+ */
+function visitor(o: OccurrenceWithVisitor): SafeHtml {
+  if (!o.visitor) return muted('unknown');
+  const { name, email, role } = o.visitor;
+  if (!name && !email && !role) return muted('a visitor who was not identified');
+  return html`${optional(name, undefined, 'unnamed')}${role ? html` (${role})` : ''}${
+    email ? html` · ${mailto(email)}` : ''
+  }`;
+}
+
+/**
+ * Collapsed to a line (message, environment, when; the class only where it differs from the
+ * group's, since a group's occurrences nearly always share it); the first on a page opens itself.
+ */
+function occurrenceItem(o: OccurrenceWithVisitor, groupClass: string, open: boolean): SafeHtml {
+  const request = [o.request_method, o.request_path].filter(Boolean).join(' ');
+  const contextKeys = Object.keys(o.context).length;
+  return html`<details class="card occurrence" id="${o.id}" ${open ? html`open` : ''}>
+    <summary class="occurrence-head">
+      <span class="occurrence-title">
+        ${
+          o.error_class === groupClass
+            ? ''
+            : html`<strong class="occurrence-class">${o.error_class}</strong>`
+        }
+        <span class="occurrence-excerpt">${excerpt(o.message, 160) || '(no message)'}</span>
+      </span>
+      <span class="occurrence-meta">
+        ${o.environment ? html`<span class="badge">${o.environment}</span>` : ''}
+        <span class="muted">${timeAgo(o.occurred_at)}</span>
+      </span>
+    </summary>
+    <div class="occurrence-body">
+      ${
+        o.error_class === groupClass
+          ? ''
+          : html`<p class="occurrence-class-full"><strong>${o.error_class}</strong></p>`
+      }
+      ${messageText(o.message, 'occurrence-message')}
+      <dl class="kv">
+        <dt>Occurred</dt>
+        <dd>${exactTime(o.occurred_at)}</dd>
+        <dt>Received</dt>
+        <dd>${exactTime(o.received_at)}</dd>
+        <dt>URL</dt>
+        <dd class="break">${link(o.url)}</dd>
+        <dt>Request</dt>
+        <dd class="break">${optional(request, code)}</dd>
+        <dt>Environment</dt>
+        <dd>${optional(o.environment)}</dd>
+        <dt>App version</dt>
+        <dd>${optional(o.app_version)}</dd>
+        <dt>Source</dt>
+        <dd>${sourceBadge(o.source)}</dd>
+        <dt>Visitor</dt>
+        <dd class="visitor">${visitor(o)}</dd>
+        <dt>Id</dt>
+        <dd class="break">${code(o.id)}</dd>
+      </dl>
+      <h3>Backtrace</h3>
+      ${
+        o.backtrace.length
+          ? html`<pre class="backtrace">${o.backtrace.join('\n')}</pre>`
+          : html`<p class="muted">None reported.</p>`
+      }
+      <h3>Context</h3>
+      ${
+        contextKeys
+          ? html`<pre class="context">${JSON.stringify(o.context, null, 2)}</pre>`
+          : html`<p class="muted">None reported.</p>`
+      }
+    </div>
+  </details>`;
+}
+
+export interface ErrorGroupData {
+  workspace: Pick<Workspace, 'id' | 'slug'>;
+  group: ErrorGroup;
+  /** This page of the latest retained occurrences, newest first. */
+  occurrences: OccurrenceWithVisitor[];
+  page: number;
+  pages: number;
+  /** Retained occurrences the pages cover (at most OCCURRENCES_SHOWN). */
+  shown: number;
+  /** Whether the viewer may resolve, ignore and reopen. */
+  canTriage: boolean;
+  /** Whether the viewer may file the group's ticket ("Fix with agent"). */
+  canFileTicket: boolean;
+  /** The ticket filed from this group, with its dispatches; null before "Fix with agent". */
+  ticket: (Ticket & { dispatches: DispatchJson[] }) | null;
+}
+
+/**
+ * "Fix with agent": before, a button that files a ticket from this group (the local agent gets it
+ * at once; dispatch works from the ticket); after, the ticket and what its dispatches did.
+ */
+function agentSection(ctx: PageContext, data: ErrorGroupData, path: string): SafeHtml {
+  const base = workspaceBase(data.workspace);
+  const { ticket } = data;
+  if (ticket) {
+    return html`<section class="card group-ticket" aria-label="Ticket">
+      <h2>Ticket</h2>
+      <p>
+        <a href="${base}/feedback/${ticket.id}">${ticket.title ?? excerpt(ticket.note, 80)}</a>
+        <span class="badge">${ticket.status}</span> · filed ${timeAgo(ticket.created_at)}
+      </p>
+      ${
+        ticket.dispatches.length
+          ? html`<ul class="plain dispatch-list">
+              ${ticket.dispatches.map(
+                (d) => html`<li class="dispatch" data-testid="dispatch">${dispatchSummary(d)}</li>`,
+              )}
+            </ul>`
+          : html`<p class="muted">Not dispatched to GitHub yet; a connected local agent has it.</p>`
+      }
+    </section>`;
+  }
+  if (!data.canFileTicket) return html``;
+  return html`<section class="card group-ticket" aria-label="Fix with agent">
+    <form method="post" action="${path}/feedback" class="inline">
+      ${csrfField(ctx)}<button type="submit">Fix with agent</button>
+    </form>
+    <p class="muted small">
+      Files a ticket with this error’s message, culprit and latest backtrace: the workspace’s local
+      agent picks it up as it is filed, and it can be dispatched to GitHub from the ticket.
+    </p>
+  </section>`;
+}
+
+/** The buttons that move a group to each other status, as POST forms with the CSRF token. */
+function triageForms(ctx: PageContext, action: string, status: ErrorStatus): SafeHtml {
+  const moves: { to: ErrorStatus; label: string }[] =
+    status === 'unresolved'
+      ? [
+          { to: 'resolved', label: 'Resolve' },
+          { to: 'ignored', label: 'Ignore' },
+        ]
+      : status === 'resolved'
+        ? [
+            { to: 'unresolved', label: 'Reopen' },
+            { to: 'ignored', label: 'Ignore' },
+          ]
+        : [
+            { to: 'unresolved', label: 'Stop ignoring' },
+            { to: 'resolved', label: 'Resolve' },
+          ];
+  return html`<div class="button-row triage-actions">
+    ${moves.map(
+      (m, i) =>
+        html`<form method="post" action="${action}" class="inline">
+          ${csrfField(ctx)}<input type="hidden" name="status" value="${m.to}" /><button
+            type="submit"
+            class="${i === 0 ? '' : 'secondary'}"
+          >
+            ${m.label}
+          </button>
+        </form>`,
+    )}
+  </div>`;
+}
+
+function statusLine(group: ErrorGroup): SafeHtml {
+  return html`<p class="triage-status" data-testid="group-status">
+    <strong>${STATUS_LABEL[group.status]}</strong>
+    ${
+      group.regressed_at && group.status === 'unresolved'
+        ? html` · <span class="badge danger">Regression</span> seen again
+            ${timeAgo(group.regressed_at)} after it was resolved`
+        : group.status_changed_at
+          ? html` · since ${timeAgo(group.status_changed_at)}`
+          : ''
+    }
+  </p>`;
+}
+
+function occurrencesSection(data: ErrorGroupData, path: string): SafeHtml {
+  const { occurrences, page, pages, shown, group } = data;
+  const count = Number(group.occurrence_count);
+  const first = (page - 1) * OCCURRENCES_PAGE_SIZE + 1;
+  const heading =
+    shown < count
+      ? `Latest ${plural(shown, 'occurrence')} of ${number(count)}`
+      : plural(shown, 'occurrence');
+  return html`<h2 id="occurrences">${heading}</h2>
+    ${
+      shown < count
+        ? html`<p class="muted">
+            Up to ${OCCURRENCES_SHOWN} of the most recent occurrences are shown; older ones may have
+            been removed by retention, but still count.
+          </p>`
+        : ''
+    }
+    ${
+      occurrences.length
+        ? html`${
+              pages > 1
+                ? html`<p class="muted">
+                    Showing ${number(first)}–${number(first + occurrences.length - 1)}, newest
+                    first.
+                  </p>`
+                : ''
+            }
+            <div class="occurrences">
+              ${occurrences.map((o, i) => occurrenceItem(o, group.error_class, i === 0))}
+            </div>`
+        : shown === 0
+          ? emptyState('No occurrences retained', 'Older occurrences were removed by retention.')
+          : emptyState(
+              `There is no page ${number(page)}`,
+              html`This group’s occurrences fit on ${plural(pages, 'page')}.
+                <a href="${pageHref({ path }, pages)}">Go to the last page</a>`,
+            )
+    }
+    ${pager({ path, page, pages })}`;
+}
+
+export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml {
+  const { group } = data;
+  const base = workspaceBase(data.workspace);
+  const path = `${base}/errors/${group.id}`;
+  return layout(ctx, {
+    title: group.error_class,
+    section: 'errors',
+    body: html`<div class="errors-view">
+      <p class="crumbs"><a href="${base}/errors">← Errors</a></p>
+      <div class="page-head group-head">
+        <h1 class="error-class">${group.error_class}</h1>
+        <span class="group-badges">${sourceBadge(group.source)} ${statusBadges(group)}</span>
+      </div>
+      <section class="card triage" aria-label="Status">
+        ${statusLine(group)}
+        ${data.canTriage ? triageForms(ctx, `${path}/status`, group.status) : ''}
+      </section>
+      ${agentSection(ctx, data, path)}
+      <section class="card group-summary">
+        ${messageText(group.latest_message, 'latest-message')}
+        <dl class="kv">
+          <dt>Occurrences</dt>
+          <dd>${number(Number(group.occurrence_count))}</dd>
+          <dt>First seen</dt>
+          <dd>${exactTime(group.first_seen_at)}</dd>
+          <dt>Last seen</dt>
+          <dd>${exactTime(group.last_seen_at)}</dd>
+          <dt>Environments</dt>
+          <dd>
+            ${group.environments.length ? group.environments.join(', ') : muted('none reported')}
+          </dd>
+          <dt>Group</dt>
+          <dd class="break">${code(group.id)}</dd>
+        </dl>
+      </section>
+      ${occurrencesSection(data, path)}
+    </div>`,
+  });
+}

@@ -1,0 +1,175 @@
+import { AppError } from '@ferry/core';
+import type { ErrorSource, ErrorStatus } from '@ferry/db';
+import {
+  can,
+  errorEnvironments,
+  findErrorGroup,
+  countErrorGroups,
+  isErrorSource,
+  isErrorStatus,
+  listErrorGroups,
+  occurrencePage,
+  occurrenceSparklines,
+  groupLatestFacts,
+  retainedOccurrences,
+  setErrorGroupStatus,
+  fileTicketForErrorGroup,
+  listDispatches,
+  ticketForErrorGroup,
+} from '@ferry/workspace';
+import type { WebDeps } from '../../deps.js';
+import { flash, renderPage, seat } from '../../shared/request-context.js';
+import { errorListPage, type ErrorListFilter } from './list-views.js';
+import { errorGroupPage } from './group-views.js';
+import { errorSettingsPage } from './setup-views.js';
+import { workspaceBase } from '../../shared/layout.js';
+import { pageParam } from '../../shared/pager.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../../shared/access.js';
+
+/**
+ * Query values on a page are forgiving, as on the feedback inbox: an unknown source or status
+ * shows the default view and a junk page number shows the first page, rather than an error page.
+ * The API is strict instead (422), since a program should learn its query is wrong.
+ */
+function sourceParam(value: unknown): ErrorSource | undefined {
+  return isErrorSource(value) ? value : undefined;
+}
+
+function statusParam(value: unknown): ErrorStatus | 'all' {
+  return value === 'all' || isErrorStatus(value) ? value : 'unresolved';
+}
+
+/** Free text from the filter form: trimmed, capped like the API's limits, empty as absent. */
+function textParam(value: unknown, max: number): string | undefined {
+  const text = typeof value === 'string' ? value.trim().slice(0, max) : '';
+  return text || undefined;
+}
+
+const STATUS_DONE: Record<ErrorStatus, string> = {
+  unresolved: 'Marked unresolved.',
+  resolved: 'Resolved. A new occurrence will reopen it as a regression.',
+  ignored: 'Ignored. New occurrences still count but keep it out of the unresolved list.',
+};
+
+export function errorRoutes({ db, config, settings }: WebDeps): RouteTable {
+  const routes = routeTable();
+
+  routes.get('/', capability('errors.read'), async (req, res) => {
+    const { workspace } = seat(res);
+    const filter: ErrorListFilter = {
+      status: statusParam(req.query.status),
+      source: sourceParam(req.query.source),
+      environment: textParam(req.query.environment, 40),
+      q: textParam(req.query.q, 200),
+    };
+    const page = pageParam(req.query.page);
+    const [list, retained, allGroups, environments] = await Promise.all([
+      listErrorGroups(db, workspace.id, {
+        ...filter,
+        status: filter.status === 'all' ? undefined : filter.status,
+        page,
+      }),
+      retainedOccurrences(db, workspace.id),
+      countErrorGroups(db, workspace.id),
+      errorEnvironments(db, workspace.id),
+    ]);
+    const shownIds = list.groups.map((g) => g.id);
+    const [sparklines, facts] = await Promise.all([
+      occurrenceSparklines(db, workspace.id, shownIds),
+      groupLatestFacts(db, workspace.id, shownIds),
+    ]);
+    renderPage(req, res, (ctx) =>
+      errorListPage(ctx, {
+        workspace,
+        publicUrl: config.PUBLIC_URL,
+        ingestionEnabled: settings.errorIngestionEnabled,
+        filter,
+        page,
+        pages: list.pages,
+        groups: list.groups,
+        sparklines,
+        facts,
+        counts: list.counts,
+        statusCounts: list.statusCounts,
+        allGroups,
+        environments,
+        retained,
+      }),
+    );
+  });
+
+  routes.get('/:groupId', capability('errors.read'), async (req, res) => {
+    const { workspace, member } = seat(res);
+    const group = await findErrorGroup(db, workspace.id, req.params.groupId);
+    if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+    const [occurrences, ticket] = await Promise.all([
+      occurrencePage(db, group, pageParam(req.query.page)),
+      ticketForErrorGroup(db, workspace.id, group.id),
+    ]);
+    const dispatches = ticket ? await listDispatches(db, ticket) : [];
+    renderPage(req, res, (ctx) =>
+      errorGroupPage(ctx, {
+        workspace,
+        group,
+        ...occurrences,
+        canTriage: can(member.role, 'errors.triage'),
+        canFileTicket: can(member.role, 'errors.file_ticket'),
+        ticket: ticket ? { ...ticket, dispatches } : null,
+      }),
+    );
+  });
+
+  // "Fix with agent": the group's ticket, filed now or already; either way, open it.
+  routes.post('/:groupId/feedback', capability('errors.file_ticket'), async (req, res) => {
+    const { workspace } = seat(res);
+    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId));
+    if (!filed) throw new AppError('not_found', 'No such error group in this workspace.');
+    flash(
+      req,
+      'ok',
+      filed.created
+        ? 'Ticket filed from this error: a connected local agent picks it up now, or dispatch it from here.'
+        : 'This error already has a ticket: here it is.',
+    );
+    res.redirect(303, `${workspaceBase(workspace)}/feedback/${filed.ticket.id}`);
+  });
+
+  // The group page's Resolve / Ignore / Reopen buttons.
+  routes.post('/:groupId/status', capability('errors.triage'), async (req, res) => {
+    const { workspace } = seat(res);
+    const groupId = String(req.params.groupId);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const groupPath = `${workspaceBase(workspace)}/errors/${encodeURIComponent(groupId)}`;
+    if (!isErrorStatus(body.status)) {
+      if (!(await findErrorGroup(db, workspace.id, groupId))) {
+        throw new AppError('not_found', 'No such error group in this workspace.');
+      }
+      flash(req, 'error', 'Choose Resolve, Ignore or Reopen.');
+      res.redirect(303, groupPath);
+      return;
+    }
+    const group = await setErrorGroupStatus(db, workspace.id, groupId, body.status);
+    if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+    flash(req, 'ok', STATUS_DONE[group.status]);
+    res.redirect(303, groupPath);
+  });
+
+  return routes;
+}
+
+/** /settings/errors: the public key and a ready report, for anyone who may read errors. */
+export function errorSettingsRoutes({ config, settings }: WebDeps): RouteTable {
+  const routes = routeTable();
+  routes.get('/', capability('errors.read'), (req, res) => {
+    const { workspace } = seat(res);
+    renderPage(req, res, (ctx) =>
+      errorSettingsPage(ctx, {
+        workspace,
+        publicUrl: config.PUBLIC_URL,
+        ingestionEnabled: settings.errorIngestionEnabled,
+      }),
+    );
+  });
+  return routes;
+}

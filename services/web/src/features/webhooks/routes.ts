@@ -1,0 +1,193 @@
+import type { Request, Response } from 'express';
+import { fieldErrors } from '@ferry/http';
+import type { WebDeps } from '../../deps.js';
+import {
+  createIncomingKey,
+  createIncomingKeySchema,
+  deleteIncomingKey,
+  findIncomingKey,
+  listIncomingKeys,
+  listRoomOutgoingHooks,
+  revealIncomingKey,
+  rotateIncomingKey,
+  setIncomingKeyEnabled,
+  type IncomingKeyListItem,
+  roomLabel,
+  type RoomSeat,
+} from '@ferry/workspace';
+import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
+import {
+  deleteKeyConfirmPage,
+  incomingKeyPage,
+  incomingKeyPath,
+  rotateKeyConfirmPage,
+  webhooksPath,
+  webhooksTabPage,
+} from './views.js';
+import { settingsRoom, settingsRoomItem, type SettingsItemKind } from '../rooms/settings-routes.js';
+import { routeTable, type RouteTable } from '@ferry/http';
+import { capability } from '../../shared/access.js';
+
+/**
+ * The room's Settings -> Webhooks tab (incoming keys and the outgoing hooks list) and the incoming
+ * key page. Mounted at /w/:wid/:slug/rooms/:roomId/settings/webhooks. Outgoing hooks are created
+ * and managed by pages/outgoing-hooks.ts under `.../outgoing`; this router only lists them and
+ * shows the create form, and answers nothing under `/outgoing` so that router gets those paths.
+ *
+ * Every route needs `webhooks.manage` (checked per route, not with router.use, so a non-admin's
+ * request for an `/outgoing` path still reaches the other router's own answer) and a room the
+ * admin can see; DMs have no webhooks and answer 404 like unknown rooms.
+ */
+
+/** The key a path names: `:keyId` within the settings room. */
+const KEY: SettingsItemKind<IncomingKeyListItem> = {
+  param: 'keyId',
+  find: findIncomingKey,
+  path: incomingKeyPath,
+  missing: 'No such webhook key.',
+};
+
+export function webhookRoutes(deps: WebDeps): RouteTable {
+  const { db, config, box } = deps;
+  const routes = routeTable();
+  const admin = capability('webhooks.manage');
+
+  async function tabPage(
+    req: Request,
+    res: Response,
+    room: RoomSeat,
+    values: { name?: string } = {},
+    errors: Record<string, string> = {},
+    status = 200,
+  ): Promise<void> {
+    const { workspace } = seat(res);
+    const [keys, hooks] = await Promise.all([
+      listIncomingKeys(db, room.room.id),
+      listRoomOutgoingHooks(db, room.room.id),
+    ]);
+    renderPage(
+      req,
+      res,
+      (ctx) =>
+        webhooksTabPage(ctx, {
+          workspace,
+          room: room.room,
+          keys,
+          hooks,
+          values,
+          errors,
+        }),
+      status,
+    );
+  }
+
+  /** Pages that can show a raw key are never cached: Back must not bring it back. */
+  function keyPage(
+    req: Request,
+    res: Response,
+    room: RoomSeat,
+    key: IncomingKeyListItem,
+    rawKey?: string,
+  ): void {
+    const { workspace } = seat(res);
+    noStore(res);
+    renderPage(req, res, (ctx) =>
+      incomingKeyPage(ctx, {
+        workspace,
+        room: room.room,
+        key,
+        publicUrl: config.PUBLIC_URL,
+        rawKey,
+      }),
+    );
+  }
+
+  routes.get('/', admin, async (req, res) => {
+    const room = await settingsRoom(db, req, res);
+    await tabPage(req, res, room);
+  });
+
+  routes.post('/incoming', admin, async (req, res) => {
+    const { workspace, member } = seat(res);
+    const room = await settingsRoom(db, req, res);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const name = typeof body.name === 'string' ? body.name : '';
+    const parsed = createIncomingKeySchema.safeParse(body);
+    if (!parsed.success) return tabPage(req, res, room, { name }, fieldErrors(parsed.error), 422);
+    if (!room.joined) {
+      // The key would be dead on arrival: posts resolve against the creator's seat in the room.
+      const problem = `Join ${roomLabel(room.room)} first: a key posts with your seat in the room.`;
+      return tabPage(req, res, room, { name }, { name: problem }, 422);
+    }
+    const { webhook } = await createIncomingKey(db, box, {
+      workspaceId: workspace.id,
+      roomId: room.room.id,
+      name: parsed.data.name,
+      createdBy: member.id,
+    });
+    flash(req, 'ok', `The key "${webhook.name}" is ready. Reveal it to copy its URL.`);
+    res.redirect(303, incomingKeyPath(workspace, room.room.id, webhook.id));
+  });
+
+  routes.get('/incoming/:keyId', admin, async (req, res) => {
+    const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
+    keyPage(req, res, room, key);
+  });
+
+  // A POST (CSRF-checked) that answers the page with the key in it: the raw key is never in a
+  // GET-able page, a link or the browser cache.
+  routes.post('/incoming/:keyId/reveal', admin, async (req, res) => {
+    const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
+    keyPage(req, res, room, key, revealIncomingKey(box, key));
+  });
+
+  // Rotating asks first, like deleting: the GET is the question, the POST (its button) rotates.
+  routes.get('/incoming/:keyId/rotate', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
+    renderPage(req, res, (ctx) => rotateKeyConfirmPage(ctx, { workspace, room: room.room, key }));
+  });
+
+  routes.post('/incoming/:keyId/rotate', admin, async (req, res) => {
+    const { room, item: key, here } = await settingsRoomItem(db, req, res, KEY);
+    await rotateIncomingKey(db, box, room.room.id, key.id);
+    // A redirect, not the page itself: reloading must not rotate a second time.
+    flash(req, 'ok', 'The key was rotated: the old key no longer works. Reveal the new one.');
+    res.redirect(303, here);
+  });
+
+  for (const [path, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    routes.post(`/incoming/:keyId/${path}`, admin, async (req, res) => {
+      const { room, item: key, here } = await settingsRoomItem(db, req, res, KEY);
+      await setIncomingKeyEnabled(db, room.room.id, key.id, enabled);
+      flash(
+        req,
+        'ok',
+        enabled
+          ? `The key "${key.name}" is enabled again.`
+          : `The key "${key.name}" is disabled: posts to it answer 404 until it is enabled.`,
+      );
+      res.redirect(303, here);
+    });
+  }
+
+  // Deleting asks first: the GET is the question, the POST (its button) deletes.
+  routes.get('/incoming/:keyId/delete', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
+    renderPage(req, res, (ctx) => deleteKeyConfirmPage(ctx, { workspace, room: room.room, key }));
+  });
+
+  routes.post('/incoming/:keyId/delete', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
+    await deleteIncomingKey(db, room.room.id, key.id);
+    flash(req, 'ok', `The key "${key.name}" is deleted. Posts to it answer 404.`);
+    res.redirect(303, webhooksPath(workspace, room.room.id));
+  });
+
+  return routes;
+}

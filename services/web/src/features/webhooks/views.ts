@@ -1,0 +1,427 @@
+import type { Room, Workspace } from '@ferry/db';
+import {
+  INCOMING_KEY_NAME_MAX,
+  OUTGOING_TARGET_MAX,
+  roomLabel,
+  type IncomingKeyListItem,
+  type IncomingKeyState,
+  type OutgoingHookListItem,
+} from '@ferry/workspace';
+import { confirmLink, confirmPage } from '../../shared/confirm.js';
+import { COPY_SCRIPT, copyButton, copyableSnippet } from '../../shared/copy.js';
+import { masked, timeAgo } from '../../shared/format.js';
+import { html, type SafeHtml } from '../../shared/html.js';
+import {
+  csrfField,
+  emptyState,
+  field,
+  layout,
+  scrollBox,
+  workspaceBase,
+  type PageContext,
+} from '../../shared/layout.js';
+
+/**
+ * The room's Settings -> Webhooks tab (incoming keys, the outgoing hooks list and both create
+ * forms) and the incoming key page, plus what the outgoing hook pages share with them (paths,
+ * crumbs, state badges, the one-button forms).
+ */
+
+type WorkspaceRef = Pick<Workspace, 'id' | 'slug'>;
+type RoomRef = Pick<Room, 'id' | 'kind' | 'name'>;
+
+export const webhooksPath = (workspace: WorkspaceRef, roomId: string): string =>
+  `${workspaceBase(workspace)}/rooms/${roomId}/settings/webhooks`;
+
+export const incomingKeyPath = (workspace: WorkspaceRef, roomId: string, keyId: string): string =>
+  `${webhooksPath(workspace, roomId)}/incoming/${keyId}`;
+
+export const outgoingHookPath = (workspace: WorkspaceRef, roomId: string, hookId: string): string =>
+  `${webhooksPath(workspace, roomId)}/outgoing/${hookId}`;
+
+export const STATE_BADGE: Record<IncomingKeyState | OutgoingHookListItem['state'], string> = {
+  enabled: 'ok',
+  disabled: 'warn',
+  deleted: 'danger',
+};
+
+/** `← #room`, and `· Webhooks` on the pages below the tab. */
+export function settingsCrumbs(
+  workspace: WorkspaceRef,
+  room: RoomRef,
+  options: { webhooksLink: boolean },
+): SafeHtml {
+  const roomUrl = `${workspaceBase(workspace)}/rooms/${room.id}`;
+  return html`<p class="crumbs">
+    <a href="${roomUrl}">← ${roomLabel(room)}</a>${
+      options.webhooksLink
+        ? html` · <a href="${webhooksPath(workspace, room.id)}">Webhooks</a>`
+        : ''
+    }
+  </p>`;
+}
+
+/** A one-button form that POSTs to `action` (Reveal, Rotate, Enable...). */
+export function postButton(csrf: SafeHtml, action: string, label: string, cls = 'secondary') {
+  return html`<form method="post" action="${action}" class="inline">
+    ${csrf}<button type="submit" class="${cls}">${label}</button>
+  </form>`;
+}
+
+/** Single-quoted for bash: a key is base64url, but quote anyway so the example is always safe. */
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The ready-made example: a real command that posts one message when the key is revealed. */
+export function curlExample(ingestUrl: string): string {
+  return [
+    `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '{"body": "Hello from **curl**", "sender": "Deploy bot"}'`,
+  ].join('\n');
+}
+
+/**
+ * An example's JSON with one top-level field a line: each part of the payload is easy to find,
+ * and the shell passes the newlines inside the quotes as they are.
+ */
+function exampleJson(payload: Record<string, unknown>): string {
+  const fields = Object.entries(payload).map(
+    ([name, value]) => `  ${JSON.stringify(name)}: ${JSON.stringify(value)}`,
+  );
+  return `{\n${fields.join(',\n')}\n}`;
+}
+
+/** A Slack-style post: what a tool configured for a Slack incoming webhook sends (mrkdwn, an attachment). */
+export function slackExample(ingestUrl: string): string {
+  const payload = {
+    text: 'Deploy <https://ci.example.com/runs/42|run 42> *finished* :tada:',
+    username: 'CI',
+    icon_emoji: ':rocket:',
+    attachments: [
+      {
+        color: 'good',
+        title: 'production',
+        fields: [
+          { title: 'Duration', value: '42 s', short: true },
+          { title: 'Commit', value: 'a1b2c3d', short: true },
+        ],
+      },
+    ],
+  };
+  return [
+    `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d ${shellQuote(exampleJson(payload))}`,
+  ].join('\n');
+}
+
+/** A Discord-style post: `content` and an embed, as Discord's Execute Webhook takes them. */
+export function discordExample(ingestUrl: string): string {
+  const payload = {
+    username: 'Release bot',
+    content: 'Deploy **finished**',
+    embeds: [
+      {
+        title: 'Run 42',
+        url: 'https://ci.example.com/runs/42',
+        description: 'All checks passed.',
+        color: 3066993,
+        fields: [{ name: 'Environment', value: 'production', inline: true }],
+      },
+    ],
+  };
+  return [
+    `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d ${shellQuote(exampleJson(payload))}`,
+  ].join('\n');
+}
+
+/** One example on the key page: copyable once the key is revealed, plain text before. */
+function example(rawKey: string | undefined, id: string, what: string, text: string): SafeHtml {
+  return rawKey
+    ? copyableSnippet({ id, what, text, className: 'curl', testId: id })
+    : html`<pre class="curl" data-testid="${id}"><code>${text}</code></pre>`;
+}
+
+function keysTable(base: string, keys: IncomingKeyListItem[]): SafeHtml {
+  return scrollBox(
+    'Incoming webhook keys',
+    html`<table class="webhooks">
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Key</th>
+          <th>State</th>
+          <th>Created by</th>
+          <th>Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${keys.map(
+          (k) =>
+            html`<tr>
+              <td><a href="${base}/incoming/${k.id}">${k.name}</a></td>
+              <td><code>${masked(k.key_prefix)}</code></td>
+              <td><span class="badge ${STATE_BADGE[k.state]}">${k.state}</span></td>
+              <td>${k.created_by_name}</td>
+              <td>${timeAgo(k.created_at)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`,
+  );
+}
+
+function hooksTable(base: string, hooks: OutgoingHookListItem[]): SafeHtml {
+  return scrollBox(
+    'Outgoing webhooks',
+    html`<table class="webhooks">
+      <thead>
+        <tr>
+          <th>Target URL</th>
+          <th>State</th>
+          <th>Consecutive failures</th>
+          <th>Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${hooks.map(
+          (h) =>
+            html`<tr>
+              <td>
+                <a href="${base}/outgoing/${h.id}"><code>${h.target_url}</code></a>
+              </td>
+              <td><span class="badge ${STATE_BADGE[h.state]}">${h.state}</span></td>
+              <td>${h.consecutive_failures}</td>
+              <td>${timeAgo(h.created_at)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`,
+  );
+}
+
+export interface WebhooksTabData {
+  workspace: WorkspaceRef;
+  room: RoomRef;
+  keys: IncomingKeyListItem[];
+  hooks: OutgoingHookListItem[];
+  /** The incoming key form as posted, with its errors. */
+  values?: { name?: string };
+  errors?: Record<string, string>;
+}
+
+export function webhooksTabPage(ctx: PageContext, data: WebhooksTabData): SafeHtml {
+  const { workspace, room, keys, hooks, values = {}, errors = {} } = data;
+  const base = webhooksPath(workspace, room.id);
+  const csrf = csrfField(ctx);
+  const label = roomLabel(room);
+  return layout(ctx, {
+    title: `Webhooks · ${label}`,
+    section: 'rooms',
+    body: html`${settingsCrumbs(workspace, room, { webhooksLink: false })}
+      <div class="page-head">
+        <h1>Settings · Webhooks</h1>
+        <span class="muted">${label}</span>
+      </div>
+      <section class="card webhooks-section" aria-labelledby="incoming-keys">
+        <h2 id="incoming-keys">Incoming webhooks</h2>
+        <p class="muted">
+          Other systems post messages into ${label} with <code>POST /wh/in/&lt;key&gt;</code>. The
+          key is the whole credential: treat its URL like a password. A key posts with its creator's
+          seat, so it stops working if they leave the room or the workspace.
+        </p>
+        ${
+          keys.length
+            ? keysTable(base, keys)
+            : emptyState('No incoming keys yet', 'Create one to let another system post here.')
+        }
+        <form method="post" action="${base}/incoming" novalidate class="webhook-create">
+          ${csrf}
+          ${field({
+            label: 'Key name',
+            name: 'name',
+            value: values.name,
+            error: errors.name,
+            required: true,
+            maxlength: INCOMING_KEY_NAME_MAX,
+            hint: 'Shown as the sender of its messages unless a post names one, e.g. "Deploy bot".',
+          })}
+          <button type="submit">Create key</button>
+        </form>
+      </section>
+      <section class="card webhooks-section" aria-labelledby="outgoing-hooks">
+        <h2 id="outgoing-hooks">Outgoing webhooks</h2>
+        <p class="muted">
+          Every message a member posts in ${label} is sent, signed, to each enabled hook's URL.
+        </p>
+        ${
+          hooks.length
+            ? hooksTable(base, hooks)
+            : emptyState('No outgoing hooks yet', "Create one to receive this room's messages.")
+        }
+        ${outgoingHookForm(ctx, base)}
+      </section>`,
+  });
+}
+
+/** The outgoing hook create form: on the tab, and again with its error when a URL is refused. */
+export function outgoingHookForm(
+  ctx: PageContext,
+  base: string,
+  posted: { targetUrl?: string; error?: string } = {},
+): SafeHtml {
+  return html`<form method="post" action="${base}/outgoing" novalidate class="webhook-create">
+    ${csrfField(ctx)}
+    ${field({
+      label: 'Target URL',
+      name: 'target_url',
+      type: 'url',
+      value: posted.targetUrl,
+      error: posted.error,
+      required: true,
+      maxlength: OUTGOING_TARGET_MAX,
+      hint: 'An https URL you control; it receives a signed POST for every message.',
+    })}
+    <button type="submit">Create hook</button>
+  </form>`;
+}
+
+export interface IncomingKeyData {
+  workspace: WorkspaceRef;
+  room: RoomRef;
+  key: IncomingKeyListItem;
+  publicUrl: string;
+  /** The raw key, only in the answer to Reveal. */
+  rawKey?: string | undefined;
+}
+
+export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHtml {
+  const { workspace, room, key, rawKey } = data;
+  const here = incomingKeyPath(workspace, room.id, key.id);
+  const csrf = csrfField(ctx);
+  const shownKey = rawKey ?? masked(key.key_prefix);
+  const ingestUrl = `${data.publicUrl}/wh/in/${shownKey}`;
+  const action = (path: string, label: string, cls?: string): SafeHtml =>
+    postButton(csrf, `${here}/${path}`, label, cls);
+  return layout(ctx, {
+    title: `${key.name} · Webhooks`,
+    section: 'rooms',
+    scripts: rawKey ? [COPY_SCRIPT] : [],
+    body: html`${settingsCrumbs(workspace, room, { webhooksLink: true })}
+      <div class="card">
+        <h1>${key.name} <span class="badge ${STATE_BADGE[key.state]}">${key.state}</span></h1>
+        <dl class="kv">
+          <dt>Key</dt>
+          <dd>
+            <code class="secret" id="incoming-key" data-testid="incoming-key">${shownKey}</code>
+            ${
+              rawKey
+                ? copyButton('incoming-key', 'the key')
+                : action('reveal', 'Reveal', 'secondary small')
+            }
+          </dd>
+          <dt>Ingest URL</dt>
+          <dd>
+            <code id="ingest-url" data-testid="ingest-url">${ingestUrl}</code>
+            ${rawKey ? copyButton('ingest-url', 'the ingest URL') : ''}
+          </dd>
+          <dt>Posts into</dt>
+          <dd>${roomLabel(room)}</dd>
+          <dt>Created by</dt>
+          <dd>${key.created_by_name}, ${timeAgo(key.created_at)}</dd>
+          ${
+            key.rotated_at
+              ? html`<dt>Rotated</dt>
+                  <dd>${timeAgo(key.rotated_at)}</dd>`
+              : ''
+          }
+        </dl>
+        <h2>Try it</h2>
+        ${rawKey ? '' : html`<p class="muted">Reveal the key to get a command you can run as is.</p>`}
+        <h3>Plain curl</h3>
+        ${
+          rawKey
+            ? copyableSnippet({
+                id: 'curl-command',
+                what: 'the curl command',
+                text: curlExample(ingestUrl),
+                className: 'curl',
+                testId: 'curl-example',
+              })
+            : html`<pre
+                class="curl"
+                data-testid="curl-example"
+              ><code>${curlExample(ingestUrl)}</code></pre>`
+        }
+        <p class="muted">
+          JSON fields: <code>body</code> (or <code>text</code>), optional <code>sender</code> (or
+          <code>name</code>, <code>username</code>), <code>room</code> (a room id the creator has
+          joined), <code>idempotency_key</code> (or the <code>Idempotency-Key</code> header).
+          Answers 201 <code>{"message_id"}</code>, 200 on a replay of the same idempotency key.
+        </p>
+        <h3>Slack-style</h3>
+        <p class="muted">
+          Tools set up for a Slack or Mattermost incoming webhook work with this URL as it is:
+          <code>text</code> in Slack's mrkdwn, <code>blocks</code>, <code>attachments</code>,
+          <code>icon_emoji</code>, also as a form body with <code>payload=</code>.
+        </p>
+        ${example(rawKey, 'slack-example', 'the Slack-style command', slackExample(ingestUrl))}
+        <h3>Discord-style</h3>
+        <p class="muted">
+          Discord's <code>content</code>, <code>username</code> and <code>embeds</code>; Microsoft
+          Teams cards (MessageCard, Adaptive Card) are read too.
+        </p>
+        ${example(rawKey, 'discord-example', 'the Discord-style command', discordExample(ingestUrl))}
+        <div class="button-row">
+          ${confirmLink(`${here}/rotate`, 'Rotate', { cls: 'secondary' })}
+          ${key.state === 'disabled' ? action('enable', 'Enable') : action('disable', 'Disable')}
+          ${confirmLink(`${here}/delete`, 'Delete key')}
+        </div>
+      </div>`,
+  });
+}
+
+/**
+ * "Rotate the key …?": asked first, since a new key breaks every sender at once (as deleting
+ * does), though the key's name, room and history stay.
+ */
+export function rotateKeyConfirmPage(
+  ctx: PageContext,
+  data: { workspace: WorkspaceRef; room: RoomRef; key: IncomingKeyListItem },
+): SafeHtml {
+  const { workspace, room, key } = data;
+  const here = incomingKeyPath(workspace, room.id, key.id);
+  return confirmPage(ctx, {
+    question: `Rotate the key "${key.name}"?`,
+    section: 'rooms',
+    crumbs: settingsCrumbs(workspace, room, { webhooksLink: true }),
+    consequences: html`The current key stops working at once: every system posting to its URL gets
+    404 until it is given the new key, which you can reveal on the key's page afterwards.`,
+    action: `${here}/rotate`,
+    confirmLabel: 'Rotate key',
+    cancelHref: here,
+  });
+}
+
+/** "Delete the key …?": asked before posts to it start answering 404 for good. */
+export function deleteKeyConfirmPage(
+  ctx: PageContext,
+  data: { workspace: WorkspaceRef; room: RoomRef; key: IncomingKeyListItem },
+): SafeHtml {
+  const { workspace, room, key } = data;
+  const here = incomingKeyPath(workspace, room.id, key.id);
+  return confirmPage(ctx, {
+    question: `Delete the key "${key.name}"?`,
+    section: 'rooms',
+    crumbs: settingsCrumbs(workspace, room, { webhooksLink: true }),
+    consequences: html`Posts to its URL answer 404 from now on, and it cannot be enabled again:
+    whatever sends to it needs a new key. To stop it for a while instead, disable it.`,
+    action: `${here}/delete`,
+    confirmLabel: 'Delete key',
+    cancelHref: here,
+  });
+}

@@ -1,0 +1,110 @@
+import { WIDGET_SNIPPET } from '@ferry/widget';
+import type { Workspace } from '@ferry/db';
+import { COPY_SCRIPT, copyButton } from '../../shared/copy.js';
+import { html, type SafeHtml } from '../../shared/html.js';
+import { layout, workspaceBase, type PageContext } from '../../shared/layout.js';
+
+/**
+ * Settings > Widget: the snippet a workspace pastes into its site, and a preview page that loads
+ * the real widget on a demo page (partial comments, a controller#action meta tag) so an admin can
+ * file a ticket the way a customer's visitor would.
+ */
+
+export function widgetSettingsPath(workspace: Pick<Workspace, 'id' | 'slug'>): string {
+  return `${workspaceBase(workspace)}/settings/widget`;
+}
+
+export function widgetSettingsPage(
+  ctx: PageContext,
+  data: { workspace: Workspace; publicUrl: string },
+): SafeHtml {
+  const snippet = WIDGET_SNIPPET(data.publicUrl, data.workspace.public_key);
+  const path = widgetSettingsPath(data.workspace);
+  return layout(ctx, {
+    title: 'Widget',
+    section: 'widget',
+    scripts: [COPY_SCRIPT],
+    body: html`<div class="page-head">
+        <h1>Install the widget</h1>
+      </div>
+      <p class="muted lead">
+        The widget puts a Feedback button on your site. Visitors describe what went wrong and can
+        point at the element they mean; each report becomes a ticket here with the page, the
+        rendered partials and the picked element. Errors thrown inside the widget itself are
+        reported to the Errors page.
+      </p>
+      <section class="card" aria-labelledby="widget-snippet">
+        <h2 id="widget-snippet">Snippet</h2>
+        <p>Paste this before <code>&lt;/body&gt;</code> on every page that should show it.</p>
+        <div class="copy-row">
+          <pre class="snippet"><code id="snippet-code">${snippet}</code></pre>
+          <div class="button-row">
+            <button type="button" data-copy="#snippet-code">Copy snippet</button>
+            <a class="button secondary" href="${path}/preview" target="_blank" rel="noopener"
+              >Open the live preview</a
+            >
+          </div>
+        </div>
+        <p class="hint">
+          Calls made before the script loads are kept:
+          <code>service('identify', {label, role, email})</code> names the reporter,
+          <code>service('reportError', error, context)</code> reports an error,
+          <code>service('open')</code> opens the panel. If your site sends a
+          Content-Security-Policy, allow <code>${data.publicUrl}</code> in
+          <code>script-src</code> and <code>connect-src</code>.
+        </p>
+      </section>
+      <section class="card" aria-labelledby="widget-key">
+        <h2 id="widget-key">Public key</h2>
+        <p>
+          <code id="widget-public-key">${data.workspace.public_key}</code>
+          ${copyButton('widget-public-key', 'the public key')}
+        </p>
+        <p>
+          It only says which workspace reports go to, so it is safe in page source. Reports are
+          rate-limited per key and per visitor.
+        </p>
+      </section>`,
+  });
+}
+
+/**
+ * A stand-in customer page: Rails-style partial comments and a controller#action meta tag, the
+ * widget loaded from this server with the workspace's key (no inline stub: our pages allow no
+ * inline script).
+ */
+export function widgetPreviewPage(data: { workspace: Workspace }): SafeHtml {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="service-controller-action" content="checkouts#show" />
+        <title>Widget preview · ${data.workspace.name}</title>
+        <link rel="stylesheet" href="/assets/app.css" />
+      </head>
+      <body class="plain preview-page">
+        <!-- BEGIN app/views/layouts/_header.html.erb -->
+        <header class="topbar"><span class="brand">Demo Shop</span></header>
+        <!-- END app/views/layouts/_header.html.erb -->
+        <main class="preview-main">
+          <!-- BEGIN app/views/checkouts/show.html.erb -->
+          <h1>Checkout</h1>
+          <p class="muted">
+            A demo page for ${data.workspace.name}: use the Feedback button at the bottom right,
+            pick an element, and the ticket appears under Feedback.
+          </p>
+          <!-- BEGIN app/views/checkouts/_summary.html.erb -->
+          <section class="card">
+            <h2>Order summary</h2>
+            <p>Blue mug × 2 — $24.00</p>
+            <p>Shipping — $5.00</p>
+            <button type="button" id="pay">Pay $29.00</button>
+          </section>
+          <!-- END app/views/checkouts/_summary.html.erb -->
+          <!-- END app/views/checkouts/show.html.erb -->
+        </main>
+        <script src="/widget/v1.js" data-key="${data.workspace.public_key}" async></script>
+      </body>
+    </html>`;
+}

@@ -1,0 +1,451 @@
+import type http from 'node:http';
+import type { RequestHandler } from 'express';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { Server, type Socket } from 'socket.io';
+import { inOrder } from '@ferry/core';
+import type { Db } from '@ferry/db';
+import {
+  ERRORS_WRITTEN_EVENT,
+  errorsWrittenSchema,
+  findMessage,
+  findRoomSeat,
+  liveChannelKey,
+  findMessageWithPrevious,
+  messagePayloads,
+  messagesAfter,
+  MESSAGES_STORED_EVENT,
+  storedMessagesSchema,
+  usersWhoCan,
+  usersWhoCanOpen,
+  workspaceMentionHandles,
+  type MentionHandles,
+  type StoredMessage,
+  type StoredMessages,
+} from '@ferry/workspace';
+import type { WebDeps } from '../deps.js';
+import { SOCKET_EVENTS, type SocketPayload } from './socket-events.js';
+import {
+  receive,
+  replier,
+  type JoinReply,
+  type SocketHandler,
+  type SocketHandlers,
+} from './socket-receive.js';
+import {
+  readQueue,
+  readRoom,
+  syncState,
+  unreadEvents,
+  type UnreadMessageEvent,
+  type UnreadStateEvent,
+} from '../features/rooms/live-unread.js';
+import { messageItem, messageItems } from '../features/rooms/message-views.js';
+import {
+  createLiveErrors,
+  errorsChannel,
+  watchOf,
+  type ErrorsNewEvent,
+  type ErrorsWatch,
+  type WatchingSocket,
+} from '../features/errors/live.js';
+
+/**
+ * Live updates for pages (new messages in a room). Sockets authenticate with the same session
+ * cookie as pages.
+ *
+ * Protocol (socket.io, default namespace):
+ * - client -> `room:join` {roomId, after?}, ack {ok: true} | {ok: false, error: {code, message}}. The
+ *   server checks the database and only then puts the socket in the socket.io room `room:<roomId>`.
+ *   With `after` (the last message id the page rendered) it then sends, as `message:new`, the
+ *   messages stored after it: what was posted between the page's render and the join (or while a
+ *   connection was down) arrives too, instead of waiting for a reload.
+ * - server -> `message:new` {id, roomId, html}: a stored message, rendered as its `<li>`.
+ * - server -> `room:left` {roomId}: this user no longer has the room; the page stops listening.
+ * - unread counts for the sidebar: `unread:message`, `unread:state`, `room:read`, `unread:sync`
+ *   (live-unread.ts).
+ * - the Errors page's "N new errors" line: `errors:join`, `errors:new`, `errors:left`
+ *   (live-errors.ts), from the error writer's `errors:written` announcements.
+ *
+ * Several web processes (`docker compose up --scale web=3`) share one Redis adapter, so a message
+ * posted on one process reaches sockets held by the others.
+ *
+ * Access cut-off. A socket.io room is only a routing hint; the database decides. Two mechanisms:
+ * 1. Evict on leave: leaving a room removes every socket of that user, on every process, from
+ *    `room:<roomId>` at once (`socketsLeave` through the adapter) - see `leaveRoom`.
+ * 2. Re-check before delivering: each process, before emitting a message to a room, asks the
+ *    database which of the users it holds sockets for may still open the room (one query per
+ *    message per process that has sockets there; none otherwise) and evicts the rest. This covers
+ *    what (1) cannot see: a member removed from the workspace (members.left_at), a role change,
+ *    a row changed by another service.
+ * That is why a message is announced to every process with a server-side event and each process
+ * emits to its own sockets (`io.local`), rather than one `io.to(room).emit` fanned out blindly.
+ *
+ * Announcements come from the outbox relay (packages/workspace live.ts): after each relayed batch
+ * it publishes one `messages:stored` server-side event naming the committed messages by id, from
+ * whichever process relayed them. Each web process renders what it delivers (see deliverLocally);
+ * nothing in an announcement is ever put on a page as markup.
+ */
+
+export type { JoinReply } from './socket-receive.js';
+
+export interface MessageEvent {
+  id: string;
+  roomId: string;
+  html: string;
+}
+
+interface ClientToServerEvents {
+  // Every argument comes from the browser: validated, never trusted.
+  'room:join': (payload: unknown, ack: unknown) => void;
+  'room:read': (payload: unknown) => void;
+  'unread:sync': (payload: unknown) => void;
+  'errors:join': (payload: unknown, ack: unknown) => void;
+}
+
+interface ServerToClientEvents {
+  'message:new': (event: MessageEvent) => void;
+  'room:left': (event: { roomId: string }) => void;
+  'unread:message': (event: UnreadMessageEvent) => void;
+  'unread:state': (event: UnreadStateEvent) => void;
+  'errors:new': (event: ErrorsNewEvent) => void;
+  'errors:left': (event: { workspaceId: string }) => void;
+}
+
+interface InterServerEvents {
+  // From another process's relay: validated with storedMessagesSchema, never trusted.
+  [MESSAGES_STORED_EVENT]: (event: unknown) => void;
+  // From an error writer: validated with errorsWrittenSchema, never trusted.
+  [ERRORS_WRITTEN_EVENT]: (event: unknown) => void;
+}
+
+interface SocketData {
+  userId: string;
+  /** The Errors page this socket shows, once `errors:join` was allowed. */
+  errors?: ErrorsWatch;
+}
+
+export type RealtimeServer = Server<
+  ClientToServerEvents,
+  ServerToClientEvents,
+  InterServerEvents,
+  SocketData
+>;
+type RealtimeSocket = Socket<
+  ClientToServerEvents,
+  ServerToClientEvents,
+  InterServerEvents,
+  SocketData
+>;
+
+export interface Realtime {
+  io: RealtimeServer;
+  attach(server: http.Server): void;
+  /** Every socket of this user, on every process, stops receiving the room now. */
+  leaveRoom(userId: string, roomId: string): void;
+  close(): Promise<void>;
+}
+
+const roomChannel = (roomId: string): string => `room:${roomId}`;
+const userChannel = (userId: string): string => `user:${userId}`;
+
+/**
+ * Emits an announced message to this process's sockets in the room, after re-checking in the
+ * database that each socket's user may still open it; the others are evicted first. The message
+ * is read and rendered here, from the database: the announcement only named it.
+ */
+async function deliverLocally(
+  io: RealtimeServer,
+  db: Db,
+  announced: StoredMessage,
+  handles: (workspaceId: string) => Promise<MentionHandles>,
+): Promise<void> {
+  const channel = roomChannel(announced.roomId);
+  const socketIds = io.sockets.adapter.rooms.get(channel);
+  if (!socketIds?.size) return;
+  const sockets = [...socketIds]
+    .map((id) => io.sockets.sockets.get(id))
+    .filter((s): s is RealtimeSocket => s !== undefined);
+  const allowed = await usersWhoCanOpen(
+    db,
+    announced.roomId,
+    sockets.map((s) => s.data.userId),
+  );
+  for (const socket of sockets) {
+    if (allowed.has(socket.data.userId)) continue;
+    await socket.leave(channel);
+    socket.emit('room:left', { roomId: announced.roomId });
+  }
+  if (allowed.size === 0) return;
+  // Grouped with the message before it exactly as the room page groups them (one read for both).
+  const found = await findMessageWithPrevious(db, announced.roomId, announced.id);
+  if (!found) return;
+  const { message, previous } = found;
+  const mentionable = await handles(message.workspace_id);
+  const html = messageItem(message, mentionable, { previous }).value;
+  const event = { id: message.id, roomId: message.room_id, html };
+  // A webhook message carries admins' "View payload" (as the room page renders it for them): those
+  // sockets get their own rendering; the rest the shared one.
+  const admins =
+    message.author_kind === 'webhook'
+      ? await usersWhoCan(db, message.workspace_id, [...allowed], 'webhooks.manage')
+      : new Set<string>();
+  const payloads = admins.size ? await messagePayloads(db, [message.id]) : undefined;
+  if (!payloads?.size) {
+    io.local.to(channel).emit('message:new', event);
+    return;
+  }
+  const adminHtml = messageItem(message, mentionable, { previous, payloads }).value;
+  for (const socket of sockets) {
+    if (!allowed.has(socket.data.userId)) continue;
+    const admin = admins.has(socket.data.userId);
+    socket.emit('message:new', admin ? { ...event, html: adminHtml } : event);
+  }
+}
+
+/**
+ * Delivers every announced message this process holds sockets for, in id (time) order. Mention
+ * handles are read once per workspace per announcement.
+ */
+async function deliverAnnounced(
+  io: RealtimeServer,
+  db: Db,
+  announced: StoredMessages,
+): Promise<void> {
+  const handleCache = new Map<string, Promise<MentionHandles>>();
+  const handles = (workspaceId: string): Promise<MentionHandles> => {
+    let found = handleCache.get(workspaceId);
+    if (!found) {
+      found = workspaceMentionHandles(db, workspaceId);
+      handleCache.set(workspaceId, found);
+    }
+    return found;
+  };
+  const ordered = [...announced.messages].sort((a, b) => (a.id < b.id ? -1 : 1));
+  for (const message of ordered) await deliverLocally(io, db, message, handles);
+}
+
+async function onRoomJoin(
+  db: Db,
+  socket: RealtimeSocket,
+  { roomId, after }: SocketPayload<'room:join'>,
+  reply: (value: JoinReply) => void,
+): Promise<void> {
+  const seat = await findRoomSeat(db, { userId: socket.data.userId, roomId });
+  if (!seat || seat.access === 'hidden') {
+    reply({ ok: false, error: { code: 'not_found', message: 'No such room.' } });
+    return;
+  }
+  if (seat.access !== 'open') {
+    reply({ ok: false, error: { code: 'forbidden', message: 'Join the room first.' } });
+    return;
+  }
+  await socket.join(roomChannel(roomId));
+  reply({ ok: true });
+  // Joined first, so nothing stored from now on is missed; the page drops what it already has.
+  if (!after) return;
+  const missed = await messagesAfter(db, roomId, after);
+  if (!missed.length) return;
+  const workspaceId = missed[0]!.workspace_id;
+  const handles = await workspaceMentionHandles(db, workspaceId);
+  const admin = (await usersWhoCan(db, workspaceId, [socket.data.userId], 'webhooks.manage')).size;
+  const hooked = missed.filter((m) => m.author_kind === 'webhook').map((m) => m.id);
+  const items = messageItems(missed, handles, {
+    before: await findMessage(db, roomId, after),
+    // An admin's catch-up shows "View payload" as the room page does.
+    payloads: admin && hooked.length ? await messagePayloads(db, hooked) : undefined,
+  });
+  missed.forEach((message, i) => {
+    socket.emit('message:new', { id: message.id, roomId: message.room_id, html: items[i]!.value });
+  });
+}
+
+/** Joins an Errors page's live line; `receive` has checked the seat holds errors.read. */
+async function onErrorsJoin(
+  socket: RealtimeSocket,
+  join: SocketPayload<'errors:join'>,
+  reply: (value: JoinReply) => void,
+): Promise<void> {
+  const watch = watchOf(join);
+  const previous = socket.data.errors;
+  if (previous && previous.workspaceId !== watch.workspaceId) {
+    await socket.leave(errorsChannel(previous.workspaceId));
+  }
+  socket.data.errors = watch;
+  await socket.join(errorsChannel(watch.workspaceId));
+  reply({ ok: true });
+}
+
+/**
+ * The handshake's Origin is PUBLIC_URL's, one of ALLOWED_ORIGINS, or the origin the request was
+ * sent to (same-origin: its Host). No Origin at all is a non-browser client, which holds no
+ * victim's cookies; it still needs a session like everyone.
+ */
+export function originAllowed(req: http.IncomingMessage, allowed: ReadonlySet<string>): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  if (allowed.has(origin)) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime {
+  const { db, logger, config } = deps;
+  // Two connections of their own: the subscriber one is in subscribe mode and serves nothing else.
+  const pub = deps.redis.duplicate();
+  const sub = pub.duplicate();
+  for (const client of [pub, sub]) {
+    client.on('error', (err: Error) => logger.warn({ err: err.message }, 'socket.io redis error'));
+  }
+  const allowedOrigins = new Set([
+    new URL(config.PUBLIC_URL).origin,
+    ...deps.settings.allowedOrigins,
+  ]);
+  const io: RealtimeServer = new Server({
+    // Cross-site WebSocket hijacking: a page on another site could open a socket that carries our
+    // session cookie. Browsers always send Origin on these requests; it must be ours.
+    allowRequest: (req, callback) => callback(null, originAllowed(req, allowedOrigins)),
+    serveClient: true,
+    // WebSocket only. Long polling is a series of requests that must all reach the process
+    // holding the session, and neither `pnpm start`'s node:cluster workers nor `--scale web=3`
+    // behind a plain proxy route them stickily. Our pages (nav.js, room.js, errors-live.js)
+    // connect with `transports: ['websocket']`, and every browser we support has WebSockets; the
+    // Redis adapter carries everything between processes. (The cluster adapter would not help:
+    // the handshake itself would still land on a random process.)
+    transports: ['websocket'],
+    adapter: createAdapter(pub, sub, { key: liveChannelKey(config.REDIS_PREFIX) }),
+  });
+  io.use((socket, next) => {
+    const req = socket.request as http.IncomingMessage & { session?: { userId?: string } };
+    if (!req.session?.userId) {
+      next(new Error('unauthorized'));
+      return;
+    }
+    socket.data.userId = req.session.userId;
+    next();
+  });
+
+  const failed = (what: string) => (err: unknown) => logger.warn({ err }, `${what} failed`);
+  // This process's sockets on a workspace's Errors page, re-checked and told by live-errors.ts.
+  const liveErrors = createLiveErrors({
+    db,
+    onError: failed('live errors'),
+    watchers: (workspaceId) => {
+      const channel = errorsChannel(workspaceId);
+      const ids = io.sockets.adapter.rooms.get(channel);
+      if (!ids?.size) return [];
+      return [...ids].flatMap((id): WatchingSocket[] => {
+        const socket = io.sockets.sockets.get(id);
+        if (!socket) return [];
+        return [
+          {
+            userId: socket.data.userId,
+            watch: socket.data.errors,
+            emit: (event, payload) => socket.emit(event, payload),
+            evict: async () => {
+              socket.data.errors = undefined;
+              await socket.leave(channel);
+              socket.emit('errors:left', { workspaceId });
+            },
+          },
+        ];
+      });
+    },
+  });
+
+  /** Users with a socket on this process, and how many: who this process tells of new messages. */
+  const localUsers = new Map<string, number>();
+
+  io.on('connection', (socket) => {
+    const { userId } = socket.data;
+    localUsers.set(userId, (localUsers.get(userId) ?? 0) + 1);
+    socket.on('disconnect', () => {
+      const left = (localUsers.get(userId) ?? 1) - 1;
+      if (left > 0) localUsers.set(userId, left);
+      else localUsers.delete(userId);
+    });
+    // A room per user, so "this user left room X" can reach all their tabs on every process.
+    void socket.join(userChannel(userId));
+    const reads = readQueue(async (read) => {
+      const state = await readRoom(db, userId, read);
+      // Every tab of the user, on every process, shows the room read.
+      if (state) io.to(userChannel(userId)).emit('unread:state', state);
+    }, failed('room:read'));
+    const handlers: SocketHandlers = {
+      'room:read': (read) => reads.push(read),
+      'unread:sync': async (sync) => {
+        const state = await syncState(db, userId, sync);
+        if (state) socket.emit('unread:state', state);
+      },
+      'room:join': (join, reply) => onRoomJoin(db, socket, join, reply),
+      'errors:join': (join, reply) => onErrorsJoin(socket, join, reply),
+    };
+    // Exactly the declared events (socket-events.ts), each through `receive`.
+    for (const declared of SOCKET_EVENTS) {
+      socket.on(declared.event, (payload: unknown, ack: unknown) => {
+        void receive(db, socket, declared, handlers[declared.event] as SocketHandler, payload, ack)
+          // A failure is logged and still answered: the page waits on its acknowledgement.
+          .catch((err: unknown) => {
+            logger.error({ err }, `${declared.event} failed`);
+            if (declared.invalid === undefined) return;
+            replier(ack)({
+              ok: false,
+              error: { code: 'internal', message: 'Something went wrong. Reload the page.' },
+            });
+          });
+      });
+    }
+  });
+
+  // Announcements are handled one after another, in the order they arrived: each reads the
+  // database before it emits, and two handled at once could emit the later messages (and their
+  // unread events) first; a loaded host did.
+  const announceInOrder = inOrder();
+  io.on(MESSAGES_STORED_EVENT, (event) => {
+    const parsed = storedMessagesSchema.safeParse(event);
+    if (!parsed.success) {
+      logger.warn('ignored a malformed messages:stored announcement');
+      return;
+    }
+    const announced = parsed.data;
+    announceInOrder(async () => {
+      await deliverAnnounced(io, db, announced);
+      // After the messages themselves, so an open room page has them before its count moves.
+      const events = await unreadEvents(db, announced, [...localUsers.keys()]);
+      for (const { userId, event } of events) {
+        io.local.to(userChannel(userId)).emit('unread:message', event);
+      }
+    }).catch(failed('live delivery'));
+  });
+
+  io.on(ERRORS_WRITTEN_EVENT, (event) => {
+    const parsed = errorsWrittenSchema.safeParse(event);
+    if (!parsed.success) {
+      logger.warn('ignored a malformed errors:written announcement');
+      return;
+    }
+    liveErrors.announced(parsed.data);
+  });
+
+  const realtime: Realtime = {
+    io,
+    attach(server) {
+      io.attach(server);
+      // The engine exists only once attached; sockets then share the pages' session cookie.
+      io.engine.use(session);
+    },
+    leaveRoom(userId, roomId) {
+      io.in(userChannel(userId)).socketsLeave(roomChannel(roomId));
+      io.to(userChannel(userId)).emit('room:left', { roomId });
+    },
+    async close() {
+      liveErrors.close();
+      await io.close();
+      pub.disconnect();
+      sub.disconnect();
+    },
+  };
+  return realtime;
+}
