@@ -323,35 +323,6 @@ export type {
   UnreadState,
 } from './messages/index.js';
 export {
-  OPS_MINUTES,
-  agentsOnlineHistory,
-  agentsOnlineNow,
-  deliveriesPerMinute,
-  deploymentHealth,
-  deploymentHistory,
-  ingestPerMinute,
-  lastHourMinutes,
-  minuteOf,
-  outboxLagMs,
-  retryWorkspaceJob,
-  sampleOpsMinute,
-  slowestHooks,
-  startOpsSampler,
-  workspaceFailedJobs,
-} from './ops/index.js';
-export type {
-  DeliverySeries,
-  DeploymentHealth,
-  DeploymentHistory,
-  IngestSeries,
-  OpsSampler,
-  OpsSamplerDeps,
-  QueueHistory,
-  SlowHook,
-  WorkspaceFailedJob,
-  WorkspaceRetryOutcome,
-} from './ops/index.js';
-export {
   HISTORY_PAGE_DEFAULT,
   HISTORY_PAGE_MAX,
   ROOM_NAME_MAX,

@@ -8,7 +8,8 @@ import {
   type Metrics,
   type ServiceMount,
 } from '@ferry/http';
-import { deploymentHealth, startOpsSampler, type OpsSampler } from '@ferry/workspace';
+import { deploymentHealth } from './features/ops/figures.js';
+import { startOpsSampler, type OpsSampler } from './features/ops/history.js';
 import type { WebDeps } from './deps.js';
 import { renderErrorPage } from './shared/error-page.js';
 import { createRealtime, type Realtime } from './shared/realtime.js';

@@ -8,7 +8,7 @@ import {
   signInWithForm,
   type TestBrowser,
 } from '@ferry/testing/browser';
-import { sampleOpsMinute } from '@ferry/workspace';
+import { sampleOpsMinute } from '../src/features/ops/history.js';
 import { flakyQueue, seedActivity, waitForState, type FlakyQueue } from './ops-fixtures.js';
 import { startWeb, type WebHarness } from './harness.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@ferry/core';
-import { lastHourMinutes, sampleOpsMinute, deploymentHistory } from '@ferry/workspace';
+import { lastHourMinutes } from '../src/features/ops/figures.js';
+import { sampleOpsMinute, deploymentHistory } from '../src/features/ops/history.js';
 import { flakyQueue, seedActivity, waitForState, type FlakyQueue } from './ops-fixtures.js';
 import { signedInSeat, startWeb, type WebHarness } from './harness.js';
 

@@ -1,16 +1,14 @@
 import { AppError } from '@ferry/core';
+import { can } from '@ferry/workspace';
+import { agentsOnlineHistory, deploymentHistory } from './history.js';
 import {
-  agentsOnlineHistory,
   agentsOnlineNow,
-  can,
   deliveriesPerMinute,
   deploymentHealth,
-  deploymentHistory,
   ingestPerMinute,
-  retryWorkspaceJob,
   slowestHooks,
-  workspaceFailedJobs,
-} from '@ferry/workspace';
+} from './figures.js';
+import { retryWorkspaceJob, workspaceFailedJobs } from './jobs.js';
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
 import { opsFigures, opsPage, opsPath, type OpsData } from './views.js';

@@ -1,12 +1,7 @@
 import type { Workspace } from '@ferry/db';
-import type {
-  DeliverySeries,
-  DeploymentHealth,
-  DeploymentHistory,
-  IngestSeries,
-  SlowHook,
-  WorkspaceFailedJob,
-} from '@ferry/workspace';
+import type { DeliverySeries, DeploymentHealth, IngestSeries, SlowHook } from './figures.js';
+import type { DeploymentHistory } from './history.js';
+import type { WorkspaceFailedJob } from './jobs.js';
 import { number, plural, timeAgo } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 import {

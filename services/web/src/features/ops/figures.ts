@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { firstIdAt } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { allQueueHealth, type Producer, type QueueHealth } from '@ferry/queues';
-import { agentOnline, listAgents } from '../agents/agents.js';
+import { agentOnline, listAgents } from '@ferry/workspace';
 
 /**
  * The Ops page's figures read from tables we already write (no write added to a hot path): error

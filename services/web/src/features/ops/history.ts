@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { queueNames, type Producer } from '@ferry/queues';
-import { HEARTBEAT_WINDOW_MS, STREAM_WINDOW_MS } from '../agents/agents.js';
-import { deploymentHealth, lastHourMinutes, minuteOf, OPS_MINUTES } from './ops-figures.js';
+import { HEARTBEAT_WINDOW_MS, STREAM_WINDOW_MS } from '@ferry/workspace';
+import { deploymentHealth, lastHourMinutes, minuteOf, OPS_MINUTES } from './figures.js';
 
 /**
  * The last hour of what has no history of its own: queue counts and outbox lag (deployment-wide,
