@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ALLOWED_IMPORTERS = new Set(['services/all', 'bench']);
+/** Who may import a service: the one list, which infra/dependency-cruiser.mjs reads too. */
+export const ALLOWED_IMPORTERS = new Set(['services/all', 'bench']);
 const SOURCE = /\.(?:[cm]?[jt]s|tsx)$/;
 const SKIP_DIRS = new Set(['node_modules', '.tsbuild', 'dist', 'coverage', 'vendor', '.data']);
 // Static imports and re-exports, side-effect imports, dynamic import(), require() and file URLs.

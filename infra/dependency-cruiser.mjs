@@ -5,8 +5,13 @@
  * - the floors of DESIGN.md: no package imports a service, and no service imports another one
  *   (services/all mounts them together; bench drives them).
  * infra/check-boundaries.mjs keeps what a graph cannot show: package.json dependencies on a
- * service, a service's subpath exports, and file URLs into another service's folder.
+ * service, a service's subpath exports, and file URLs into another service's folder. Who may
+ * import services is its ALLOWED_IMPORTERS, read here, so the list is written once.
  */
+import { ALLOWED_IMPORTERS } from './check-boundaries.mjs';
+
+const allowed = `^(${[...ALLOWED_IMPORTERS].join('|')})/`;
+
 export default {
   forbidden: [
     {
@@ -20,7 +25,7 @@ export default {
       name: 'package-imports-service',
       severity: 'error',
       comment: 'Packages sit below services: what a package needs lives in a package.',
-      from: { path: '^packages/' },
+      from: { path: '^packages/', pathNot: allowed },
       to: { path: '^services/' },
     },
     {
@@ -28,7 +33,7 @@ export default {
       severity: 'error',
       comment:
         'No service imports another: shared code goes in packages/ (only services/all mounts them all).',
-      from: { path: '^services/([^/]+)/', pathNot: '^services/all/' },
+      from: { path: '^services/([^/]+)/', pathNot: allowed },
       to: { path: '^services/', pathNot: '^services/$1/' },
     },
   ],
