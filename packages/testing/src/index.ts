@@ -40,5 +40,10 @@ export { FormClient } from './form-client.js';
 export { createDatabaseBefore } from './migrations.js';
 export type { DatabaseBefore } from './migrations.js';
 export { jpegHeader, solidPng, webpHeader } from './images.js';
-export { reportFromRaven, reportFromSentryPython } from './sentry-clients.js';
+export {
+  logFromSentryPython,
+  messagesFromSentryRuby,
+  reportFromRaven,
+  reportFromSentryPython,
+} from './sentry-clients.js';
 export type { SentryClientApp } from './sentry-clients.js';

@@ -71,3 +71,70 @@ end
     timeout: 20_000,
   });
 }
+
+/**
+ * sentry-python's logging integration: `logging.error(template, param)` once per param, from one
+ * function (`pay`), so every event has the same template and frames but a different message.
+ */
+export async function logFromSentryPython(
+  dsn: string,
+  app: SentryClientApp & { template: string; params: readonly string[] },
+): Promise<void> {
+  const script = `
+import json
+import logging
+import sys
+import sentry_sdk
+
+sentry_sdk.init(dsn=sys.argv[1], release=sys.argv[2], environment=sys.argv[3])
+log = logging.getLogger("orders")
+
+def pay(param):
+    log.error(sys.argv[4], param)
+
+for param in json.loads(sys.argv[5]):
+    pay(param)
+sentry_sdk.flush(10)
+`;
+  await run(
+    '/usr/bin/python3',
+    ['-c', script, dsn, app.release, app.environment, app.template, JSON.stringify(app.params)],
+    { timeout: 20_000 },
+  );
+}
+
+/**
+ * sentry-ruby 5 (`ruby-sentry-ruby`: envelopes, gzip) sends `Sentry.capture_message(message)`
+ * once from each of `methods`, in that order. Its message events carry the caller's stack as a
+ * thread, innermost frames the SDK's own (sentry-ruby.rb, sentry/hub.rb), every frame `in_app:
+ * false` (project_root is the working directory, not the script's). Sent synchronously.
+ */
+export async function messagesFromSentryRuby(
+  dsn: string,
+  app: SentryClientApp & { methods: readonly string[]; message: string },
+): Promise<void> {
+  const methods = app.methods
+    .map((name) => `def ${name}(message)\n  Sentry.capture_message(message)\nend`)
+    .join('\n');
+  const calls = app.methods.map((name) => `${name}(message)`).join('\n');
+  const script = `
+require 'sentry-ruby'
+
+dsn, release, environment, message = ARGV
+Sentry.init do |config|
+  config.dsn = dsn
+  config.release = release
+  config.environment = environment
+  config.background_worker_threads = 0
+  config.logger = Logger.new(nil)
+end
+
+${methods}
+
+${calls}
+`;
+  await run('/usr/bin/ruby', ['-e', script, dsn, app.release, app.environment, app.message], {
+    timeout: 20_000,
+    cwd: '/',
+  });
+}

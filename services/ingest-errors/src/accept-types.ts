@@ -1,4 +1,5 @@
 import type { GroupCommit } from '@ferry/core';
+import type { GroupingHint } from './fingerprint.js';
 import type { StoredReport } from './report.js';
 
 /**
@@ -17,6 +18,8 @@ export interface PendingAccept {
   visitorId: string | undefined;
   receivedAt: Date;
   reports: StoredReport[];
+  /** Beside `reports`, by index: what each groups by when not SPEC.md's default. */
+  groupings: readonly (GroupingHint | undefined)[] | undefined;
   eventId: string | undefined;
 }
 

@@ -1,7 +1,7 @@
 import { rateLimitedError } from '@ferry/http';
 import { AppError, createGroupCommit, newId } from '@ferry/core';
 import type { BulkJob } from '@ferry/queues';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint, type GroupingHint } from './fingerprint.js';
 import type { IngestDeps } from './deps.js';
 import type { QueuedReport } from './queued.js';
 import { rateLimitKey, takeReportsMany, type RateLimitTakes } from './rate-limit.js';
@@ -15,6 +15,8 @@ export interface AcceptInput {
   visitorId: string | undefined;
   /** Coerced and cut (coerceReport): at most LIMITS.reportsPerRequest. */
   reports: StoredReport[];
+  /** Beside `reports`, by index: what each groups by when not SPEC.md's default (Sentry events). */
+  groupings?: readonly (GroupingHint | undefined)[];
   receivedAt: Date;
   /**
    * The client's own id of the request's one event (Sentry's event_id): copies of the same event
@@ -110,7 +112,7 @@ async function acceptGroup(
     const kept: QueuedReport[] = request.reports.slice(0, taken).map((report, at) => ({
       ...report,
       id: (at === 0 ? claimed.get(request) : undefined) ?? newId('errorOccurrence'),
-      fingerprint: fingerprint(report),
+      fingerprint: fingerprint(report, request.groupings?.[at]),
     }));
     jobs.push({
       queue: 'error-ingest',
@@ -148,6 +150,7 @@ export async function acceptReports(deps: IngestDeps, input: AcceptInput): Promi
     visitorId: input.visitorId,
     receivedAt: input.receivedAt,
     reports: input.reports,
+    groupings: input.groupings,
     eventId: input.eventId,
   });
   if (outcome.kind === 'rate_limited') throw rateLimited(input.rateLimitHeaders);

@@ -6,6 +6,17 @@ import { truncate } from '@ferry/core';
 export const MESSAGE_PREFIX = 120;
 
 /**
+ * Which frame and message a report groups by, when its wire format knows better than SPEC.md's
+ * default (the innermost frame, the stored message): a Sentry event's in-app frame and its log
+ * line's template (decode/sentry-grouping.ts). `frame` indexes the backtrace (innermost first);
+ * null: no frame of the app's, so the message decides.
+ */
+export interface GroupingHint {
+  frame: number | null;
+  message?: string;
+}
+
+/**
  * The group key, computed once at write time from the stored (already cut) report: error class +
  * top backtrace frame, or + the first 120 characters of the message when there is no backtrace.
  * The message is not used when a frame exists, so different messages from one line share a group,
@@ -18,11 +29,17 @@ export const MESSAGE_PREFIX = 120;
  */
 export function fingerprint(
   report: Pick<StoredReport, 'error_class' | 'message' | 'backtrace'>,
+  hint?: GroupingHint,
 ): string {
-  const frame = report.backtrace[0];
+  const frame = hint
+    ? hint.frame === null
+      ? undefined
+      : report.backtrace[hint.frame]
+    : report.backtrace[0];
+  const message = hint?.message ?? report.message;
   const key =
     frame === undefined
-      ? ['message', report.error_class, truncate(report.message, MESSAGE_PREFIX)]
+      ? ['message', report.error_class, truncate(message, MESSAGE_PREFIX)]
       : ['frame', report.error_class, frame.trim()];
   return createHash('sha256').update(JSON.stringify(key)).digest('hex');
 }

@@ -7,6 +7,7 @@ import { decodeNative } from './decode/native.js';
 import { sentryKey } from './decode/sentry-auth.js';
 import { decodeEnvelope, type DecodedSentry } from './decode/sentry-envelope.js';
 import { sentryReport } from './decode/sentry-event.js';
+import { sentryGrouping } from './decode/sentry-grouping.js';
 import { decodeStore } from './decode/sentry-store.js';
 import type { IngestDeps } from './deps.js';
 
@@ -170,6 +171,7 @@ export function ingestTable(deps: IngestDeps): MountedTable {
         workspaceId,
         visitorId: undefined,
         reports: [sentryReport(decoded.event, receivedAt)],
+        groupings: [sentryGrouping(decoded.event)],
         receivedAt,
         eventId: decoded.eventId,
         rateLimitHeaders: { 'X-Sentry-Rate-Limits': SENTRY_RATE_LIMITS },

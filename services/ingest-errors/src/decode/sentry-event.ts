@@ -22,6 +22,8 @@ const frameSchema = z.object({
   function: text,
   lineno: line,
   colno: line,
+  // Whether the SDK counts the frame as the app's own (not a library's, not its own).
+  in_app: optional(z.boolean()),
 });
 
 /** Frames oldest first, as Sentry sends them; an entry that is no frame is skipped. */
@@ -37,6 +39,17 @@ const exceptionSchema = z.object({
 });
 
 const exceptionValues = z.array(exceptionSchema.nullable().catch(null));
+
+/** A thread as SDKs send it; sentry-go sends `threads` as a bare list, like old `exception`s. */
+const threadValues = z.array(
+  z
+    .object({ crashed: optional(z.boolean()), stacktrace: stacktraceSchema })
+    .nullable()
+    .catch(null),
+);
+
+/** `logentry.params`: positional (`%s`) as a list, named (`%(name)s`) as an object. */
+const paramsSchema = optional(z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]));
 
 const messageSchema = z.union([
   z.string(),
@@ -59,21 +72,15 @@ export const sentryEventSchema = z.object({
       exceptionValues,
     ]),
   ),
-  logentry: optional(z.object({ formatted: text, message: text })),
+  logentry: optional(z.object({ formatted: text, message: text, params: paramsSchema })),
   message: optional(messageSchema),
   // A message event's own stack (attachStacktrace), or the crashed thread's.
   stacktrace: stacktraceSchema,
   threads: optional(
-    z.object({
-      values: optional(
-        z.array(
-          z
-            .object({ crashed: optional(z.boolean()), stacktrace: stacktraceSchema })
-            .nullable()
-            .catch(null),
-        ),
-      ),
-    }),
+    z.union([
+      z.object({ values: optional(threadValues) }).transform((t) => t.values),
+      threadValues,
+    ]),
   ),
   request: optional(z.object({ url: text, method: text })),
   sdk: optional(z.object({ name: text, version: text })),
@@ -84,7 +91,7 @@ export const sentryEventSchema = z.object({
 });
 
 export type SentryEvent = z.infer<typeof sentryEventSchema>;
-type Frame = z.infer<typeof frameSchema>;
+export type Frame = z.infer<typeof frameSchema>;
 
 /** One frame as a Ruby-like line: `file:line:col:in function` (the parts it has). */
 export function frameLine(frame: Frame): string {
@@ -178,6 +185,75 @@ export function readSentryEvent(raw: unknown): SentryEvent | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
+/** A `%s`-style argument as Python's `str()` would print it (close enough for a log line). */
+function paramText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value);
+}
+
+/** Python's %-conversions that take one argument (`%s`, `%d`, `%r`, `%.2f`, `%(name)s`...). */
+const CONVERSION = /%(?:\(([^)]*)\))?[-#0 +]*(?:\d+)?(?:\.(\d+))?([sdirfFeEgGxXoc])|%%/g;
+
+/** One param through its conversion: whole numbers for `%d`, fixed decimals for `%f`. */
+function converted(value: unknown, type: string, precision: string | undefined): string {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    if (type === 'd' || type === 'i') return String(Math.trunc(value));
+    if (type === 'f' || type === 'F') return value.toFixed(precision ? Number(precision) : 6);
+  }
+  return paramText(value);
+}
+
+/**
+ * A log line's template with its params, as sentry-python's logging integration sends it
+ * (`logentry: {message: "order %s failed", params: [42]}`): `%s` and friends take the list in
+ * order, `%(name)s` the object's keys, `%%` is a percent sign. A conversion without its param is
+ * left as written, so a template is never made up.
+ */
+export function formatLogentry(
+  template: string,
+  params: readonly unknown[] | Record<string, unknown> | undefined,
+): string {
+  if (params === undefined) return template;
+  let next = 0;
+  return template.replace(
+    CONVERSION,
+    (
+      conversion: string,
+      name: string | undefined,
+      precision: string | undefined,
+      type: string | undefined,
+    ) => {
+      if (conversion === '%%') return '%';
+      const kind = type ?? 's';
+      if (name !== undefined) {
+        return !Array.isArray(params) && Object.hasOwn(params, name)
+          ? converted((params as Record<string, unknown>)[name], kind, precision)
+          : conversion;
+      }
+      if (!Array.isArray(params) || next >= params.length) return conversion;
+      return converted(params[next++], kind, precision);
+    },
+  );
+}
+
+function logentryText(logentry: NonNullable<SentryEvent['logentry']>): string | undefined {
+  if (logentry.formatted !== undefined) return logentry.formatted;
+  return logentry.message === undefined
+    ? undefined
+    : formatLogentry(logentry.message, logentry.params);
+}
+
+/** The frames a report is built from: the raised exception's, else the event's or a thread's. */
+export function eventFrames(event: SentryEvent): readonly (Frame | null)[] | undefined {
+  const raised = (event.exception ?? []).filter((value) => value !== null).at(-1);
+  if (raised) return raised.stacktrace?.frames;
+  const crashed = event.threads?.find((thread) => thread?.crashed) ?? event.threads?.[0];
+  return event.stacktrace?.frames ?? crashed?.stacktrace?.frames;
+}
+
 /**
  * The report of one event: the last exception (the one raised; earlier ones are its causes) gives
  * class, message and frames; a message event gives its message (and any stack it attached).
@@ -185,14 +261,10 @@ export function readSentryEvent(raw: unknown): SentryEvent | undefined {
 export function sentryReport(event: SentryEvent, receivedAt: Date): StoredReport {
   const exceptions = (event.exception ?? []).filter((value) => value !== null);
   const raised = exceptions.at(-1);
-  const crashed =
-    event.threads?.values?.find((thread) => thread?.crashed) ?? event.threads?.values?.[0];
-  const frames = raised
-    ? raised.stacktrace?.frames
-    : (event.stacktrace?.frames ?? crashed?.stacktrace?.frames);
+  const frames = eventFrames(event);
   const message = raised
     ? raised.value
-    : (event.logentry?.formatted ?? event.logentry?.message ?? event.message);
+    : ((event.logentry && logentryText(event.logentry)) ?? event.message);
   const fields = {
     error_class: raised?.type ?? '',
     message: message ?? '',
