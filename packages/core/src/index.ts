@@ -24,6 +24,15 @@ export {
   verifyPassword,
   visiblePrefix,
 } from './secrets.js';
+export {
+  DEFAULT_SCRUB_RULES,
+  DEFAULT_SENSITIVE_KEYS,
+  FILTERED,
+  scrubRules,
+  scrubText,
+  scrubValue,
+} from './scrub.js';
+export type { ScrubRules } from './scrub.js';
 export { storable, storableDeep, truncate } from './text.js';
 export { createGroupCommit } from './group-commit.js';
 export type { GroupCommit, GroupCommitOptions, GroupCommitStats } from './group-commit.js';

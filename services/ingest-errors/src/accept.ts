@@ -6,6 +6,7 @@ import type { IngestDeps } from './deps.js';
 import type { QueuedReport } from './queued.js';
 import { rateLimitKey, takeReportsMany, type RateLimitTakes } from './rate-limit.js';
 import type { StoredReport } from './report.js';
+import { scrubReport } from './scrub-report.js';
 import { claimEventIds, eventClaimKey } from './event-ids.js';
 import type { AcceptGroups, AcceptOutcome, Accepted, PendingAccept } from './accept-types.js';
 
@@ -149,7 +150,8 @@ export async function acceptReports(deps: IngestDeps, input: AcceptInput): Promi
     workspaceId: input.workspaceId,
     visitorId: input.visitorId,
     receivedAt: input.receivedAt,
-    reports: input.reports,
+    // Scrubbed before anything else sees them: the fingerprint, Redis, the writer (scrub-report.ts).
+    reports: input.reports.map((report) => scrubReport(report)),
     groupings: input.groupings,
     eventId: input.eventId,
   });

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { FILTERED, scrubRules, scrubText, scrubValue } from '../src/scrub.js';
+
+/** 4111 1111 1111 1111 and 5500-0000-0000-0004 are test card numbers (Luhn-valid). */
+const VISA = '4111111111111111';
+
+describe('the scrubber', () => {
+  it('replaces the value of every key that contains a sensitive word, whatever it holds', () => {
+    expect(
+      scrubValue({
+        password: 'hunter2',
+        DB_PASSWD: 'x',
+        client_secret: 'x',
+        api_key: 'x',
+        ApiKey: 'x',
+        Authorization: 'Basic eA==',
+        credentials: { user: 'a', pass: 'b' },
+        mysql_pwd: 'x',
+        privateKey: 'x',
+        private_key: 'x',
+        csrf_token: 'x',
+        sessionId: 'x',
+        ssn: '078-05-1120',
+        Cookie: 'sid=1',
+        'Set-Cookie': 'sid=1',
+        plan: 'pro',
+      }),
+    ).toEqual({
+      password: FILTERED,
+      DB_PASSWD: FILTERED,
+      client_secret: FILTERED,
+      api_key: FILTERED,
+      ApiKey: FILTERED,
+      Authorization: FILTERED,
+      credentials: FILTERED,
+      mysql_pwd: FILTERED,
+      privateKey: FILTERED,
+      private_key: FILTERED,
+      csrf_token: FILTERED,
+      sessionId: FILTERED,
+      ssn: FILTERED,
+      Cookie: FILTERED,
+      'Set-Cookie': FILTERED,
+      plan: 'pro',
+    });
+  });
+
+  it('finds card numbers, bearer tokens and sensitive query values inside any string', () => {
+    expect(scrubText(`paid with ${VISA} today`)).toBe(`paid with ${FILTERED} today`);
+    expect(scrubText('card 4111 1111 1111 1111 and 5500-0000-0000-0004')).toBe(
+      `card ${FILTERED} and ${FILTERED}`,
+    );
+    // Not Luhn-valid, too short, or part of a longer number: kept.
+    expect(scrubText('order 4111111111111112, id 123456789012, 41111111111111110000')).toBe(
+      'order 4111111111111112, id 123456789012, 41111111111111110000',
+    );
+    expect(scrubText('sent Authorization: Bearer eyJhbGciOi.J9.x-y_z= to the API')).toBe(
+      `sent Authorization: Bearer ${FILTERED} to the API`,
+    );
+    expect(scrubText('https://shop.test/pay?token=abc&item=7&Api%5FKey=k#top')).toBe(
+      `https://shop.test/pay?token=${FILTERED}&item=7&Api%5FKey=${FILTERED}#top`,
+    );
+  });
+
+  it('reads header lists as pairs, and walks nested objects and arrays', () => {
+    expect(
+      scrubValue({
+        request: {
+          headers: [
+            ['Authorization', 'Bearer abc'],
+            ['Accept', 'text/html'],
+          ],
+          breadcrumbs: [{ data: { url: '/login?password=x', note: `card ${VISA}` } }],
+        },
+      }),
+    ).toEqual({
+      request: {
+        headers: [
+          ['Authorization', FILTERED],
+          ['Accept', 'text/html'],
+        ],
+        breadcrumbs: [{ data: { url: `/login?password=${FILTERED}`, note: `card ${FILTERED}` } }],
+      },
+    });
+  });
+
+  it('adds a workspace’s own words and keeps its safe fields as sent', () => {
+    const rules = scrubRules({ keys: ['IBAN'], safeFields: ['session_country'] });
+    expect(
+      scrubValue({ customer_iban: 'DE89', session_country: 'DE', session: 'x' }, rules),
+    ).toEqual({ customer_iban: FILTERED, session_country: 'DE', session: FILTERED });
+  });
+
+  it('filters a card number sent as a JSON number, and never changes what it was given', () => {
+    const given = {
+      n: 4111111111111111,
+      id: 1234567890123,
+      ok: true,
+      none: null,
+      nested: { token: 'x' },
+    };
+    expect(scrubValue(given)).toEqual({
+      n: FILTERED,
+      id: 1234567890123,
+      ok: true,
+      none: null,
+      nested: { token: FILTERED },
+    });
+    expect(given.nested.token).toBe('x');
+  });
+});
