@@ -1,4 +1,4 @@
-// The Errors list, live (services/web/src/live-errors.ts): new occurrences that this list's filter
+// The Errors list, live (services/web/src/features/errors/live.ts): new occurrences that this list's filter
 // shows are counted in one line above the list, "3 new errors arrived: show them", as the Mentions
 // page says new mentions arrived. The rows never move under the reader's cursor; the link opens the
 // list again, with the same filter. The server sends at most one event a second, and each only

@@ -22,7 +22,7 @@
   });
 })();
 
-// Live unread counts in the sidebar (services/web/src/live-unread.ts). The page renders the counts
+// Live unread counts in the sidebar (services/web/src/features/rooms/live-unread.ts). The page renders the counts
 // as stored; this keeps them current: one more for each message that concerns this user, and the
 // server's whole state after any of their tabs reads a room or after a reconnect. The socket is
 // shared with the room page (room.js) as window.ferrySocket.

@@ -121,7 +121,7 @@ export async function listErrorGroups(
 
 /**
  * Of `groupIds`, those of the workspace that the filter shows now: what a live Errors page counts
- * as new (services/web live-errors.ts). One indexed read by primary key, whatever the filter.
+ * as new (services/web features/errors/live.ts). One indexed read by primary key, whatever the filter.
  */
 export async function errorGroupsMatching(
   db: Db,

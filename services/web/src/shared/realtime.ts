@@ -62,9 +62,9 @@ import {
  * - server -> `message:new` {id, roomId, html}: a stored message, rendered as its `<li>`.
  * - server -> `room:left` {roomId}: this user no longer has the room; the page stops listening.
  * - unread counts for the sidebar: `unread:message`, `unread:state`, `room:read`, `unread:sync`
- *   (live-unread.ts).
+ *   (features/rooms/live-unread.ts).
  * - the Errors page's "N new errors" line: `errors:join`, `errors:new`, `errors:left`
- *   (live-errors.ts), from the error writer's `errors:written` announcements.
+ *   (features/errors/live.ts), from the error writer's `errors:written` announcements.
  *
  * Several web processes (`docker compose up --scale web=3`) share one Redis adapter, so a message
  * posted on one process reaches sockets held by the others.
@@ -80,7 +80,7 @@ import {
  * That is why a message is announced to every process with a server-side event and each process
  * emits to its own sockets (`io.local`), rather than one `io.to(room).emit` fanned out blindly.
  *
- * Announcements come from the outbox relay (packages/workspace live.ts): after each relayed batch
+ * Announcements come from the outbox relay (packages/workspace messages/live.ts): after each relayed batch
  * it publishes one `messages:stored` server-side event naming the committed messages by id, from
  * whichever process relayed them. Each web process renders what it delivers (see deliverLocally);
  * nothing in an announcement is ever put on a page as markup.
@@ -328,7 +328,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
   });
 
   const failed = (what: string) => (err: unknown) => logger.warn({ err }, `${what} failed`);
-  // This process's sockets on a workspace's Errors page, re-checked and told by live-errors.ts.
+  // This process's sockets on a workspace's Errors page, re-checked and told by features/errors/live.ts.
   const liveErrors = createLiveErrors({
     db,
     onError: failed('live errors'),

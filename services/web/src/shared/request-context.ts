@@ -151,7 +151,7 @@ export function send(res: Response, page: SafeHtml, status = 200): void {
 }
 
 /**
- * Answers with a page: `view` (from views/) gets this request's page context (CSRF token, user,
+ * Answers with a page: `view` (a feature's views) gets this request's page context (CSRF token, user,
  * seat, flash) and returns the whole document. The one path from a route to HTML.
  */
 export function renderPage(

@@ -266,7 +266,7 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
     title: 'Errors',
     section: 'errors',
     scripts: data.allGroups === 0 ? [COPY_SCRIPT, ERRORS_LIVE_SCRIPT] : [ERRORS_LIVE_SCRIPT],
-    // What the live line counts: this workspace, this filter (live-errors.ts errors:join).
+    // What the live line counts: this workspace, this filter (live.ts, errors:join).
     body: html`<div
       class="errors-view"
       data-live-errors

@@ -27,7 +27,7 @@ function numberIn(url: string): string {
   return match ? ` #${match[1]}` : '';
 }
 
-/** The "Dispatch to GitHub" panel's data (pages/feedback.ts), for members who may dispatch. */
+/** The "Dispatch to GitHub" panel's data (feedback/routes.ts), for members who may dispatch. */
 export interface DispatchPanel {
   /** GITHUB_* is set on this server. */
   configured: boolean;

@@ -84,7 +84,7 @@ function ticketSide(f: Feedback): SafeHtml {
   </div>`;
 }
 
-/** The ticket page's triage form, for members who may triage (pages/feedback.ts). */
+/** The ticket page's triage form, for members who may triage (feedback/routes.ts). */
 export interface TriagePanel {
   members: Assignee[];
   /** What the form shows: the ticket's values, or what was sent when it was refused. */

@@ -37,7 +37,7 @@ function tint(name: string): number {
 
 /**
  * The webhook badge: a link to the key's settings page (under the key's own room, which may not
- * be the message's) when the viewer may open it (`webhookKeyLinks`, pages/webhook-badges.ts),
+ * be the message's) when the viewer may open it (`webhookKeyLinks`, features/webhooks/badges.ts),
  * plain text otherwise. Live messages are rendered once for every viewer, so they get the plain
  * badge until the page is reloaded.
  */

@@ -276,7 +276,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
       displayName: user.name,
       body: parsed.data.body,
     });
-    // Others see it live once the outbox relay announces it (packages/workspace live.ts); the
+    // Others see it live once the outbox relay announces it (packages/workspace messages/live.ts); the
     // author's page inserts it from this answer.
     if (json) {
       const item = messageItem(message, await workspaceMentionHandles(db, workspace.id), {

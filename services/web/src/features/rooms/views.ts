@@ -161,7 +161,7 @@ export interface RoomPageData {
   /** The feedback ticket of a conversation room, for viewers who may read feedback. */
   feedbackId?: string | undefined;
   canManageWebhooks: boolean;
-  /** Webhook badges' links to their keys' pages (pages/webhook-badges.ts). */
+  /** Webhook badges' links to their keys' pages (features/webhooks/badges.ts). */
   webhookKeyLinks?: ReadonlyMap<string, string> | undefined;
   /** Webhook messages' original payloads, for admins' "View payload". */
   payloads?: ReadonlyMap<string, OriginalPayload> | undefined;

@@ -35,7 +35,7 @@ import { routeTable, type RouteTable } from '@ferry/http';
 import { capability } from '../../shared/access.js';
 
 /**
- * Outgoing hooks: the create POST of the room's Settings -> Webhooks tab (pages/webhooks.ts shows
+ * Outgoing hooks: the create POST of the room's Settings -> Webhooks tab (webhooks/routes.ts shows
  * the form and the list) and the hook page. Mounted at
  * /w/:wid/:slug/rooms/:roomId/settings/webhooks/outgoing. Admins only (`webhooks.manage`); every
  * state change is a CSRF-checked POST followed by a redirect, so a reload never repeats it.

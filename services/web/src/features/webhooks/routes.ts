@@ -31,7 +31,7 @@ import { capability } from '../../shared/access.js';
 /**
  * The room's Settings -> Webhooks tab (incoming keys and the outgoing hooks list) and the incoming
  * key page. Mounted at /w/:wid/:slug/rooms/:roomId/settings/webhooks. Outgoing hooks are created
- * and managed by pages/outgoing-hooks.ts under `.../outgoing`; this router only lists them and
+ * and managed by outgoing-routes.ts under `.../outgoing`; this router only lists them and
  * shows the create form, and answers nothing under `/outgoing` so that router gets those paths.
  *
  * Every route needs `webhooks.manage` (checked per route, not with router.use, so a non-admin's
