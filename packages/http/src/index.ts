@@ -18,18 +18,6 @@ export {
   shutdownOnce,
 } from './runtime.js';
 export type { Runtime } from './runtime.js';
-// Re-exported from @ferry/core, where they live so that @ferry/workspace can use them too.
-export { fieldErrors } from '@ferry/core';
-export {
-  RefusedTargetError,
-  checkTargetUrl,
-  embeddedIPv4,
-  guardedLookup,
-  loadSsrfSettings,
-  refusedAddressReason,
-  refusedLiteralHost,
-} from '@ferry/core';
-export type { SsrfSettings, TargetCheck } from '@ferry/core';
 export { redactPath, registerSecretRoute } from './redact.js';
 export { RATE_WINDOW_MS, hitRateLimit } from './rate-limit.js';
 export { EXCERPT_BYTES, postOutbound } from './outbound.js';

@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { defineConfig, loadAll, serviceConfig } from '@ferry/core';
-import { loadSsrfSettings, type SsrfSettings } from '@ferry/http';
+import {
+  defineConfig,
+  loadAll,
+  serviceConfig,
+  loadSsrfSettings,
+  type SsrfSettings,
+} from '@ferry/core';
 
 const loadShape = defineConfig({
   /** A comment line on every open stream this often (DESIGN.md: 15 s), to keep proxies open. */

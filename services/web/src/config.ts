@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { booleanFromEnv, defineConfig, loadAll, serviceConfig } from '@ferry/core';
+import {
+  booleanFromEnv,
+  defineConfig,
+  loadAll,
+  serviceConfig,
+  loadSsrfSettings,
+  type SsrfSettings,
+} from '@ferry/core';
 import { loadGithubSettings, type GithubSettings } from '@ferry/github';
-import { loadSsrfSettings, type SsrfSettings } from '@ferry/http';
 
 /** `https://a.example, http://localhost:5173`: origins, each a scheme, host and optional port. */
 const originsFromEnv = z

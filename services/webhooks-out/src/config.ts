@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { defineConfig, loadAll, serviceConfig } from '@ferry/core';
-import { loadSsrfSettings, type SsrfSettings } from '@ferry/http';
+import {
+  defineConfig,
+  loadAll,
+  serviceConfig,
+  loadSsrfSettings,
+  type SsrfSettings,
+} from '@ferry/core';
 
 /** DESIGN.md "Outgoing delivery": tries at now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE_MS = [

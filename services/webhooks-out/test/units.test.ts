@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { checkTargetUrl, refusedAddressReason } from '@ferry/core';
 import { Webhook } from 'standardwebhooks';
-import { checkTargetUrl, refusedAddressReason } from '@ferry/http';
 import { loadWebhooksOutSettings } from '../src/config.js';
 import { nextRetryDelayMs, parseRetryAfter, RETRY_AFTER_CAP_MS } from '../src/schedule.js';
 import { deliveryHeaders } from '../src/signing.js';

@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
-import { AppError } from '@ferry/core';
+import { AppError, fieldErrors } from '@ferry/core';
 import type { Agent } from '@ferry/db';
-import { fieldErrors } from '@ferry/http';
 import {
   agentSettingsSchema,
   agentStatus,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { AppError } from '@ferry/core';
-import { fieldErrors, hitRateLimit } from '@ferry/http';
+import { AppError, fieldErrors } from '@ferry/core';
+import { hitRateLimit } from '@ferry/http';
 import type { WebDeps } from '../../deps.js';
 import {
   authenticate,

@@ -1,5 +1,5 @@
-import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../../deps.js';
+import { fieldErrors } from '@ferry/core';
 import { createWorkspace, createWorkspaceSchema, listWorkspacesForUser } from '@ferry/workspace';
 import { locals, renderPage } from '../../shared/request-context.js';
 import { workspaceBase } from '../../shared/layout.js';

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { AppError } from '@ferry/core';
+import { AppError, fieldErrors } from '@ferry/core';
 import type { FeedbackStatus } from '@ferry/db';
 import {
   dispatchIdentity,
@@ -27,7 +27,6 @@ import {
   findErrorGroup,
   screenshotMeta,
 } from '@ferry/workspace';
-import { fieldErrors } from '@ferry/http';
 import type { WebDeps } from '../../deps.js';
 import { workspaceBase } from '../../shared/layout.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';

@@ -1,6 +1,5 @@
 import type { Request, Response } from 'express';
-import { AppError } from '@ferry/core';
-import { fieldErrors } from '@ferry/http';
+import { AppError, fieldErrors } from '@ferry/core';
 import {
   addMember,
   addMemberSchema,

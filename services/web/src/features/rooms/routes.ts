@@ -1,6 +1,5 @@
 import type { Request, Response } from 'express';
-import { AppError, isId } from '@ferry/core';
-import { fieldErrors } from '@ferry/http';
+import { AppError, isId, fieldErrors } from '@ferry/core';
 import {
   can,
   listMessages,

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { fieldErrors } from '@ferry/http';
+import { fieldErrors } from '@ferry/core';
 import type { WebDeps } from '../../deps.js';
 import {
   createIncomingKey,
