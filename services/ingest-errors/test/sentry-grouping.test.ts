@@ -68,6 +68,24 @@ describe("a Sentry event's group: the app's frame, else the message's template",
     expect(sentryReport(readSentryEvent(logged(42))!, receivedAt).message).toBe('order 42 failed');
   });
 
+  it('points at the same frame when a blank frame is left out of the stored backtrace', () => {
+    const raised = (appLine: number) => ({
+      exception: [
+        {
+          type: 'E',
+          stacktrace: {
+            frames: [
+              frame('app/cart.js', 'add', appLine, { in_app: true }),
+              { filename: '' },
+              frame('node_modules/lib.js', 'get', 1, { in_app: false }),
+            ],
+          },
+        },
+      ],
+    });
+    expect(groupOf(raised(10))).not.toBe(groupOf(raised(11)));
+  });
+
   it('reads sentry-go’s bare-list threads like the object form', () => {
     const event = readSentryEvent({
       message: 'attached',

@@ -1,5 +1,5 @@
 import type { GroupingHint } from '../fingerprint.js';
-import { eventFrames, type Frame, type SentryEvent } from './sentry-event.js';
+import { eventFrames, frameLine, type Frame, type SentryEvent } from './sentry-event.js';
 
 /**
  * What a Sentry event groups by (DESIGN.md, fourth wave; issue 41): SPEC.md's "top frame" is the
@@ -25,8 +25,12 @@ function isSdkFrame(frame: Frame): boolean {
 }
 
 export function sentryGrouping(event: SentryEvent): GroupingHint {
-  // Oldest first, as sent; the report's backtrace is the same frames innermost first.
-  const frames = (eventFrames(event) ?? []).filter((frame): frame is Frame => frame !== null);
+  // Oldest first, as sent. The report's backtrace is these frames' lines innermost first, with
+  // blank lines skipped (coerceReport), so the index below counts exactly the lines it keeps. A
+  // chosen frame past the backtrace's cap (30 lines) groups by the message instead.
+  const frames = (eventFrames(event) ?? []).filter(
+    (frame): frame is Frame => frame !== null && frameLine(frame).trim() !== '',
+  );
   const anyInApp = frames.some((frame) => frame.in_app === true);
   const chosen = frames.findLastIndex((frame) =>
     anyInApp ? frame.in_app === true : !isSdkFrame(frame),
