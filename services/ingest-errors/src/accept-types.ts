@@ -1,4 +1,5 @@
 import type { GroupCommit } from '@ferry/core';
+import type { OccurrenceDetail } from '@ferry/workspace';
 import type { GroupingHint } from './fingerprint.js';
 import type { StoredReport } from './report.js';
 
@@ -12,14 +13,20 @@ export interface Accepted {
   ids: string[];
 }
 
+/** What a Sentry event adds to its report: what it groups by, and its structured detail. */
+export interface ReportExtras {
+  grouping?: GroupingHint;
+  detail?: OccurrenceDetail;
+}
+
 /** One request's valid reports, waiting for its group's rate-limit take and enqueue. */
 export interface PendingAccept {
   workspaceId: string;
   visitorId: string | undefined;
   receivedAt: Date;
   reports: StoredReport[];
-  /** Beside `reports`, by index: what each groups by when not SPEC.md's default. */
-  groupings: readonly (GroupingHint | undefined)[] | undefined;
+  /** Beside `reports`, by index: what a wire format knows beyond SPEC.md's fields. */
+  extras: readonly (ReportExtras | undefined)[] | undefined;
   eventId: string | undefined;
 }
 

@@ -1,14 +1,19 @@
 import { rateLimitedError } from '@ferry/http';
 import { AppError, createGroupCommit, newId } from '@ferry/core';
 import type { BulkJob } from '@ferry/queues';
-import { fingerprint, type GroupingHint } from './fingerprint.js';
 import type { IngestDeps } from './deps.js';
 import type { QueuedReport } from './queued.js';
 import { rateLimitKey, takeReportsMany, type RateLimitTakes } from './rate-limit.js';
 import type { StoredReport } from './report.js';
-import { scrubReport } from './scrub-report.js';
+import { scrubDetail, scrubReport } from './scrub-report.js';
 import { claimEventIds, eventClaimKey } from './event-ids.js';
-import type { AcceptGroups, AcceptOutcome, Accepted, PendingAccept } from './accept-types.js';
+import type {
+  AcceptGroups,
+  AcceptOutcome,
+  Accepted,
+  PendingAccept,
+  ReportExtras,
+} from './accept-types.js';
 
 /** One request's reports, already decoded by its wire format's decoder (see decode/). */
 export interface AcceptInput {
@@ -16,8 +21,11 @@ export interface AcceptInput {
   visitorId: string | undefined;
   /** Coerced and cut (coerceReport): at most LIMITS.reportsPerRequest. */
   reports: StoredReport[];
-  /** Beside `reports`, by index: what each groups by when not SPEC.md's default (Sentry events). */
-  groupings?: readonly (GroupingHint | undefined)[];
+  /**
+   * Beside `reports`, by index: what a wire format knows beyond SPEC.md's fields (Sentry events:
+   * what the event groups by, and its structured detail).
+   */
+  extras?: readonly (ReportExtras | undefined)[];
   receivedAt: Date;
   /**
    * The client's own id of the request's one event (Sentry's event_id): copies of the same event
@@ -110,11 +118,16 @@ async function acceptGroup(
   const outcomes = pending.map((request, index): AcceptOutcome => {
     const taken = takes.taken[index] ?? 0;
     if (taken === 0) return { kind: 'rate_limited' };
-    const kept: QueuedReport[] = request.reports.slice(0, taken).map((report, at) => ({
-      ...report,
-      id: (at === 0 ? claimed.get(request) : undefined) ?? newId('errorOccurrence'),
-      fingerprint: fingerprint(report, request.groupings?.[at]),
-    }));
+    // The fingerprint is the writer's: it maps frames through source maps first (issue 41).
+    const kept: QueuedReport[] = request.reports.slice(0, taken).map((report, at) => {
+      const extras = request.extras?.[at];
+      return {
+        ...report,
+        id: (at === 0 ? claimed.get(request) : undefined) ?? newId('errorOccurrence'),
+        ...(extras?.grouping && { grouping: extras.grouping }),
+        ...(extras?.detail && { detail: extras.detail }),
+      };
+    });
     jobs.push({
       queue: 'error-ingest',
       payload: {
@@ -150,9 +163,12 @@ export async function acceptReports(deps: IngestDeps, input: AcceptInput): Promi
     workspaceId: input.workspaceId,
     visitorId: input.visitorId,
     receivedAt: input.receivedAt,
-    // Scrubbed before anything else sees them: the fingerprint, Redis, the writer (scrub-report.ts).
+    // Scrubbed before anything else sees them: Redis, the writer, the fingerprint (scrub-report.ts).
     reports: input.reports.map((report) => scrubReport(report)),
-    groupings: input.groupings,
+    extras: input.extras?.map(
+      (extras) =>
+        extras && { ...extras, ...(extras.detail && { detail: scrubDetail(extras.detail) }) },
+    ),
     eventId: input.eventId,
   });
   if (outcome.kind === 'rate_limited') throw rateLimited(input.rateLimitHeaders);

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { StoredReport } from './report.js';
 import { truncate } from '@ferry/core';
+import type { z } from 'zod';
+import type { groupingHintSchema } from './queued.js';
 
 /** Without a backtrace, this much of the message stands in for the top frame (SPEC.md). */
 export const MESSAGE_PREFIX = 120;
@@ -11,10 +13,7 @@ export const MESSAGE_PREFIX = 120;
  * line's template (decode/sentry-grouping.ts). `frame` indexes the backtrace (innermost first);
  * null: no frame of the app's, so the message decides.
  */
-export interface GroupingHint {
-  frame: number | null;
-  message?: string;
-}
+export type GroupingHint = z.infer<typeof groupingHintSchema>;
 
 /**
  * The group key, computed once at write time from the stored (already cut) report: error class +

@@ -6,7 +6,8 @@ import { acceptReports, RATE_LIMIT_RETRY_SECONDS } from './accept.js';
 import { decodeNative } from './decode/native.js';
 import { sentryKey } from './decode/sentry-auth.js';
 import { decodeEnvelope, type DecodedSentry } from './decode/sentry-envelope.js';
-import { sentryReport } from './decode/sentry-event.js';
+import { sentryDetail } from './decode/sentry-detail.js';
+import { eventFrames, sentryReport } from './decode/sentry-event.js';
 import { sentryGrouping } from './decode/sentry-grouping.js';
 import { decodeStore } from './decode/sentry-store.js';
 import type { IngestDeps } from './deps.js';
@@ -171,7 +172,12 @@ export function ingestTable(deps: IngestDeps): MountedTable {
         workspaceId,
         visitorId: undefined,
         reports: [sentryReport(decoded.event, receivedAt)],
-        groupings: [sentryGrouping(decoded.event)],
+        extras: [
+          {
+            grouping: sentryGrouping(decoded.event),
+            detail: sentryDetail(decoded.event, eventFrames(decoded.event)),
+          },
+        ],
         receivedAt,
         eventId: decoded.eventId,
         rateLimitHeaders: { 'X-Sentry-Rate-Limits': SENTRY_RATE_LIMITS },

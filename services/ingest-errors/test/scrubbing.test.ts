@@ -28,12 +28,48 @@ const context = {
 };
 
 const sentryEvent = {
-  exception: { values: [{ type: 'PaymentFailed', value: `card ${SECRETS.cardDigits} declined` }] },
-  request: { url: `https://shop.test/pay?api_key=${SECRETS.apiKey}&item=7`, method: 'POST' },
+  exception: {
+    values: [
+      {
+        type: 'PaymentFailed',
+        value: `card ${SECRETS.cardDigits} declined`,
+        stacktrace: {
+          frames: [
+            {
+              filename: 'pay.py',
+              function: 'pay',
+              lineno: 3,
+              in_app: true,
+              pre_context: [`CARD = "${SECRETS.card}"`],
+              context_line: `call(headers={"Authorization": "Bearer ${SECRETS.bearer}"})`,
+            },
+          ],
+        },
+      },
+    ],
+  },
+  request: {
+    url: `https://shop.test/pay?api_key=${SECRETS.apiKey}&item=7`,
+    method: 'POST',
+    query_string: `api_key=${SECRETS.apiKey}&item=7`,
+    headers: { Authorization: `Bearer ${SECRETS.bearer}`, Cookie: `sid=${SECRETS.cookie}` },
+  },
+  breadcrumbs: {
+    values: [
+      {
+        category: 'http',
+        data: { url: `/cart?token=${SECRETS.query}`, password: SECRETS.password },
+      },
+      { category: 'log', message: `charged ${SECRETS.card}` },
+    ],
+  },
   extra: { password: SECRETS.password, note: `paid with ${SECRETS.card}` },
   tags: { session_id: SECRETS.cookie, plan: 'pro' },
   user: { id: 'u1', auth_token: SECRETS.bearer },
-  contexts: { client: { headers: [['Authorization', `Bearer ${SECRETS.bearer}`]] } },
+  contexts: {
+    client: { headers: [['Authorization', `Bearer ${SECRETS.bearer}`]] },
+    browser: { name: 'Chrome', session: SECRETS.cookie },
+  },
 };
 
 describe('scrubbing on every path, before anything is stored', () => {
@@ -88,7 +124,7 @@ describe('scrubbing on every path, before anything is stored', () => {
   });
 
   it.each(['envelope', 'store'] as const)(
-    'Sentry %s: extra, tags, user, contexts, the request URL and the exception value',
+    'Sentry %s: extra, tags, user, contexts, request (URL, query, headers), breadcrumbs, code and the exception value',
     async (path) => {
       const ws = await createWorkspace(service.ctx.db);
       const event = { event_id: crypto.randomUUID().replaceAll('-', ''), ...sentryEvent };
@@ -105,6 +141,9 @@ describe('scrubbing on every path, before anything is stored', () => {
       const stored = await storedText(ws.id);
       expectClean(stored);
       expect(stored).toMatch(/"plan": ?"pro"/);
+      // The structured detail was kept, only its secrets filtered.
+      expect(stored).toMatch(/"category": ?"http"/);
+      expect(stored).toMatch(/"name": ?"Chrome"/);
     },
   );
 });

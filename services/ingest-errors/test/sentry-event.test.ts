@@ -49,14 +49,8 @@ describe('a Sentry event as a SPEC.md report', () => {
       request_path: '/orders/7',
       environment: 'production',
       app_version: 'billing@3.1.0',
-      context: {
-        tags: { plan: 'pro' },
-        user: { id: 'u1' },
-        contexts: { runtime: { name: 'CPython' } },
-        extra: { attempt: 2 },
-        level: 'error',
-        sdk: 'sentry.python@1.9.10',
-      },
+      // Sentry's "additional data"; tags, user, contexts, level and sdk are the detail's.
+      context: { attempt: 2 },
       occurred_at: '2025-11-25T12:00:00.500Z',
       source: 'python',
     });

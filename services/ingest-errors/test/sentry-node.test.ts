@@ -3,7 +3,7 @@ import express from 'express';
 import * as Sentry from '@sentry/node';
 import { makeSession } from '@sentry/core';
 import { createWorkspace, startApp, waitUntil, type RunningApp } from '@ferry/testing';
-import { latestOccurrences, listErrorGroups } from '@ferry/workspace';
+import { latestOccurrences, listErrorGroups, type OccurrenceDetail } from '@ferry/workspace';
 import { startIngestService, type IngestService } from './support/sdk-service.js';
 
 /**
@@ -119,7 +119,11 @@ describe('@sentry/node against the ingest service', () => {
     expect(occurrence!.message).toMatch(/^card (4242|1111) declined$/);
     // Innermost frame first, in a readable form, naming this file and the raising function.
     expect(occurrence!.backtrace[0]).toMatch(/sentry-node\.test\.ts:\d+:\d+:in decline$/);
-    expect(occurrence!.context).toMatchObject({ tags: { plan: 'pro' }, user: { id: 'u_42' } });
+    // Tags and user are the structured detail's (issue 41), with the frames' code and in_app.
+    expect(occurrence!.detail).toMatchObject({ tags: { plan: 'pro' }, user: { id: 'u_42' } });
+    const raised = (occurrence!.detail as OccurrenceDetail).exceptions!.at(-1)!;
+    expect(raised.frames[0]).toMatchObject({ function: 'decline', in_app: true });
+    expect(raised.frames[0]!.context_line).toContain('PaymentDeclined');
 
     const message = byClass.get('UnknownError')!;
     expect(message.latest_message).toBe('Nightly export finished late');

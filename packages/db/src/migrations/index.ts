@@ -25,6 +25,7 @@ import * as feedbackScreenshots from './2026_11_26_0200_feedback_screenshots.js'
 import * as errorGroupSpikeCounts from './2026_11_27_0100_error_group_spike_counts.js';
 import * as writerCountsOccurrences from './2026_11_27_0200_writer_counts_occurrences.js';
 import * as memberMessagesByTime from './2026_11_27_0300_member_messages_by_time.js';
+import * as occurrenceDetail from './2026_11_28_0100_occurrence_detail.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0100_error_group_spike_counts': errorGroupSpikeCounts,
   '2026_11_27_0200_writer_counts_occurrences': writerCountsOccurrences,
   '2026_11_27_0300_member_messages_by_time': memberMessagesByTime,
+  '2026_11_28_0100_occurrence_detail': occurrenceDetail,
 };

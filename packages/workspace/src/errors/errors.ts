@@ -12,6 +12,7 @@ import type {
 } from '@ferry/db';
 import { escapeLike } from '../common/like.js';
 import type { OccurrenceFields } from './occurrence.js';
+import type { OccurrenceDetail } from './detail.js';
 
 export { ERROR_SOURCES, ERROR_STATUSES, isErrorSource, isErrorStatus };
 
@@ -351,6 +352,8 @@ export interface ErrorOccurrenceJson extends OccurrenceFields {
   group_id: string;
   received_at: string;
   visitor_id: string | null;
+  /** Issue 41: frames with code, exception chain, breadcrumbs, tags, user...; null when none. */
+  detail: OccurrenceDetail | null;
 }
 
 /** An occurrence as stored: every column but the workspace (the token already names it). */
@@ -371,6 +374,7 @@ export function errorOccurrenceJson(o: ErrorOccurrence): ErrorOccurrenceJson {
     received_at: o.received_at.toISOString(),
     source: o.source,
     visitor_id: o.visitor_id,
+    detail: (o.detail as OccurrenceDetail | null) ?? null,
   };
 }
 

@@ -95,5 +95,15 @@ export type {
   OccurrenceWithVisitor,
   SentrySdkName,
 } from './errors.js';
+export {
+  DETAIL_CONTEXTS,
+  DETAIL_LIMITS,
+  breadcrumbSchema,
+  detailExceptionSchema,
+  detailFrameSchema,
+  detailFrames,
+  occurrenceDetailSchema,
+} from './detail.js';
+export type { Breadcrumb, DetailException, DetailFrame, OccurrenceDetail } from './detail.js';
 export { OCCURRENCE_LIMITS, occurrenceFieldsSchema } from './occurrence.js';
 export type { OccurrenceFields } from './occurrence.js';

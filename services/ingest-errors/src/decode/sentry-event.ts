@@ -24,6 +24,10 @@ const frameSchema = z.object({
   colno: line,
   // Whether the SDK counts the frame as the app's own (not a library's, not its own).
   in_app: optional(z.boolean()),
+  // The code around the frame's line, when the SDK read it (sentry-python, sentry-ruby, node).
+  pre_context: optional(z.array(z.unknown())),
+  context_line: optional(z.unknown()),
+  post_context: optional(z.array(z.unknown())),
 });
 
 /** Frames oldest first, as Sentry sends them; an entry that is no frame is skipped. */
@@ -64,6 +68,7 @@ export const sentryEventSchema = z.object({
   logger: text,
   server_name: text,
   release: text,
+  dist: text,
   environment: text,
   // `{values: [...]}` today; a bare list in older clients (the protocol still accepts both).
   exception: optional(
@@ -82,7 +87,16 @@ export const sentryEventSchema = z.object({
       threadValues,
     ]),
   ),
-  request: optional(z.object({ url: text, method: text })),
+  request: optional(
+    z.object({
+      url: text,
+      method: text,
+      query_string: optional(z.unknown()),
+      headers: optional(z.unknown()),
+    }),
+  ),
+  breadcrumbs: optional(z.unknown()),
+  debug_meta: optional(z.unknown()),
   sdk: optional(z.object({ name: text, version: text })),
   tags: optional(z.unknown()),
   user: optional(z.unknown()),
@@ -164,19 +178,15 @@ function pathOf(url: string | undefined): string | undefined {
   }
 }
 
-/** The event's context: what the SDK attached, under Sentry's own names; absent parts left out. */
+/**
+ * The event's context: its `extra` (Sentry's "additional data"), key by key. Tags, user, request,
+ * contexts, level, logger, server_name and sdk live in the structured detail (sentry-detail.ts).
+ */
 function context(event: SentryEvent): Record<string, unknown> {
-  const entries: [string, unknown][] = [
-    ['tags', event.tags],
-    ['user', event.user],
-    ['contexts', event.contexts],
-    ['extra', event.extra],
-    ['level', event.level],
-    ['logger', event.logger],
-    ['server_name', event.server_name],
-    ['sdk', event.sdk?.name && [event.sdk.name, event.sdk.version].filter(Boolean).join('@')],
-  ];
-  return Object.fromEntries(entries.filter(([, value]) => value !== undefined && value !== null));
+  const extra = event.extra;
+  return typeof extra === 'object' && extra !== null && !Array.isArray(extra)
+    ? (extra as Record<string, unknown>)
+    : {};
 }
 
 /** A parsed event, or undefined when the body is no JSON object at all. */

@@ -10,6 +10,7 @@ import {
 } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
 import { queuedReportSchema, type QueuedReport } from '../queued.js';
+import { prepareReport, type WritableReport } from '../prepare-report.js';
 import {
   addRetainedOccurrences,
   culprit,
@@ -111,7 +112,7 @@ export function parseJob(payload: JobPayload<'error-ingest'>): ParsedJob {
   };
 }
 
-const later = (a: QueuedReport, b: QueuedReport): boolean =>
+const later = (a: WritableReport, b: WritableReport): boolean =>
   Date.parse(a.occurred_at) > Date.parse(b.occurred_at);
 
 const groupKey = (workspaceId: string, fingerprint: string): string =>
@@ -121,7 +122,7 @@ interface GroupBatch {
   workspaceId: string;
   fingerprint: string;
   /** The report with the latest occurred_at: its class, message and source become the group's. */
-  latest: QueuedReport;
+  latest: WritableReport;
   firstSeen: string;
   /** Reports of the batch in this group. */
   n: number;
@@ -131,7 +132,7 @@ interface GroupBatch {
 
 interface Placed {
   workspaceId: string;
-  report: QueuedReport;
+  report: WritableReport;
 }
 
 /** The batch's groups, sorted by (workspace_id, fingerprint): the order every writer locks them in. */
@@ -335,12 +336,12 @@ export async function writeErrorBatch(
   // its reports are written and counted once.
   const seen = new Set<string>();
   jobs.forEach((job, index) => {
-    for (const report of job.reports) {
-      if (seen.has(report.id)) continue;
-      seen.add(report.id);
+    for (const queued of job.reports) {
+      if (seen.has(queued.id)) continue;
+      seen.add(queued.id);
       placed.push({
         workspaceId: job.workspaceId,
-        report,
+        report: prepareReport(queued),
         job: index,
         visitorId: job.visitorId,
         receivedAt: job.receivedAt,
@@ -390,6 +391,7 @@ export async function writeErrorBatch(
           environment: report.environment,
           app_version: report.app_version,
           context: JSON.stringify(report.context),
+          detail: report.detail ? JSON.stringify(report.detail) : null,
           source: report.source,
           occurred_at: report.occurred_at,
           received_at: receivedAt,

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+
+/**
+ * An occurrence's structured detail (issue 41; DESIGN.md, fourth wave): what a Sentry event says
+ * beyond SPEC.md's report fields, kept so the group page, the Errors API and "Fix with agent" can
+ * show frames with their code, the exception chain, breadcrumbs, tags, user, request and contexts.
+ * ingest-errors builds it (decode/sentry-detail.ts), scrubs it, maps its frames through source
+ * maps, and stores it as jsonb beside SPEC.md's fields, which keep their own caps. A report from
+ * /ingest/errors has none.
+ *
+ * Every part has its own cap (DETAIL_LIMITS) and the whole a total (about 64 KB of JSON): what a
+ * cap cut is named in `truncated`, so a reader knows the detail is partial.
+ */
+
+export const DETAIL_LIMITS = {
+  /** The whole detail as JSON, in characters. */
+  totalChars: 64_000,
+  framesPerStack: 50,
+  /** Lines of code either side of a frame's own line. */
+  contextLines: 5,
+  contextLineChars: 200,
+  frameTextChars: 300,
+  exceptions: 10,
+  exceptionValueChars: 1_000,
+  breadcrumbs: 100,
+  breadcrumbMessageChars: 500,
+  /** A breadcrumb's `data`, as JSON: past it, the data is replaced by a marker. */
+  breadcrumbDataChars: 1_000,
+  tags: 50,
+  tagKeyChars: 60,
+  tagValueChars: 200,
+  userFieldChars: 200,
+  requestUrlChars: 2_000,
+  requestHeaders: 40,
+  headerValueChars: 500,
+  contextKeys: 20,
+  contextValueChars: 300,
+  debugImages: 100,
+  releaseChars: 200,
+} as const;
+
+/** The contexts kept, by Sentry's names (develop.sentry.dev/sdk/data-model/event-payloads/contexts/). */
+export const DETAIL_CONTEXTS = ['browser', 'os', 'runtime', 'device', 'app'] as const;
+
+export const detailFrameSchema = z.object({
+  function: z.string().optional(),
+  /** The file as the frame names it (Sentry's filename, else abs_path). */
+  file: z.string().optional(),
+  module: z.string().optional(),
+  line: z.number().int().optional(),
+  column: z.number().int().optional(),
+  in_app: z.boolean().optional(),
+  pre_context: z.array(z.string()).optional(),
+  context_line: z.string().optional(),
+  post_context: z.array(z.string()).optional(),
+  /** Set when a source map resolved this frame: where it was in the minified file. */
+  minified: z.object({ file: z.string(), line: z.number(), column: z.number() }).optional(),
+});
+
+export const detailExceptionSchema = z.object({
+  type: z.string(),
+  value: z.string(),
+  module: z.string().optional(),
+  /** Innermost first, like SPEC.md's backtrace. */
+  frames: z.array(detailFrameSchema),
+});
+
+export const breadcrumbSchema = z.object({
+  timestamp: z.string().optional(),
+  type: z.string().optional(),
+  category: z.string().optional(),
+  level: z.string().optional(),
+  message: z.string().optional(),
+  data: z.unknown().optional(),
+});
+
+export const occurrenceDetailSchema = z.object({
+  /** Oldest cause first, the raised exception last, as Sentry sends them. */
+  exceptions: z.array(detailExceptionSchema).optional(),
+  /** A message event's stack (attachStacktrace) or its thread's, innermost first. */
+  frames: z.array(detailFrameSchema).optional(),
+  /** Oldest first; the last DETAIL_LIMITS.breadcrumbs. */
+  breadcrumbs: z.array(breadcrumbSchema).optional(),
+  tags: z.record(z.string(), z.string()).optional(),
+  user: z.record(z.string(), z.string()).optional(),
+  request: z
+    .object({
+      method: z.string().optional(),
+      url: z.string().optional(),
+      query_string: z.string().optional(),
+      headers: z.array(z.tuple([z.string(), z.string()])).optional(),
+    })
+    .optional(),
+  contexts: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+  level: z.string().optional(),
+  logger: z.string().optional(),
+  server_name: z.string().optional(),
+  sdk: z.object({ name: z.string(), version: z.string().optional() }).optional(),
+  /** The whole release and dist (SPEC.md's app_version is cut to 40): source maps match on them. */
+  release: z.string().optional(),
+  dist: z.string().optional(),
+  /** debug_meta's source-map images: which debug ID each minified file was built with. */
+  debug_images: z.array(z.object({ code_file: z.string(), debug_id: z.string() })).optional(),
+  /** What a cap cut, in words ("breadcrumbs: 40 oldest dropped"). */
+  truncated: z.array(z.string()).optional(),
+});
+
+export type DetailFrame = z.infer<typeof detailFrameSchema>;
+export type DetailException = z.infer<typeof detailExceptionSchema>;
+export type Breadcrumb = z.infer<typeof breadcrumbSchema>;
+export type OccurrenceDetail = z.infer<typeof occurrenceDetailSchema>;
+
+/** The frames that say where the error happened: the raised exception's, else the event's own. */
+export function detailFrames(detail: OccurrenceDetail): DetailFrame[] {
+  return detail.exceptions?.at(-1)?.frames ?? detail.frames ?? [];
+}
