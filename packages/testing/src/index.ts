@@ -47,3 +47,5 @@ export {
   reportFromSentryPython,
 } from './sentry-clients.js';
 export type { SentryClientApp } from './sentry-clients.js';
+export { buildSentryGoApp } from './sentry-go-client.js';
+export type { SentryGoApp, SentryGoCaller } from './sentry-go-client.js';
