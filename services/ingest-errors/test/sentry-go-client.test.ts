@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSentryGoApp, createWorkspace, type SentryGoApp } from '@ferry/testing';
-import { latestOccurrences, listErrorGroups } from '@ferry/workspace';
+import { latestOccurrences, listErrorGroups, type OccurrenceDetail } from '@ferry/workspace';
 import { fingerprint } from '../src/fingerprint.js';
 import { UNKNOWN_ERROR_CLASS } from '../src/report.js';
 import { startIngestService, type IngestService, type SeenRequest } from './support/sdk-service.js';
@@ -69,7 +69,11 @@ describe('sentry-go 0.11 (Debian): message events with AttachStacktrace', () => 
       environment: 'production',
       app_version: 'payments@1.4.0',
     });
-    expect(occurrence!.context.sdk).toMatch(/^sentry\.go@/);
+    // The structured detail (issue 41) keeps the frames with their code, and the SDK.
+    const detail = occurrence!.detail as OccurrenceDetail;
+    expect(detail.sdk).toMatchObject({ name: 'sentry.go' });
+    expect(detail.frames![0]).toMatchObject({ function: 'chargeCard', in_app: true });
+    expect(detail.frames![0]!.context_line).toContain('sentry.CaptureMessage');
     // Innermost first: sentry-go drops its own frames and the runtime's before sending.
     expect(occurrence!.backtrace.map(where)).toEqual([
       [sentryGo.source, 'chargeCard'],
