@@ -28,6 +28,8 @@ export const ID_PREFIXES = {
   githubAuthorization: 'gha',
   dispatch: 'dsp',
   invite: 'inv',
+  artifactBundle: 'bnd',
+  releaseDeploy: 'dpl',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

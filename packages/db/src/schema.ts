@@ -182,7 +182,7 @@ export interface FeedbackScreenshotsTable {
 
 export type ScreenshotType = 'image/png' | 'image/jpeg' | 'image/webp';
 
-export type TokenScope = 'platform:dispatch' | 'tenant:write' | 'tenant:read';
+export type TokenScope = 'platform:dispatch' | 'tenant:write' | 'tenant:read' | 'releases:write';
 
 export interface ApiTokensTable {
   id: string;
@@ -280,6 +280,69 @@ export interface ErrorOccurrencesTable {
   received_at: Timestamp;
   /** When the ingest worker's insert committed (column default): the Ops page's "stored". */
   stored_at: DefaultTimestamp;
+}
+
+/** Issue 41: a piece of an artifact bundle, between sentry-cli's chunk POST and its assemble. */
+export interface UploadChunksTable {
+  workspace_id: string;
+  /** SHA-1 hex of the uncompressed chunk: sentry-cli's name for it. */
+  checksum: string;
+  data: Buffer;
+  created_at: CreatedAt;
+}
+
+/** Issue 41: an assembled artifact bundle (sentry-cli sourcemaps upload). */
+export interface ArtifactBundlesTable {
+  id: string;
+  workspace_id: string;
+  /** SHA-1 hex of the whole zip: an upload of the same bundle again is answered from this row. */
+  checksum: string;
+  release: string | null;
+  dist: string | null;
+  /** The unzipped files' bytes: what counts against the workspace's quota. */
+  size_bytes: ColumnType<string, number | string, number | string>;
+  file_count: number;
+  created_at: CreatedAt;
+}
+
+export type ArtifactKind = 'minified_source' | 'source_map';
+
+/** Issue 41: one minified file or source map of a bundle. */
+export interface ArtifactFilesTable {
+  bundle_id: string;
+  workspace_id: string;
+  /** The path inside the bundle's zip. */
+  path: string;
+  kind: ArtifactKind;
+  /** `~/assets/app.min.js` (any scheme and host) or a whole URL, as sentry-cli names it. */
+  url: string;
+  debug_id: string | null;
+  /** A minified file's `sourcemap` header: its map's URL, relative to its own. */
+  sourcemap: string | null;
+  content: Buffer;
+}
+
+/** Issue 41: `sentry-cli releases new` and `finalize`. */
+export interface ReleasesTable {
+  workspace_id: string;
+  version: string;
+  url: string | null;
+  date_started: Timestamp | null;
+  date_released: Timestamp | null;
+  created_at: CreatedAt;
+}
+
+/** Issue 41: `sentry-cli deploys new`. */
+export interface ReleaseDeploysTable {
+  id: string;
+  workspace_id: string;
+  version: string;
+  environment: string;
+  name: string | null;
+  url: string | null;
+  date_started: Timestamp | null;
+  date_finished: Timestamp;
+  created_at: CreatedAt;
 }
 
 /** Issue 26: a workspace's error alert rule (its URL is the hook `hook_id` names). */
@@ -554,6 +617,11 @@ export interface Database {
   error_alert_rules: ErrorAlertRulesTable;
   error_alert_state: ErrorAlertStateTable;
   error_alert_windows: ErrorAlertWindowsTable;
+  upload_chunks: UploadChunksTable;
+  artifact_bundles: ArtifactBundlesTable;
+  artifact_files: ArtifactFilesTable;
+  releases: ReleasesTable;
+  release_deploys: ReleaseDeploysTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -49,3 +49,5 @@ export {
 export type { SentryClientApp } from './sentry-clients.js';
 export { buildSentryGoApp } from './sentry-go-client.js';
 export type { SentryGoApp, SentryGoCaller } from './sentry-go-client.js';
+export { runSentryCli } from './sentry-cli.js';
+export type { SentryCliResult, SentryCliTarget } from './sentry-cli.js';

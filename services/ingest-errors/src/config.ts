@@ -13,6 +13,11 @@ export const ingestConfigShape = {
   /** SPEC.md: 20,000 stored occurrences per workspace; older ones are pruned. */
   ERROR_RETENTION_LIMIT: z.coerce.number().int().min(1).default(20_000),
   /**
+   * Issue 41: what a workspace's uploaded source maps and pending upload chunks may take, in MB;
+   * past it sentry-cli's upload is refused with 413 and says so.
+   */
+  SOURCE_MAP_QUOTA_MB: z.coerce.number().int().min(1).default(200),
+  /**
    * What this process runs (main.ts): `http` (POST /ingest/errors only), `worker` (the
    * error-ingest writer only, off the HTTP event loop) or `all` (both). `pnpm start` runs
    * everything in one process whatever this says.

@@ -1,4 +1,4 @@
-import express, { type RequestHandler, type Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import { AppError } from '@ferry/core';
 import { access, mount, publicKeyApi, routeTable, type MountedTable } from '@ferry/http';
 import { findVisitorId } from '@ferry/workspace';
@@ -11,6 +11,7 @@ import { eventFrames, sentryReport } from './decode/sentry-event.js';
 import { sentryGrouping } from './decode/sentry-grouping.js';
 import { decodeStore } from './decode/sentry-store.js';
 import type { IngestDeps } from './deps.js';
+import { SENTRY_API_BASE, sentryApiErrors, sentryApiTable } from './sourcemaps/routes.js';
 
 export const INGEST_PATH = '/ingest/errors';
 /** Sentry's endpoints; any project segment (DESIGN.md: the key decides the workspace). */
@@ -203,10 +204,15 @@ export function ingestTable(deps: IngestDeps): MountedTable {
 }
 
 /**
- * POST /ingest/errors and Sentry's envelope and store endpoints (+ their preflights). CORS is the
+ * POST /ingest/errors and Sentry's envelope and store endpoints (+ their preflights), and the
+ * `/api/0/organizations/:org/...` endpoints sentry-cli uploads source maps to. CORS is the
  * first thing each route does, before anything can fail (a page must be able to read a 429);
  * body-parser errors go to the shared error middleware with those headers already set.
  */
 export function ingestRoutes(deps: IngestDeps): Router {
-  return mount(ingestTable(deps));
+  const router = Router();
+  router.use(mount(ingestTable(deps)));
+  // sentry-cli's endpoints answer errors in Sentry's shape, before the shared error middleware.
+  router.use(SENTRY_API_BASE, mount(sentryApiTable(deps)), sentryApiErrors);
+  return router;
 }

@@ -26,6 +26,7 @@ import * as errorGroupSpikeCounts from './2026_11_27_0100_error_group_spike_coun
 import * as writerCountsOccurrences from './2026_11_27_0200_writer_counts_occurrences.js';
 import * as memberMessagesByTime from './2026_11_27_0300_member_messages_by_time.js';
 import * as occurrenceDetail from './2026_11_28_0100_occurrence_detail.js';
+import * as sourceMaps from './2026_11_28_0200_source_maps.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -59,4 +60,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0200_writer_counts_occurrences': writerCountsOccurrences,
   '2026_11_27_0300_member_messages_by_time': memberMessagesByTime,
   '2026_11_28_0100_occurrence_detail': occurrenceDetail,
+  '2026_11_28_0200_source_maps': sourceMaps,
 };

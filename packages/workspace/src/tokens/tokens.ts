@@ -12,6 +12,10 @@ export const TOKEN_SCOPES: readonly { scope: TokenScope; description: string }[]
     description: 'File feedback and dispatch it through the REST API (includes tenant:read).',
   },
   { scope: 'tenant:read', description: 'Read feedback tickets and repositories.' },
+  {
+    scope: 'releases:write',
+    description: 'Upload source maps and create releases and deploys with sentry-cli.',
+  },
 ];
 
 const SCOPE_NAMES = TOKEN_SCOPES.map((s) => s.scope) as [TokenScope, ...TokenScope[]];

@@ -37,7 +37,7 @@ export interface IngestService {
 }
 
 export async function startIngestService(
-  options: { rateLimitPerMinute?: number } = {},
+  options: { rateLimitPerMinute?: number; sourceMapQuotaMb?: number } = {},
 ): Promise<IngestService> {
   const ctx = await createTestContext();
   const producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
@@ -51,6 +51,7 @@ export async function startIngestService(
       ERROR_INGESTION_ENABLED: true,
       INGEST_RATE_LIMIT_PER_MINUTE: options.rateLimitPerMinute ?? 120,
       ERROR_RETENTION_LIMIT: 20_000,
+      SOURCE_MAP_QUOTA_MB: options.sourceMapQuotaMb ?? 200,
       INGEST_ROLE: 'all',
     },
     db: ctx.db,
