@@ -51,3 +51,5 @@ export { buildSentryGoApp } from './sentry-go-client.js';
 export type { SentryGoApp, SentryGoCaller } from './sentry-go-client.js';
 export { runSentryCli } from './sentry-cli.js';
 export type { SentryCliResult, SentryCliTarget } from './sentry-cli.js';
+export { buildMinifiedApp, CHECKOUT_TS, MONEY_TS, THROW_LINE } from './minified-app.js';
+export type { MinifiedApp } from './minified-app.js';

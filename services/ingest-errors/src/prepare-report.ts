@@ -1,15 +1,33 @@
+import { anyFrameMapped, detailFrameLine, detailFrames, type Symbolicator } from '@ferry/workspace';
 import { fingerprint } from './fingerprint.js';
 import type { QueuedReport } from './queued.js';
+import { cutBacktrace } from './report.js';
 
-/** A queued report made ready to write: its fingerprint is known. */
+/** A queued report made ready to write: its frames mapped, its fingerprint known. */
 export type WritableReport = QueuedReport & { fingerprint: string };
 
 /**
- * What the writer does to a report before it is grouped (issue 41): its fingerprint, computed
- * once at write time (SPEC.md) from the report as stored: for a Sentry event, the frame and message
- * its grouping hint names. A job queued before the writer computed fingerprints keeps the one it
- * was given at accept time.
+ * What the writer does to a report before it is grouped (issue 41; DESIGN.md, fourth wave):
+ * - minified frames are mapped through the workspace's source maps, and SPEC.md's backtrace is
+ *   rendered again from the mapped frames (same frames, same order, so the grouping hint's index
+ *   still points at the same frame);
+ * - then the fingerprint is computed, once (SPEC.md), from the report as stored: so two builds of
+ *   the same code, minified differently, group together.
+ * A job queued before the writer computed fingerprints keeps the one it was given at accept time.
  */
-export function prepareReport(report: QueuedReport): WritableReport {
-  return { ...report, fingerprint: report.fingerprint ?? fingerprint(report, report.grouping) };
+export async function prepareReport(
+  report: QueuedReport,
+  workspaceId: string,
+  symbolicator: Symbolicator | undefined,
+): Promise<WritableReport> {
+  if (report.fingerprint) return { ...report, fingerprint: report.fingerprint };
+  let prepared = report;
+  if (symbolicator && report.detail) {
+    const detail = await symbolicator.symbolicate(workspaceId, report.detail);
+    if (anyFrameMapped(detail)) {
+      const backtrace = cutBacktrace(detailFrames(detail).map(detailFrameLine));
+      prepared = { ...report, detail, backtrace };
+    }
+  }
+  return { ...prepared, fingerprint: fingerprint(prepared, prepared.grouping) };
 }

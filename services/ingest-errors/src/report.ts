@@ -93,6 +93,12 @@ function backtrace(value: unknown): Checked<string[]> {
   return lines;
 }
 
+/** Lines already made (a Sentry event's frames, mapped) cut by SPEC.md's backtrace rules. */
+export function cutBacktrace(lines: readonly string[]): string[] {
+  const cut = backtrace(lines);
+  return cut === INVALID ? [] : cut;
+}
+
 /** What stands in for an object or array nested past LIMITS.contextDepth, so the cut shows. */
 export const NESTING_MARKER = `[truncated: nested deeper than ${LIMITS.contextDepth}]`;
 

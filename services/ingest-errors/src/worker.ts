@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { createGroupCommit, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { startJobs, type JobPayload, type QueueName, type ServiceJobs } from '@ferry/queues';
-import { createErrorsAnnouncer } from '@ferry/workspace';
+import { createSymbolicator, createErrorsAnnouncer } from '@ferry/workspace';
 import {
   parseJob,
   writeErrorBatch,
@@ -140,6 +140,8 @@ export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>)
     db: options.db,
     logger: options.logger,
     retentionLimit: options.retentionLimit,
+    // One cache of parsed source maps for the process's writer (issue 41).
+    symbolicator: createSymbolicator(options.db),
     publicUrl: options.config.PUBLIC_URL,
     announcer: options.announceOn
       ? createErrorsAnnouncer(options.announceOn, options.config.REDIS_PREFIX, options.logger)

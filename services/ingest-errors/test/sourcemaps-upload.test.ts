@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SentryCli } from '@sentry/cli';
 import {
+  buildMinifiedApp,
   createApiToken,
   createWorkspace,
   runSentryCli,
   type SentryCliTarget,
 } from '@ferry/testing';
 import type { Workspace } from '@ferry/db';
-import { buildMinifiedApp } from './support/minified-app.js';
 import { startIngestService, type IngestService } from './support/sdk-service.js';
 
 /**

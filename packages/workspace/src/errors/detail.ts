@@ -114,3 +114,17 @@ export type OccurrenceDetail = z.infer<typeof occurrenceDetailSchema>;
 export function detailFrames(detail: OccurrenceDetail): DetailFrame[] {
   return detail.exceptions?.at(-1)?.frames ?? detail.frames ?? [];
 }
+
+/** A frame as one of SPEC.md's backtrace lines: `file:line:column:in function` (what it has). */
+export function detailFrameLine(frame: DetailFrame): string {
+  const file = frame.file ?? frame.module ?? '?';
+  const position = [frame.line, frame.column].filter((part) => part !== undefined).join(':');
+  const where = position ? `${file}:${position}` : file;
+  return frame.function ? `${where}:in ${frame.function}` : where;
+}
+
+/** Whether a source map resolved any of the detail's frames. */
+export function anyFrameMapped(detail: OccurrenceDetail): boolean {
+  const stacks = [...(detail.exceptions ?? []).map((e) => e.frames), detail.frames ?? []];
+  return stacks.some((frames) => frames.some((frame) => frame.minified !== undefined));
+}

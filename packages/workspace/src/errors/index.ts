@@ -101,9 +101,13 @@ export {
   breadcrumbSchema,
   detailExceptionSchema,
   detailFrameSchema,
+  anyFrameMapped,
+  detailFrameLine,
   detailFrames,
   occurrenceDetailSchema,
 } from './detail.js';
+export { createSymbolicator } from './symbolicate.js';
+export type { Symbolicator } from './symbolicate.js';
 export type { Breadcrumb, DetailException, DetailFrame, OccurrenceDetail } from './detail.js';
 export { OCCURRENCE_LIMITS, occurrenceFieldsSchema } from './occurrence.js';
 export type { OccurrenceFields } from './occurrence.js';

@@ -24,6 +24,7 @@ import {
   type AlertCandidate,
   type SpikeWindow,
   type ErrorsAnnouncer,
+  type Symbolicator,
   type WorkspaceErrorsWritten,
 } from '@ferry/workspace';
 import { pruneOccurrences, shouldPrune } from '../retention.js';
@@ -31,6 +32,11 @@ import { pruneOccurrences, shouldPrune } from '../retention.js';
 export interface WriteErrorsDeps {
   db: Db;
   logger: Logger;
+  /**
+   * Maps minified frames through the workspace's source maps before the fingerprint (issue 41);
+   * one per process, so its cache of parsed maps is shared. Without it frames stay as sent.
+   */
+  symbolicator?: Symbolicator;
   /** ERROR_RETENTION_LIMIT. */
   retentionLimit: number;
   /** Injected by tests to force or skip the random pruning draw. */
@@ -331,23 +337,35 @@ export async function writeErrorBatch(
   jobs: readonly ParsedJob[],
 ): Promise<WriteResult[]> {
   const results: WriteResult[] = jobs.map(() => ({ inserted: 0, pruned: 0 }));
-  const placed: (Placed & { job: number; visitorId: string | null; receivedAt: string })[] = [];
+  const queued: (Omit<Placed, 'report'> & {
+    queued: QueuedReport;
+    job: number;
+    visitorId: string | null;
+    receivedAt: string;
+  })[] = [];
   // The same job twice in one batch (only if its lock was lost and BullMQ handed it out again):
   // its reports are written and counted once.
   const seen = new Set<string>();
   jobs.forEach((job, index) => {
-    for (const queued of job.reports) {
-      if (seen.has(queued.id)) continue;
-      seen.add(queued.id);
-      placed.push({
+    for (const report of job.reports) {
+      if (seen.has(report.id)) continue;
+      seen.add(report.id);
+      queued.push({
         workspaceId: job.workspaceId,
-        report: prepareReport(queued),
+        queued: report,
         job: index,
         visitorId: job.visitorId,
         receivedAt: job.receivedAt,
       });
     }
   });
+  // Frames mapped and fingerprints computed before the transaction: no lock waits on a map load.
+  const placed = await Promise.all(
+    queued.map(async ({ queued: report, ...rest }) => ({
+      ...rest,
+      report: await prepareReport(report, rest.workspaceId, deps.symbolicator),
+    })),
+  );
   const written = jobs.filter((job) => job.reports.length > 0);
   if (placed.length === 0) return results;
   const groups = byGroup(placed);

@@ -1,0 +1,249 @@
+import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping';
+import { LRUCache } from 'lru-cache';
+import type { Db } from '@ferry/db';
+import { DETAIL_LIMITS, type DetailFrame, type OccurrenceDetail } from './detail.js';
+
+/**
+ * Minified JavaScript frames mapped back to the source through the workspace's uploaded source
+ * maps (issue 41; sentry-cli uploads them, services/ingest-errors sourcemaps/). The error writer
+ * maps an event's frames before its fingerprint, so two builds of the same code group together;
+ * the group page and the Errors API map what is still minified when read, so a map uploaded after
+ * the event still shows (its grouping is not redone: the fingerprint is computed once).
+ *
+ * A frame's map is found by debug ID first (the event's debug_meta names the ID each minified file
+ * was built with), else by release (and dist) + URL: `~/<path>` or the whole URL, the minified
+ * file's `sourcemap` header leading to its map in the same bundle. Parsed maps sit in an LRU
+ * bounded by the bytes of their JSON; a miss is remembered for a minute, so a burst of events
+ * without maps costs one lookup.
+ */
+
+export interface Symbolicator {
+  /** The detail with every frame that has a map mapped (and marked `minified`); the rest as sent. */
+  symbolicate(workspaceId: string, detail: OccurrenceDetail): Promise<OccurrenceDetail>;
+}
+
+interface LoadedMap {
+  map: TraceMap;
+  /** The original sources' text, by the index trace-mapping resolves sources to. */
+  sources: Map<string, string[]>;
+}
+
+const MISS_TTL_MS = 60_000;
+
+export function createSymbolicator(
+  db: Db,
+  options: { maxCachedBytes?: number } = {},
+): Symbolicator {
+  // Bounded by the maps' JSON bytes (their parsed form takes a small multiple of that).
+  const sizes = new Map<string, number>();
+  const maps = new LRUCache<string, LoadedMap>({
+    maxSize: options.maxCachedBytes ?? 64 * 1024 * 1024,
+    sizeCalculation: (_value, key) => sizes.get(key) ?? 1,
+    dispose: (_value, key) => sizes.delete(key),
+  });
+  const misses = new LRUCache<string, true>({ max: 10_000, ttl: MISS_TTL_MS });
+
+  async function load(key: string, find: () => Promise<Buffer | undefined>) {
+    const cached = maps.get(key);
+    if (cached) return cached;
+    if (misses.has(key)) return undefined;
+    const content = await find();
+    const loaded = content ? parseMap(content) : undefined;
+    if (!loaded) {
+      misses.set(key, true);
+      return undefined;
+    }
+    sizes.set(key, content!.length);
+    maps.set(key, loaded);
+    return loaded;
+  }
+
+  async function mapFor(
+    workspaceId: string,
+    detail: OccurrenceDetail,
+    file: string,
+  ): Promise<LoadedMap | undefined> {
+    const debugId = detail.debug_images?.find((image) => image.code_file === file)?.debug_id;
+    if (debugId) {
+      const byId = await load(`${workspaceId}\0id\0${debugId}`, () =>
+        mapByDebugId(db, workspaceId, debugId),
+      );
+      if (byId) return byId;
+    }
+    if (!detail.release) return undefined;
+    const release = detail.release;
+    return load(`${workspaceId}\0rel\0${release}\0${detail.dist ?? ''}\0${file}`, () =>
+      mapByRelease(db, workspaceId, release, detail.dist, file),
+    );
+  }
+
+  async function frame(
+    workspaceId: string,
+    detail: OccurrenceDetail,
+    input: DetailFrame,
+  ): Promise<DetailFrame> {
+    if (input.minified || !input.file || input.line === undefined || input.column === undefined) {
+      return input;
+    }
+    const loaded = await mapFor(workspaceId, detail, input.file);
+    return loaded ? mapFrame(loaded, input) : input;
+  }
+
+  return {
+    async symbolicate(workspaceId, detail) {
+      const frames = async (list: DetailFrame[]) =>
+        Promise.all(list.map((f) => frame(workspaceId, detail, f)));
+      const mapped: OccurrenceDetail = { ...detail };
+      if (detail.exceptions) {
+        mapped.exceptions = await Promise.all(
+          detail.exceptions.map(async (e) => ({ ...e, frames: await frames(e.frames) })),
+        );
+      }
+      if (detail.frames) mapped.frames = await frames(detail.frames);
+      return mapped;
+    },
+  };
+}
+
+function parseMap(content: Buffer): LoadedMap | undefined {
+  try {
+    const map = new TraceMap(content.toString('utf8'));
+    const sources = new Map<string, string[]>();
+    map.resolvedSources.forEach((source, index) => {
+      const text = map.sourcesContent?.[index];
+      if (source && typeof text === 'string') sources.set(source, text.split(/\r\n|\r|\n/));
+    });
+    return { map, sources };
+  } catch {
+    return undefined; // Not a source map after all: the frame stays minified.
+  }
+}
+
+async function mapByDebugId(db: Db, workspaceId: string, debugId: string) {
+  const row = await db
+    .selectFrom('artifact_files')
+    .select('content')
+    .where('workspace_id', '=', workspaceId)
+    .where('debug_id', '=', debugId)
+    .where('kind', '=', 'source_map')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.content;
+}
+
+/**
+ * The URLs a minified file can be stored under: sentry-cli's `~/path` (any scheme and host), and
+ * the whole URL as the browser loaded it.
+ */
+function candidateUrls(file: string): string[] {
+  try {
+    const url = new URL(file);
+    return [`~${url.pathname}`, file];
+  } catch {
+    return [file, file.startsWith('/') ? `~${file}` : `~/${file}`];
+  }
+}
+
+/** A map's URL from the minified file's `sourcemap` header, relative to the file's own URL. */
+function mapUrl(minifiedUrl: string, header: string | null): string {
+  if (!header) return `${minifiedUrl}.map`;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(header) || header.startsWith('~/')) return header;
+  const base = minifiedUrl.slice(0, minifiedUrl.lastIndexOf('/') + 1);
+  const joined = header.startsWith('/') ? `~${header}` : `${base}${header}`;
+  // Resolve ./ and ../ the way a browser would, keeping the `~` root.
+  const parts: string[] = [];
+  for (const part of joined.split('/')) {
+    if (part === '.') continue;
+    if (part === '..' && parts.length > 1) parts.pop();
+    else parts.push(part);
+  }
+  return parts.join('/');
+}
+
+async function mapByRelease(
+  db: Db,
+  workspaceId: string,
+  release: string,
+  dist: string | undefined,
+  file: string,
+) {
+  const minified = await db
+    .selectFrom('artifact_files as f')
+    .innerJoin('artifact_bundles as b', 'b.id', 'f.bundle_id')
+    .select(['f.bundle_id', 'f.url', 'f.sourcemap'])
+    .where('f.workspace_id', '=', workspaceId)
+    .where('f.kind', '=', 'minified_source')
+    .where('f.url', 'in', candidateUrls(file))
+    .where('b.release', '=', release)
+    .where((eb) => (dist ? eb('b.dist', '=', dist) : eb('b.dist', 'is', null)))
+    .orderBy('b.created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!minified) return undefined;
+  const row = await db
+    .selectFrom('artifact_files')
+    .select('content')
+    .where('bundle_id', '=', minified.bundle_id)
+    .where('kind', '=', 'source_map')
+    .where('url', '=', mapUrl(minified.url, minified.sourcemap))
+    .executeTakeFirst();
+  return row?.content;
+}
+
+/** A source's path as a reader wants it: `../src/money.ts` -> `src/money.ts`. */
+function readablePath(source: string): string {
+  return source.replace(/^(?:\.\.?\/)+/, '');
+}
+
+/**
+ * The function a line is in, read from the original source: the nearest declaration above it
+ * (`function name`, `name = (...) =>`, `name(...) {`). A source map names identifiers, not the
+ * function around a position, so the text is the best witness we have.
+ */
+const DECLARATION =
+  /(?:function\s*\*?\s*([\w$]+)\s*\()|(?:([\w$]+)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::\s*[^=]+)?=>|[\w$]+\s*=>))|(?:^\s*(?:(?:public|private|protected|static|async|get|set)\s+)*([\w$]+)\s*\([^()]*\)\s*(?::\s*[^{]+)?\{)/;
+
+const KEYWORDS = new Set(['if', 'for', 'while', 'switch', 'catch', 'return', 'function']);
+
+function enclosingFunction(lines: readonly string[], line: number): string | undefined {
+  for (let at = line; at >= 0 && at > line - 200; at--) {
+    const match = DECLARATION.exec(lines[at] ?? '');
+    const name = match?.[1] ?? match?.[2] ?? match?.[3];
+    if (name && !KEYWORDS.has(name)) return name;
+  }
+  return undefined;
+}
+
+function cut(text: string): string {
+  return text.length > DETAIL_LIMITS.contextLineChars
+    ? text.slice(0, DETAIL_LIMITS.contextLineChars)
+    : text;
+}
+
+function mapFrame(loaded: LoadedMap, input: DetailFrame): DetailFrame {
+  // Sentry's colno is 1-based; trace-mapping's column is 0-based.
+  const position = originalPositionFor(loaded.map, {
+    line: input.line!,
+    column: Math.max(0, input.column! - 1),
+  });
+  if (position.source === null || position.line === null) return input;
+  const lines = loaded.sources.get(position.source);
+  const at = position.line - 1;
+  const context = lines
+    ? {
+        pre_context: lines.slice(Math.max(0, at - DETAIL_LIMITS.contextLines), at).map(cut),
+        context_line: cut(lines[at] ?? ''),
+        post_context: lines.slice(at + 1, at + 1 + DETAIL_LIMITS.contextLines).map(cut),
+      }
+    : {};
+  const file = readablePath(position.source);
+  return {
+    function: (lines && enclosingFunction(lines, at)) ?? position.name ?? input.function,
+    file,
+    line: position.line,
+    column: position.column + 1,
+    in_app: input.in_app === false ? false : !/(^|\/)node_modules\//.test(file),
+    ...context,
+    minified: { file: input.file!, line: input.line!, column: input.column! },
+  };
+}

@@ -1,0 +1,180 @@
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { SentryCli } from '@sentry/cli';
+import type { Workspace } from '@ferry/db';
+import {
+  THROW_LINE,
+  buildMinifiedApp,
+  createApiToken,
+  createWorkspace,
+  runSentryCli,
+  waitUntil,
+  type MinifiedApp,
+  type SentryCliTarget,
+} from '@ferry/testing';
+import { launchBrowser, type TestBrowser } from '@ferry/testing/browser';
+import type { OccurrenceDetail } from '@ferry/workspace';
+import { startFerry, type FerryHarness } from './support/ferry.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Source maps end to end (issue 41), with the real clients: esbuild minifies a two-file app,
+ * the real sentry-cli uploads its maps to `pnpm start` (debug IDs injected, or --release with
+ * --url-prefix), the real @sentry/browser in Chromium reports an error thrown from the minified
+ * bundle, and Ferry stores the frames mapped: original file, line, function and code. A second
+ * build of the same source, minified differently and with other debug IDs, groups with the first.
+ */
+describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps', () => {
+  let ferry: FerryHarness;
+  let chrome: TestBrowser;
+  let sdkBundle: string;
+  const servers: http.Server[] = [];
+
+  beforeAll(async () => {
+    const bundled = await build({
+      stdin: {
+        contents: "import * as Sentry from '@sentry/browser'; window.Sentry = Sentry;",
+        resolveDir: here,
+        loader: 'js',
+      },
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+    });
+    sdkBundle = bundled.outputFiles[0]!.text.replaceAll('</script', '<\\/script');
+    [ferry, chrome] = await Promise.all([startFerry(), launchBrowser()]);
+  });
+
+  afterAll(async () => {
+    for (const server of servers) server.closeAllConnections();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    await chrome?.close();
+    await ferry?.close();
+  });
+
+  async function cliFor(workspace: Workspace): Promise<SentryCliTarget> {
+    const token = await createApiToken(ferry.ctx.db, workspace, { scopes: ['releases:write'] });
+    return { binary: SentryCli.getPath(), url: ferry.url, token: token.raw, org: workspace.slug };
+  }
+
+  async function cli(target: SentryCliTarget, args: string[], app: MinifiedApp): Promise<void> {
+    const result = await runSentryCli(target, args, app.root);
+    expect(result.code, `sentry-cli ${args.join(' ')}: ${result.stderr}`).toBe(0);
+  }
+
+  /** The customer's site: the SDK, then the minified app at /assets/app.min.js. */
+  async function serveShop(workspace: Workspace, app: MinifiedApp, release: string) {
+    const script = await readFile(path.join(app.dist, 'app.min.js'), 'utf8');
+    const dsn = `http://${workspace.public_key}@${new URL(ferry.url).host}/1`;
+    const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>
+<script>${sdkBundle}</script>
+<script>Sentry.init({ dsn: ${JSON.stringify(dsn)}, release: ${JSON.stringify(release)} });</script>
+<script src="/assets/app.min.js"></script>
+<script>
+  window.pay = function () {
+    try { window.checkout('abc'); } catch (error) { Sentry.captureException(error); }
+  };
+</script></head><body>Shop</body></html>`;
+    const server = http.createServer((req, res) => {
+      const isScript = req.url === '/assets/app.min.js';
+      res.writeHead(200, {
+        'content-type': isScript ? 'text/javascript' : 'text/html; charset=utf-8',
+      });
+      res.end(isScript ? script : page);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  async function payOn(url: string): Promise<void> {
+    const context = await chrome.newContext();
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.evaluate(() => (window as unknown as { pay(): void }).pay());
+    await context.close();
+  }
+
+  const occurrences = (workspaceId: string) =>
+    ferry.ctx.db
+      .selectFrom('error_occurrences')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .orderBy('received_at')
+      .execute();
+
+  async function waitForOccurrences(workspaceId: string, count: number) {
+    await waitUntil(
+      async () => (await occurrences(workspaceId)).length >= count,
+      `${count} browser event(s) to be stored`,
+    );
+    return occurrences(workspaceId);
+  }
+
+  function expectMapped(detail: OccurrenceDetail): void {
+    const [top, caller] = detail.exceptions!.at(-1)!.frames;
+    expect(top).toMatchObject({
+      function: 'parsePrice',
+      file: 'src/money.ts',
+      line: THROW_LINE,
+      in_app: true,
+      context_line: "    throw new TypeError('price is not a number: ' + raw);",
+      minified: { file: expect.stringMatching(/\/assets\/app\.min\.js$/) as string },
+    });
+    expect(top!.pre_context).toContain('  if (!Number.isFinite(value)) {');
+    expect(caller).toMatchObject({ function: 'checkout', file: 'src/checkout.ts', line: 4 });
+  }
+
+  it('debug IDs: frames mapped at write time, and a second build groups with the first', async () => {
+    const workspace = await createWorkspace(ferry.ctx.db);
+    const target = await cliFor(workspace);
+    const first = await buildMinifiedApp(0);
+    const second = await buildMinifiedApp(7);
+    for (const app of [first, second]) {
+      await cli(target, ['sourcemaps', 'inject', 'dist'], app);
+      await cli(target, ['sourcemaps', 'upload', 'dist'], app);
+    }
+    await payOn(await serveShop(workspace, first, 'shop@1'));
+    const [one] = await waitForOccurrences(workspace.id, 1);
+    expect(one!.error_class).toBe('TypeError');
+    expect(one!.backtrace[0]).toMatch(
+      new RegExp(`^src/money\\.ts:${THROW_LINE}:\\d+:in parsePrice$`),
+    );
+    expectMapped(one!.detail as OccurrenceDetail);
+
+    await payOn(await serveShop(workspace, second, 'shop@2'));
+    const [, two] = await waitForOccurrences(workspace.id, 2);
+    const minified = (o: typeof one) =>
+      (o!.detail as OccurrenceDetail).exceptions!.at(-1)!.frames[0]!.minified;
+    // Different builds: other debug IDs, other minified positions; one group.
+    const debugIds = (o: typeof one) => (o!.detail as OccurrenceDetail).debug_images;
+    expect(debugIds(two)).not.toEqual(debugIds(one));
+    expect(minified(two)).not.toEqual(minified(one));
+    expect(two!.group_id).toBe(one!.group_id);
+  });
+
+  it('--release with --url-prefix: frames mapped by release and URL', async () => {
+    const workspace = await createWorkspace(ferry.ctx.db);
+    const target = await cliFor(workspace);
+    const app = await buildMinifiedApp(3);
+    const release = 'shop@3.0.0';
+    await cli(target, ['releases', 'new', release], app);
+    await cli(
+      target,
+      ['sourcemaps', 'upload', '--release', release, '--url-prefix', '~/assets', 'dist'],
+      app,
+    );
+    await cli(target, ['releases', 'finalize', release], app);
+    await payOn(await serveShop(workspace, app, release));
+    const [stored] = await waitForOccurrences(workspace.id, 1);
+    expectMapped(stored!.detail as OccurrenceDetail);
+  });
+});
