@@ -274,7 +274,7 @@ export interface ErrorOccurrencesTable {
   app_version: string | null;
   context: JsonWithDefault<Record<string, unknown>>;
   /** Issue 41: the structured detail (@ferry/workspace OccurrenceDetail); null for native reports. */
-  detail: ColumnType<unknown, string | null | undefined, string | null>;
+  detail: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   source: ErrorSource;
   occurred_at: Timestamp;
   received_at: Timestamp;

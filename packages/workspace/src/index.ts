@@ -76,6 +76,7 @@ export {
   detailFrameLine,
   anyFrameMapped,
   createSymbolicator,
+  withMappedDetail,
   detailFrameSchema,
   detailExceptionSchema,
   breadcrumbSchema,

@@ -3,6 +3,7 @@ import { SecretBox, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { createGitHubClient, type GitHubClient } from '@ferry/github';
 import { createProducer, type Producer } from '@ferry/queues';
+import { createSymbolicator, type Symbolicator } from '@ferry/workspace';
 import type { WebSettings } from './config.js';
 import { dispatchCardPlugin } from './features/agents/dispatch-card.js';
 import type { PageCards } from './shared/page-cards.js';
@@ -23,6 +24,8 @@ export interface WebDeps {
   cards: PageCards;
   /** The GitHub App's client; null when GITHUB_* is not configured (the GitHub page says so). */
   github: GitHubClient | null;
+  /** Maps minified frames through uploaded source maps when errors are shown (issue 41). */
+  symbolicator: Symbolicator;
 }
 
 export interface WebResources extends WebDeps {
@@ -56,6 +59,7 @@ export function webDeps(
       tokens: cards.tokens ?? [dispatchCardPlugin],
     },
     github: settings.github.configured ? createGitHubClient(settings.github.app) : null,
+    symbolicator: createSymbolicator(base.db),
     close: () => producer.close(),
   };
 }

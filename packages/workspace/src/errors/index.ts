@@ -106,7 +106,7 @@ export {
   detailFrames,
   occurrenceDetailSchema,
 } from './detail.js';
-export { createSymbolicator } from './symbolicate.js';
+export { createSymbolicator, withMappedDetail } from './symbolicate.js';
 export type { Symbolicator } from './symbolicate.js';
 export type { Breadcrumb, DetailException, DetailFrame, OccurrenceDetail } from './detail.js';
 export { OCCURRENCE_LIMITS, occurrenceFieldsSchema } from './occurrence.js';

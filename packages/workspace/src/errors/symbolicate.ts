@@ -247,3 +247,23 @@ function mapFrame(loaded: LoadedMap, input: DetailFrame): DetailFrame {
     minified: { file: input.file!, line: input.line!, column: input.column! },
   };
 }
+
+/**
+ * Stored occurrences with their frames mapped where a map exists now: what the group page and the
+ * Errors API show, so a map uploaded after the event still makes its frames readable.
+ */
+export async function withMappedDetail<T extends { workspace_id: string; detail: unknown }>(
+  symbolicator: Symbolicator,
+  rows: readonly T[],
+): Promise<T[]> {
+  return Promise.all(
+    rows.map(async (row) =>
+      row.detail
+        ? {
+            ...row,
+            detail: await symbolicator.symbolicate(row.workspace_id, row.detail as OccurrenceDetail),
+          }
+        : row,
+    ),
+  );
+}

@@ -18,6 +18,7 @@ import {
   apiAuth,
   fileTicketForErrorGroup,
   ticketJson,
+  withMappedDetail,
 } from '@ferry/workspace';
 
 /** `?source=&page=` as a form would send them: an empty value means "not given". */
@@ -90,14 +91,18 @@ export function errorsApi(deps: WebDeps): RouteTable {
     const { workspace } = apiAuth(res);
     const occurrence = await findErrorOccurrence(db, workspace.id, String(req.params.id));
     if (!occurrence) throw new AppError('not_found', 'No such error occurrence in this workspace.');
-    res.json(errorOccurrenceJson(occurrence));
+    const [mapped] = await withMappedDetail(deps.symbolicator, [occurrence]);
+    res.json(errorOccurrenceJson(mapped!));
   });
 
   routes.get('/:groupId', read, async (req, res) => {
     const { workspace } = apiAuth(res);
     const group = await findErrorGroup(db, workspace.id, String(req.params.groupId));
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
-    const occurrences = await latestOccurrences(db, group);
+    const occurrences = await withMappedDetail(
+      deps.symbolicator,
+      await latestOccurrences(db, group),
+    );
     res.json({
       group: errorGroupJson(group),
       occurrences: occurrences.map(errorOccurrenceJson),

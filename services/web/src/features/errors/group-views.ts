@@ -28,6 +28,7 @@ import {
 } from '../../shared/layout.js';
 import { pageHref, pager } from '../../shared/pager.js';
 import { dispatchSummary } from '../feedback/dispatch-views.js';
+import { detailSection } from './detail-views.js';
 import { STATUS_LABEL, sourceBadge, statusBadges } from './shared-views.js';
 
 /**
@@ -105,13 +106,17 @@ function occurrenceItem(o: OccurrenceWithVisitor, groupClass: string, open: bool
         <dt>Id</dt>
         <dd class="break">${code(o.id)}</dd>
       </dl>
-      <h3>Backtrace</h3>
       ${
-        o.backtrace.length
-          ? html`<pre class="backtrace">${o.backtrace.join('\n')}</pre>`
-          : html`<p class="muted">None reported.</p>`
+        o.detail
+          ? detailSection(o.id, o.detail)
+          : html`<h3>Backtrace</h3>
+              ${
+                o.backtrace.length
+                  ? html`<pre class="backtrace">${o.backtrace.join('\n')}</pre>`
+                  : html`<p class="muted">None reported.</p>`
+              }`
       }
-      <h3>Context</h3>
+      <h3>${o.detail ? 'Additional data' : 'Context'}</h3>
       ${
         contextKeys
           ? html`<pre class="context">${JSON.stringify(o.context, null, 2)}</pre>`

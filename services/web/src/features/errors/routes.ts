@@ -16,6 +16,7 @@ import {
   fileTicketForErrorGroup,
   listDispatches,
   ticketForErrorGroup,
+  withMappedDetail,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
@@ -52,7 +53,7 @@ const STATUS_DONE: Record<ErrorStatus, string> = {
   ignored: 'Ignored. New occurrences still count but keep it out of the unresolved list.',
 };
 
-export function errorRoutes({ db, config, settings }: WebDeps): RouteTable {
+export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): RouteTable {
   const routes = routeTable();
 
   routes.get('/', capability('errors.read'), async (req, res) => {
@@ -103,10 +104,15 @@ export function errorRoutes({ db, config, settings }: WebDeps): RouteTable {
     const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
-    const [occurrences, ticket] = await Promise.all([
+    const [page, ticket] = await Promise.all([
       occurrencePage(db, group, pageParam(req.query.page)),
       ticketForErrorGroup(db, workspace.id, group.id),
     ]);
+    // Frames still minified are mapped now: a map uploaded after the event shows here too.
+    const occurrences = {
+      ...page,
+      occurrences: await withMappedDetail(symbolicator, page.occurrences),
+    };
     const dispatches = ticket ? await listDispatches(db, ticket) : [];
     renderPage(req, res, (ctx) =>
       errorGroupPage(ctx, {
