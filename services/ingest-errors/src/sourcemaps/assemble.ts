@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppError, newId } from '@ferry/core';
 import type { ArtifactKind, Db } from '@ferry/db';
-import { quotaUsed, UPLOAD_LIMITS } from './limits.js';
+import { quotaUsed, storedText, UPLOAD_LIMITS } from './limits.js';
 import { unzipBundle, type UnzippedFile } from './unzip.js';
 
 /**
@@ -19,8 +19,8 @@ export const assembleRequestSchema = z.object({
   checksum: sha1Hex,
   chunks: z.array(sha1Hex).min(1).max(UPLOAD_LIMITS.maxChunks),
   projects: z.array(z.string().max(200)).max(100).optional(),
-  version: z.string().min(1).max(200).optional(),
-  dist: z.string().min(1).max(64).optional(),
+  version: storedText().min(1).max(200).optional(),
+  dist: storedText().min(1).max(64).optional(),
 });
 
 export type AssembleRequest = z.infer<typeof assembleRequestSchema>;
@@ -34,15 +34,15 @@ export interface AssembleResponse {
 /** sentry-cli's manifest.json: what each file of the zip is, and the URL it was served at. */
 const manifestSchema = z.object({
   files: z.record(
-    z.string(),
+    storedText(),
     z.object({
       type: z.string(),
-      url: z.string().min(1).max(2_000),
-      headers: z.record(z.string(), z.string()).optional(),
+      url: storedText().min(1).max(2_000),
+      headers: z.record(z.string(), storedText()).optional(),
     }),
   ),
-  release: z.string().max(200).optional(),
-  dist: z.string().max(64).optional(),
+  release: storedText().max(200).optional(),
+  dist: storedText().max(64).optional(),
 });
 
 const KINDS: readonly string[] = ['minified_source', 'source_map'] satisfies ArtifactKind[];
@@ -72,9 +72,12 @@ function readManifest(files: readonly UnzippedFile[]): z.infer<typeof manifestSc
   }
   const result = manifestSchema.safeParse(parsed);
   if (!result.success) {
+    // Where in the manifest, as the request bodies' errors say it (routes.ts, parsed).
+    const issue = result.error.issues[0];
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
     throw new AppError(
       'bad_request',
-      `The bundle's manifest.json is not an artifact bundle manifest: ${result.error.issues[0]?.message ?? 'unexpected shape'}.`,
+      `The bundle's manifest.json is not an artifact bundle manifest: ${where}${issue?.message ?? 'unexpected shape'}.`,
     );
   }
   return result.data;

@@ -87,6 +87,17 @@ export function readChunks(req: Request): Promise<Chunk[]> {
     parser.on('file', (field, stream, info) => {
       const parts: Buffer[] = [];
       stream.on('data', (data: Buffer) => parts.push(data));
+      // A body that ends inside a part (a cut-off upload): busboy destroys the part's stream with
+      // "Unexpected end of form" (busboy lib/types/multipart.js, _destroy). Without this listener
+      // that 'error' is an uncaught exception, which takes the whole ingest process down.
+      stream.on('error', (error: Error) =>
+        fail(
+          new AppError(
+            'bad_request',
+            `The multipart body is malformed: it ends inside chunk ${info.filename} (${error.message}).`,
+          ),
+        ),
+      );
       stream.on('limit', () =>
         fail(
           new AppError(

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { AppError } from '@ferry/core';
 import type { Db } from '@ferry/db';
 
@@ -20,6 +21,14 @@ export const UPLOAD_LIMITS = {
 } as const;
 
 const MB = 1024 * 1024;
+
+/**
+ * A string that is stored in a PostgreSQL `text` column: it cannot hold U+0000 (the insert fails
+ * with 22021 "invalid byte sequence for encoding UTF8: 0x00", and so would the request, with a
+ * 500). sentry-cli never sends one; a hand-made request or manifest may, and gets a 400.
+ */
+export const storedText = () =>
+  z.string().regex(/^[^\0]*$/, 'text without NUL characters (\\u0000)');
 
 export const megabytes = (bytes: number): string => `${(bytes / MB).toFixed(1)} MB`;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError, newId } from '@ferry/core';
 import type { Db, ReleaseDeploysTable, ReleasesTable } from '@ferry/db';
 import type { Selectable } from 'kysely';
+import { storedText } from './limits.js';
 
 /**
  * `sentry-cli releases new / finalize / info` and `deploys new / list`, answered in the shapes
@@ -21,28 +22,28 @@ export const releaseVersion = z
   .min(1)
   .max(200)
   .refine(
-    (v) => !v.includes('/') && v.trim() === v && v !== '.' && v !== '..' && !/[\n\r\t]/.test(v),
-    'a release version without slashes, line breaks or surrounding spaces',
+    (v) => !v.includes('/') && v.trim() === v && v !== '.' && v !== '..' && !/[\n\r\t\0]/.test(v),
+    'a release version without slashes, line breaks, NUL characters or surrounding spaces',
   );
 
 export const newReleaseSchema = z.object({
   version: releaseVersion,
   projects: z.array(z.string().max(200)).max(100).optional(),
-  url: z.string().max(2_000).nullish(),
+  url: storedText().max(2_000).nullish(),
   dateStarted: when,
   dateReleased: when,
 });
 
 export const updatedReleaseSchema = z.object({
-  url: z.string().max(2_000).nullish(),
+  url: storedText().max(2_000).nullish(),
   dateReleased: when,
   projects: z.array(z.string().max(200)).max(100).optional(),
 });
 
 export const newDeploySchema = z.object({
-  environment: z.string().min(1).max(64),
-  name: z.string().max(200).nullish(),
-  url: z.string().max(2_000).nullish(),
+  environment: storedText().min(1).max(64),
+  name: storedText().max(200).nullish(),
+  url: storedText().max(2_000).nullish(),
   dateStarted: when,
   dateFinished: when,
 });
@@ -104,7 +105,16 @@ export async function createRelease(
   return { release: await findRelease(db, workspaceId, input.version), created: false };
 }
 
+/**
+ * A version from a path: one that could never have been created names no release (a NUL in it
+ * would otherwise reach PostgreSQL as an error, a 500, rather than a miss).
+ */
+function assertCreatable(version: string): void {
+  if (!releaseVersion.safeParse(version).success) throw releaseNotFound(version);
+}
+
 export async function findRelease(db: Db, workspaceId: string, version: string): Promise<Release> {
+  assertCreatable(version);
   const release = await db
     .selectFrom('releases')
     .selectAll()
@@ -126,6 +136,7 @@ export async function updateRelease(
     ...(input.url !== undefined && { url: input.url }),
     ...(input.dateReleased !== undefined && { date_released: date(input.dateReleased) }),
   };
+  assertCreatable(version);
   if (Object.keys(changes).length === 0) return findRelease(db, workspaceId, version);
   const updated = await db
     .updateTable('releases')
