@@ -11,13 +11,14 @@ import {
   THROW_LINE,
   buildMinifiedApp,
   createApiToken,
+  createMember,
   createWorkspace,
   runSentryCli,
   waitUntil,
   type MinifiedApp,
   type SentryCliTarget,
 } from '@ferry/testing';
-import { launchBrowser, type TestBrowser } from '@ferry/testing/browser';
+import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import type { OccurrenceDetail } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
@@ -176,5 +177,31 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
     await payOn(await serveShop(workspace, app, release));
     const [stored] = await waitForOccurrences(workspace.id, 1);
     expectMapped(stored!.detail as OccurrenceDetail);
+
+    // The group page, as a developer reads it: the app's frame with its code, at phone and desk.
+    const owner = await createMember(ferry.ctx.db, workspace, { role: 'owner' });
+    const context = await chrome.newContext();
+    const page = await context.newPage();
+    await signInWithForm(page, ferry.url, owner.user.email, owner.user.password);
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(
+        `${ferry.url}/w/${workspace.id}/${workspace.slug}/errors/${stored!.group_id}`,
+      );
+      const trace = page.getByRole('region', { name: 'Stack trace' });
+      await trace.waitFor();
+      const text = await trace.innerText();
+      expect(text).toContain(`src/money.ts:${THROW_LINE}`);
+      expect(text).toContain('parsePrice');
+      expect(text).toContain("throw new TypeError('price is not a number: ' + raw);");
+      expect(text).toMatch(/Mapped from .*\/assets\/app\.min\.js:\d+:\d+/);
+      // Nothing sideways: the page fits the phone's width.
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: `/tmp/ferry-sourcemaps-group-${width}.png`, fullPage: true });
+    }
+    await context.close();
   });
 });

@@ -37,7 +37,7 @@ function frameItem(frame: DetailFrame, open: boolean): SafeHtml {
         Mapped from ${frame.minified.file}:${frame.minified.line}:${frame.minified.column}
       </p>`
     : '';
-  return html`<li class="frame ${frame.in_app ? 'in-app' : 'lib'}">
+  return html`<li class="stack-frame ${frame.in_app ? 'in-app' : 'lib'}">
     <details ${open ? html`open` : ''}>
       <summary>${frameTitle(frame)}</summary>
       ${frameCode(frame)} ${minified}
@@ -68,7 +68,7 @@ function exceptionBlock(exception: DetailException, cause: boolean): SafeHtml {
 
 /**
  * The switch between the app's frames and all of them, without script: two radios before the
- * stack; CSS hides `.frame.lib` while "In app" is checked. Shown only when both kinds are there.
+ * stack; CSS hides `.stack-frame.lib` while "In app" is checked. Shown only when both kinds are there.
  */
 function stackSection(id: string, detail: OccurrenceDetail): SafeHtml {
   const stacks = [...(detail.exceptions ?? []).map((e) => e.frames), detail.frames ?? []];
