@@ -53,3 +53,4 @@ export { runSentryCli } from './sentry-cli.js';
 export type { SentryCliResult, SentryCliTarget } from './sentry-cli.js';
 export { buildMinifiedApp, CHECKOUT_TS, MONEY_TS, THROW_LINE } from './minified-app.js';
 export type { MinifiedApp } from './minified-app.js';
+export { SCRUB_SECRETS, secretContext, secretSentryEvent } from './scrub-fixtures.js';

@@ -203,5 +203,16 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
       await page.screenshot({ path: `/tmp/ferry-sourcemaps-group-${width}.png`, fullPage: true });
     }
     await context.close();
+
+    // "Fix with agent": the ticket the local agent gets carries the mapped frame and its code.
+    const writer = await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:write'] });
+    const filed = await fetch(`${ferry.url}/api/v1/errors/${stored!.group_id}/feedback`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${writer.raw}` },
+    });
+    expect(filed.status).toBe(201);
+    const note = ((await filed.json()) as { note: string }).note;
+    expect(note).toContain(`\`src/money.ts:${THROW_LINE}:`);
+    expect(note).toMatch(/> +4 +throw new TypeError\('price is not a number: ' \+ raw\);/);
   });
 });

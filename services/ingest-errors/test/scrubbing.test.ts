@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createWorkspace } from '@ferry/testing';
+import {
+  createWorkspace,
+  SCRUB_SECRETS as SECRETS,
+  secretContext as context,
+  secretSentryEvent as sentryEvent,
+} from '@ferry/testing';
 import { startIngestService, type IngestService } from './support/sdk-service.js';
 
 /**
@@ -9,69 +14,6 @@ import { startIngestService, type IngestService } from './support/sdk-service.js
  * nowhere in what Postgres keeps: not in the occurrence, not in its group. Everything the pages,
  * the API, alerts, deliveries and agent tickets show is read from those rows.
  */
-const SECRETS = {
-  password: 'pw-SECRET-1',
-  bearer: 'tok-SECRET-2',
-  cookie: 'SECRET-3',
-  query: 'SECRET-4',
-  card: '4111 1111 1111 1111',
-  cardDigits: '4111111111111111',
-  apiKey: 'SECRET-5',
-} as const;
-
-/** What a report carries, as SPEC.md's context and as a Sentry event's parts. */
-const context = {
-  password: SECRETS.password,
-  headers: { Authorization: `Bearer ${SECRETS.bearer}`, Cookie: `sid=${SECRETS.cookie}` },
-  note: `paid with ${SECRETS.card}`,
-  breadcrumbs: [{ data: { url: `/cart?token=${SECRETS.query}`, amount: 12 } }],
-};
-
-const sentryEvent = {
-  exception: {
-    values: [
-      {
-        type: 'PaymentFailed',
-        value: `card ${SECRETS.cardDigits} declined`,
-        stacktrace: {
-          frames: [
-            {
-              filename: 'pay.py',
-              function: 'pay',
-              lineno: 3,
-              in_app: true,
-              pre_context: [`CARD = "${SECRETS.card}"`],
-              context_line: `call(headers={"Authorization": "Bearer ${SECRETS.bearer}"})`,
-            },
-          ],
-        },
-      },
-    ],
-  },
-  request: {
-    url: `https://shop.test/pay?api_key=${SECRETS.apiKey}&item=7`,
-    method: 'POST',
-    query_string: `api_key=${SECRETS.apiKey}&item=7`,
-    headers: { Authorization: `Bearer ${SECRETS.bearer}`, Cookie: `sid=${SECRETS.cookie}` },
-  },
-  breadcrumbs: {
-    values: [
-      {
-        category: 'http',
-        data: { url: `/cart?token=${SECRETS.query}`, password: SECRETS.password },
-      },
-      { category: 'log', message: `charged ${SECRETS.card}` },
-    ],
-  },
-  extra: { password: SECRETS.password, note: `paid with ${SECRETS.card}` },
-  tags: { session_id: SECRETS.cookie, plan: 'pro' },
-  user: { id: 'u1', auth_token: SECRETS.bearer },
-  contexts: {
-    client: { headers: [['Authorization', `Bearer ${SECRETS.bearer}`]] },
-    browser: { name: 'Chrome', session: SECRETS.cookie },
-  },
-};
-
 describe('scrubbing on every path, before anything is stored', () => {
   let service: IngestService;
 

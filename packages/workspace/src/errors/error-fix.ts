@@ -1,5 +1,7 @@
 import { isUniqueViolation, type Db, type ErrorGroup } from '@ferry/db';
+import { detailFrameLine, detailFrames, type OccurrenceDetail } from './detail.js';
 import { findErrorGroup, latestOccurrences, type OccurrenceWithVisitor } from './errors.js';
+import { withMappedDetail, type Symbolicator } from './symbolicate.js';
 import {
   excerpt,
   fileFeedback,
@@ -19,6 +21,12 @@ const ONE_TICKET_PER_GROUP = 'feedback_error_group_once';
 const BACKTRACE_LINES = 30;
 const CONTEXT_CHARS = 2_000;
 const NOTE_MAX = 10_000;
+/** Issue 41: what of the structured detail the agent gets. */
+const AGENT_FRAMES = 8;
+const AGENT_BREADCRUMBS = 20;
+const FRAMES_CHARS = 5_000;
+const BREADCRUMBS_CHARS = 2_500;
+const CRUMB_DATA_CHARS = 200;
 
 export type ErrorTicket = { ticket: Ticket; created: boolean };
 
@@ -42,12 +50,17 @@ export async function fileTicketForErrorGroup(
   db: Db,
   workspaceId: string,
   groupId: string,
+  /** Maps frames still minified (a map uploaded after the event), as the group page does. */
+  options: { symbolicator?: Symbolicator } = {},
 ): Promise<ErrorTicket | undefined> {
   const group = await findErrorGroup(db, workspaceId, groupId);
   if (!group) return undefined;
   const existing = await ticketForErrorGroup(db, workspaceId, group.id);
   if (existing) return { ticket: existing, created: false };
-  const [latest] = await latestOccurrences(db, group, { limit: 1 });
+  const found = await latestOccurrences(db, group, { limit: 1 });
+  const [latest] = options.symbolicator
+    ? await withMappedDetail(options.symbolicator, found)
+    : found;
   try {
     const ticket = await fileFeedback(db, workspaceId, errorTicketInput(group, latest), {
       errorGroupId: group.id,
@@ -67,10 +80,62 @@ export function culprit(backtrace: readonly string[]): string | null {
   return backtrace.find((line) => line.trim() !== '')?.trim() ?? null;
 }
 
+/** Text cut to `max` characters, saying so. */
+function capped(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}\n… (cut)` : text;
+}
+
+/**
+ * The app's frames with their code (issue 41): mapped through source maps already, innermost
+ * first, each as a heading and its numbered lines with the failing one marked `>`.
+ */
+function framesMarkdown(detail: OccurrenceDetail): string[] {
+  const frames = detailFrames(detail);
+  const inApp = frames.some((frame) => frame.in_app) ? frames.filter((f) => f.in_app) : frames;
+  const blocks = inApp.slice(0, AGENT_FRAMES).map((frame) => {
+    const heading = `- \`${detailFrameLine(frame)}\``;
+    if (frame.context_line === undefined || frame.line === undefined) return heading;
+    const pre = frame.pre_context ?? [];
+    const first = frame.line - pre.length;
+    const code = [...pre, frame.context_line, ...(frame.post_context ?? [])].map(
+      (line, at) =>
+        `${first + at === frame.line ? '>' : ' '} ${String(first + at).padStart(4)} ${line}`,
+    );
+    return [heading, '  ```', ...code.map((line) => `  ${line}`), '  ```'].join('\n');
+  });
+  if (blocks.length === 0) return [];
+  return [
+    '',
+    "The app's frames, innermost first, with their code:",
+    capped(blocks.join('\n'), FRAMES_CHARS),
+  ];
+}
+
+/** The last breadcrumbs before the error, oldest first, one line each. */
+function breadcrumbsMarkdown(detail: OccurrenceDetail): string[] {
+  const crumbs = (detail.breadcrumbs ?? []).slice(-AGENT_BREADCRUMBS);
+  if (crumbs.length === 0) return [];
+  const lines = crumbs.map((crumb) => {
+    const data =
+      crumb.data === undefined
+        ? ''
+        : ` ${capped(typeof crumb.data === 'string' ? crumb.data : JSON.stringify(crumb.data), CRUMB_DATA_CHARS)}`;
+    const what = [crumb.category ?? crumb.type, crumb.level].filter(Boolean).join(' ');
+    return `- ${crumb.timestamp ?? ''} ${what ? `[${what}] ` : ''}${crumb.message ?? ''}${data}`.trim();
+  });
+  return [
+    '',
+    `Breadcrumbs (the last ${crumbs.length}, oldest first):`,
+    capped(lines.join('\n'), BREADCRUMBS_CHARS),
+  ];
+}
+
 /**
  * What the agent (and whoever triages the ticket) needs to start: class, message and culprit in
  * the note's first lines, then the latest occurrence's backtrace, request, environment, release and
- * context, as Markdown. Capped to the ticket's 10,000-character note.
+ * context, as Markdown; for a Sentry event also the app's frames with their code (mapped through
+ * source maps) and the last breadcrumbs. Everything in it was scrubbed before it was stored.
+ * Capped to the ticket's 10,000-character note.
  */
 export function errorTicketInput(
   group: ErrorGroup,
@@ -102,6 +167,10 @@ export function errorTicketInput(
         ...latest.backtrace.slice(0, BACKTRACE_LINES),
         '```',
       );
+    }
+    if (latest.detail) {
+      const detail = latest.detail as OccurrenceDetail;
+      lines.push(...framesMarkdown(detail), ...breadcrumbsMarkdown(detail));
     }
     const context = JSON.stringify(latest.context ?? {}, null, 2);
     if (context !== '{}') {

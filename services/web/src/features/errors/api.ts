@@ -66,7 +66,7 @@ const statusBodySchema = z.object({
  * ids answer 404 like ids that never existed.
  */
 export function errorsApi(deps: WebDeps): RouteTable {
-  const { db } = deps;
+  const { db, symbolicator } = deps;
   const routes = routeTable();
   const read = tokenScope(deps, 'tenant:read');
 
@@ -91,7 +91,7 @@ export function errorsApi(deps: WebDeps): RouteTable {
     const { workspace } = apiAuth(res);
     const occurrence = await findErrorOccurrence(db, workspace.id, String(req.params.id));
     if (!occurrence) throw new AppError('not_found', 'No such error occurrence in this workspace.');
-    const [mapped] = await withMappedDetail(deps.symbolicator, [occurrence]);
+    const [mapped] = await withMappedDetail(symbolicator, [occurrence]);
     res.json(errorOccurrenceJson(mapped!));
   });
 
@@ -124,7 +124,9 @@ export function errorsApi(deps: WebDeps): RouteTable {
   // "Fix with agent": files the group's ticket (201), or answers the one already filed (200).
   routes.post('/:groupId/feedback', tokenScope(deps, 'tenant:write'), async (req, res) => {
     const { workspace } = apiAuth(res);
-    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId));
+    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId), {
+      symbolicator,
+    });
     if (!filed) throw new AppError('not_found', 'No such error group in this workspace.');
     res
       .status(filed.created ? 201 : 200)

@@ -129,7 +129,9 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
   // "Fix with agent": the group's ticket, filed now or already; either way, open it.
   routes.post('/:groupId/feedback', capability('errors.file_ticket'), async (req, res) => {
     const { workspace } = seat(res);
-    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId));
+    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId), {
+      symbolicator,
+    });
     if (!filed) throw new AppError('not_found', 'No such error group in this workspace.');
     flash(
       req,
