@@ -275,6 +275,8 @@ export interface ErrorOccurrencesTable {
   context: JsonWithDefault<Record<string, unknown>>;
   /** Issue 41: the structured detail (@ferry/workspace OccurrenceDetail); null for native reports. */
   detail: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** Issue 41: the SDK's tags and browser, os, runtime, device: what the tag breakdown counts. */
+  tags: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
   source: ErrorSource;
   occurred_at: Timestamp;
   received_at: Timestamp;

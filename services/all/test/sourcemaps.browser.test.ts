@@ -195,6 +195,12 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
       expect(text).toContain('parsePrice');
       expect(text).toContain("throw new TypeError('price is not a number: ' + raw);");
       expect(text).toMatch(/Mapped from .*\/assets\/app\.min\.js:\d+:\d+/);
+      // When and where: the charts and the tags' shares, the browser read from the User-Agent.
+      const where = await page.getByRole('region', { name: 'When and where' }).innerText();
+      expect(where).toContain('Last 24 hours');
+      expect(where).toContain('Last 14 days');
+      expect(where).toMatch(/browser\s+Chrome \d+\s+100%/);
+      expect(where).toMatch(/release\s+shop@3\.0\.0\s+100%/);
       // Nothing sideways: the page fits the phone's width.
       const overflow = await page.evaluate(
         () => document.documentElement.scrollWidth - document.documentElement.clientWidth,

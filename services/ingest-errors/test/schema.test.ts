@@ -120,6 +120,7 @@ describe('error tables', () => {
       received_at: receivedAt,
       // A report from /ingest/errors has no structured detail (issue 41).
       detail: null,
+      tags: null,
       // Filled by the column default when the insert commits (the Ops page's "stored").
       stored_at: expect.any(Date) as Date,
     });

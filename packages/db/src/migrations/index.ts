@@ -27,6 +27,7 @@ import * as writerCountsOccurrences from './2026_11_27_0200_writer_counts_occurr
 import * as memberMessagesByTime from './2026_11_27_0300_member_messages_by_time.js';
 import * as occurrenceDetail from './2026_11_28_0100_occurrence_detail.js';
 import * as sourceMaps from './2026_11_28_0200_source_maps.js';
+import * as occurrenceTags from './2026_11_28_0300_occurrence_tags.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0300_member_messages_by_time': memberMessagesByTime,
   '2026_11_28_0100_occurrence_detail': occurrenceDetail,
   '2026_11_28_0200_source_maps': sourceMaps,
+  '2026_11_28_0300_occurrence_tags': occurrenceTags,
 };

@@ -128,3 +128,26 @@ export function anyFrameMapped(detail: OccurrenceDetail): boolean {
   const stacks = [...(detail.exceptions ?? []).map((e) => e.frames), detail.frames ?? []];
   return stacks.some((frames) => frames.some((frame) => frame.minified !== undefined));
 }
+
+/** The part of a context that names it: `Chrome 156` of browser {name, version: 156.0.8078.73}. */
+function contextTag(record: Record<string, string> | undefined): string | undefined {
+  if (!record?.name) return undefined;
+  const major = record.version?.split('.')[0];
+  return major ? `${record.name} ${major}` : record.name;
+}
+
+/**
+ * An occurrence's tags as the tag breakdown counts them: browser, os, runtime and device from its
+ * contexts (name and major version, as Sentry's own tags read), then the SDK's tags, which win
+ * over a derived one of the same name. Undefined when there are none.
+ */
+export function detailTags(detail: OccurrenceDetail): Record<string, string> | undefined {
+  const derived = Object.fromEntries(
+    (['browser', 'os', 'runtime', 'device'] as const).flatMap((name) => {
+      const tag = contextTag(detail.contexts?.[name]);
+      return tag ? [[name, tag]] : [];
+    }),
+  );
+  const tags = { ...derived, ...detail.tags };
+  return Object.keys(tags).length ? tags : undefined;
+}

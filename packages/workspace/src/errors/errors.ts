@@ -374,7 +374,7 @@ export function errorOccurrenceJson(o: ErrorOccurrence): ErrorOccurrenceJson {
     received_at: o.received_at.toISOString(),
     source: o.source,
     visitor_id: o.visitor_id,
-    detail: (o.detail) ?? null,
+    detail: o.detail ?? null,
   };
 }
 

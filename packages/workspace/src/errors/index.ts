@@ -104,9 +104,12 @@ export {
   anyFrameMapped,
   detailFrameLine,
   detailFrames,
+  detailTags,
   occurrenceDetailSchema,
 } from './detail.js';
 export { createSymbolicator, withMappedDetail } from './symbolicate.js';
+export { TOP_TAG_VALUES, occurrenceHours, tagBreakdown } from './group-breakdown.js';
+export type { TagBreakdown, TagValueShare } from './group-breakdown.js';
 export type { Symbolicator } from './symbolicate.js';
 export type { Breadcrumb, DetailException, DetailFrame, OccurrenceDetail } from './detail.js';
 export { OCCURRENCE_LIMITS, occurrenceFieldsSchema } from './occurrence.js';

@@ -261,7 +261,10 @@ export async function withMappedDetail<T extends { workspace_id: string; detail:
       row.detail
         ? {
             ...row,
-            detail: await symbolicator.symbolicate(row.workspace_id, row.detail as OccurrenceDetail),
+            detail: await symbolicator.symbolicate(
+              row.workspace_id,
+              row.detail as OccurrenceDetail,
+            ),
           }
         : row,
     ),

@@ -1,3 +1,4 @@
+import Bowser from 'bowser';
 import { storable, truncate } from '@ferry/core';
 import {
   DETAIL_CONTEXTS,
@@ -198,6 +199,39 @@ function contextsDetail(raw: unknown): OccurrenceDetail['contexts'] {
   return kept.length ? Object.fromEntries(kept) : undefined;
 }
 
+/**
+ * What Sentry's Relay does for browser events, whose SDK sends no browser or os context: both read
+ * from the request's User-Agent (with bowser), so the tag breakdown can say "Chrome 156, Linux".
+ * A context the SDK sent is kept as sent.
+ */
+function withUserAgent(
+  contexts: OccurrenceDetail['contexts'],
+  request: OccurrenceDetail['request'],
+): OccurrenceDetail['contexts'] {
+  const agent = request?.headers?.find(([name]) => name.toLowerCase() === 'user-agent')?.[1];
+  if (!agent || (contexts?.browser && contexts.os)) return contexts;
+  const parsed = Bowser.parse(agent);
+  const part = (name: string | undefined, version: string | undefined): [string, string][] =>
+    name
+      ? [
+          ['name', truncate(name, CAP.contextValueChars)],
+          ...(version
+            ? [['version', truncate(version, CAP.contextValueChars)] as [string, string]]
+            : []),
+        ]
+      : [];
+  const merged: Record<string, Record<string, string>> = { ...contexts };
+  const browser = part(parsed.browser.name, parsed.browser.version);
+  // Windows reports "NT 10.0"; bowser's version name ("10", "8.1", "XP") is what people call it.
+  const os = part(
+    parsed.os.name,
+    parsed.os.name === 'Windows' ? (parsed.os.versionName ?? parsed.os.version) : parsed.os.version,
+  );
+  if (!merged.browser && browser.length) merged.browser = Object.fromEntries(browser);
+  if (!merged.os && os.length) merged.os = Object.fromEntries(os);
+  return Object.keys(merged).length ? merged : undefined;
+}
+
 /** debug_meta.images of type `sourcemap`: the debug ID each minified file was built with. */
 function debugImages(raw: unknown): OccurrenceDetail['debug_images'] {
   const images = isPlain(raw) ? raw.images : undefined;
@@ -219,6 +253,7 @@ export function sentryDetail(
   frames: readonly (Frame | null)[] | undefined,
 ): OccurrenceDetail {
   const exceptions = exceptionsDetail(event);
+  const request = requestDetail(event.request);
   const sdkName = scalar(event.sdk?.name, CAP.tagValueChars);
   const detail: OccurrenceDetail = defined({
     exceptions,
@@ -231,8 +266,8 @@ export function sentryDetail(
       valueChars: CAP.tagValueChars,
     }),
     user: userDetail(event.user),
-    request: requestDetail(event.request),
-    contexts: contextsDetail(event.contexts),
+    request,
+    contexts: withUserAgent(contextsDetail(event.contexts), request),
     level: scalar(event.level, CAP.tagKeyChars),
     logger: scalar(event.logger, CAP.tagValueChars),
     server_name: scalar(event.server_name, CAP.tagValueChars),

@@ -14,6 +14,7 @@ import { prepareReport, type WritableReport } from '../prepare-report.js';
 import {
   addRetainedOccurrences,
   culprit,
+  detailTags,
   occurrencesCounted,
   raiseErrorAlerts,
   readAlertRules,
@@ -28,6 +29,12 @@ import {
   type WorkspaceErrorsWritten,
 } from '@ferry/workspace';
 import { pruneOccurrences, shouldPrune } from '../retention.js';
+
+/** What the group page's tag breakdown counts (detailTags), as jsonb; null without any. */
+function tagsJson(report: WritableReport): string | null {
+  const tags = report.detail ? detailTags(report.detail) : undefined;
+  return tags ? JSON.stringify(tags) : null;
+}
 
 export interface WriteErrorsDeps {
   db: Db;
@@ -410,6 +417,7 @@ export async function writeErrorBatch(
           app_version: report.app_version,
           context: JSON.stringify(report.context),
           detail: report.detail ? JSON.stringify(report.detail) : null,
+          tags: tagsJson(report),
           source: report.source,
           occurred_at: report.occurred_at,
           received_at: receivedAt,

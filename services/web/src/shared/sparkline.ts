@@ -85,26 +85,38 @@ const HEIGHT = 22;
 
 export function dailyBars(counts: readonly number[], days = counts.length): SafeHtml {
   const total = counts.reduce((a, b) => a + b, 0);
+  return countBars(counts, `${plural(total, 'occurrence')} in the last ${days} days`);
+}
+
+/**
+ * Bars of counts, oldest first, named by `label`; the group page draws its 24-hour and 14-day
+ * charts with wider, taller bars than the list's.
+ */
+export function countBars(
+  counts: readonly number[],
+  label: string,
+  shape: { bar: number; height: number; className?: string } = { bar: BAR, height: HEIGHT },
+): SafeHtml {
+  const { bar, height } = shape;
   const max = Math.max(1, ...counts);
-  const width = counts.length * (BAR + GAP) - GAP;
-  const label = `${plural(total, 'occurrence')} in the last ${days} days`;
+  const width = counts.length * (bar + GAP) - GAP;
   return html`<svg
-    class="sparkline"
+    class="${shape.className ?? 'sparkline'}"
     role="img"
     aria-label="${label}"
     width="${width}"
-    height="${HEIGHT}"
-    viewBox="0 0 ${width} ${HEIGHT}"
+    height="${height}"
+    viewBox="0 0 ${width} ${height}"
   >
     <title>${label}</title>
     ${counts.map((n, i) => {
-      // A day with occurrences gets at least 3 px so a single one is visible next to a spike.
-      const h = n === 0 ? 1 : Math.max(3, Math.round((n / max) * HEIGHT));
+      // A bar with occurrences gets at least 3 px so a single one is visible next to a spike.
+      const h = n === 0 ? 1 : Math.max(3, Math.round((n / max) * height));
       return html`<rect
         class="${n === 0 ? 'none' : 'some'}"
-        x="${i * (BAR + GAP)}"
-        y="${HEIGHT - h}"
-        width="${BAR}"
+        x="${i * (bar + GAP)}"
+        y="${height - h}"
+        width="${bar}"
         height="${h}"
       />`;
     })}

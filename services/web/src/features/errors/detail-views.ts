@@ -189,6 +189,14 @@ function aboutRows(detail: OccurrenceDetail): [string, string][] {
   return rows.filter((row): row is [string, string] => row[1] !== undefined);
 }
 
+const CONTEXT_TITLES: Record<string, string> = {
+  browser: 'Browser',
+  os: 'OS',
+  runtime: 'Runtime',
+  device: 'Device',
+  app: 'App',
+};
+
 export function detailSection(id: string, detail: OccurrenceDetail): SafeHtml {
   const contexts = Object.entries(detail.contexts ?? {});
   return html`<div class="occurrence-detail">
@@ -197,9 +205,7 @@ export function detailSection(id: string, detail: OccurrenceDetail): SafeHtml {
       ${table('Tags', Object.entries(detail.tags ?? {}))}
       ${table('User', Object.entries(detail.user ?? {}))}
       ${detail.request ? table('Request', requestRows(detail.request)) : ''}
-      ${contexts.map(([name, record]) =>
-        table(name[0]!.toUpperCase() + name.slice(1), Object.entries(record)),
-      )}
+      ${contexts.map(([name, record]) => table(CONTEXT_TITLES[name] ?? name, Object.entries(record)))}
       ${table('Event', aboutRows(detail))}
     </div>
     ${

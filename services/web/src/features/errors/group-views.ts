@@ -28,6 +28,7 @@ import {
 } from '../../shared/layout.js';
 import { pageHref, pager } from '../../shared/pager.js';
 import { dispatchSummary } from '../feedback/dispatch-views.js';
+import { breakdownSection, type GroupBreakdown } from './breakdown-views.js';
 import { detailSection } from './detail-views.js';
 import { STATUS_LABEL, sourceBadge, statusBadges } from './shared-views.js';
 
@@ -141,6 +142,8 @@ export interface ErrorGroupData {
   canFileTicket: boolean;
   /** The ticket filed from this group, with its dispatches; null before "Fix with agent". */
   ticket: (Ticket & { dispatches: DispatchJson[] }) | null;
+  /** Occurrences over time and the tags' top values (issue 41). */
+  breakdown: GroupBreakdown;
 }
 
 /**
@@ -302,7 +305,7 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
           <dd class="break">${code(group.id)}</dd>
         </dl>
       </section>
-      ${occurrencesSection(data, path)}
+      ${breakdownSection(data.breakdown)} ${occurrencesSection(data, path)}
     </div>`,
   });
 }

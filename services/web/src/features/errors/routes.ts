@@ -8,8 +8,10 @@ import {
   isErrorSource,
   isErrorStatus,
   listErrorGroups,
+  occurrenceHours,
   occurrencePage,
   occurrenceSparklines,
+  tagBreakdown,
   groupLatestFacts,
   retainedOccurrences,
   setErrorGroupStatus,
@@ -104,9 +106,12 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
     const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
-    const [page, ticket] = await Promise.all([
+    const [page, ticket, hours, days, tags] = await Promise.all([
       occurrencePage(db, group, pageParam(req.query.page)),
       ticketForErrorGroup(db, workspace.id, group.id),
+      occurrenceHours(db, workspace.id, group.id),
+      occurrenceSparklines(db, workspace.id, [group.id]),
+      tagBreakdown(db, workspace.id, group.id),
     ]);
     // Frames still minified are mapped now: a map uploaded after the event shows here too.
     const occurrences = {
@@ -122,6 +127,7 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
         canTriage: can(member.role, 'errors.triage'),
         canFileTicket: can(member.role, 'errors.file_ticket'),
         ticket: ticket ? { ...ticket, dispatches } : null,
+        breakdown: { hours, days: days.get(group.id) ?? [], ...tags },
       }),
     );
   });
