@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SecretBox, type Config } from '@ferry/core';
-import type { Db } from '@ferry/db';
+import type { Db, TokenScope } from '@ferry/db';
 import {
   createIncomingKey,
   createOutgoingHook,
@@ -19,7 +19,7 @@ export interface SeedResult {
   member: { email: string; password: string };
   guest: { email: string; password: string };
   room: { id: string; url: string };
-  tokens: { dispatch: string; tenant_write: string; tenant_read: string };
+  tokens: { dispatch: string; tenant_write: string; tenant_read: string; releases_write: string };
   incoming_webhook: { key: string; url: string };
   outgoing_webhook?: { id: string; secret: string };
 }
@@ -63,7 +63,7 @@ export async function seedDemo(
   await joinRoom(db, generalRoomId, memberSeat.id);
   await joinRoom(db, generalRoomId, guestSeat.id);
 
-  const token = async (name: string, scope: 'platform:dispatch' | 'tenant:write' | 'tenant:read') =>
+  const token = async (name: string, scope: TokenScope) =>
     (await createToken(db, workspace.id, ownerSeat.id, { name, scopes: [scope] })).raw;
 
   const box = new SecretBox(config.APP_SECRET);
@@ -94,6 +94,7 @@ export async function seedDemo(
       dispatch: await token('Demo local agent', 'platform:dispatch'),
       tenant_write: await token('Demo write', 'tenant:write'),
       tenant_read: await token('Demo read', 'tenant:read'),
+      releases_write: await token('Demo sentry-cli', 'releases:write'),
     },
     incoming_webhook: { key: incoming.rawKey, url: `${base}/wh/in/${incoming.rawKey}` },
     ...(outgoing ? { outgoing_webhook: { id: outgoing.hook.id, secret: outgoing.secret } } : {}),
