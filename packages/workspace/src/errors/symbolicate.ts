@@ -42,11 +42,12 @@ export function createSymbolicator(
     dispose: (_value, key) => sizes.delete(key),
   });
   const misses = new LRUCache<string, true>({ max: 10_000, ttl: MISS_TTL_MS });
+  // Loads under way, by key: the writer maps a whole batch's events at once (up to 200 jobs), so
+  // without this every event of a build that is not cached yet read and parsed the same map
+  // (bench/RESULTS.md, issue 41: hundreds of copies of a 0.5 MB map, jobs past their timeout).
+  const loading = new Map<string, Promise<LoadedMap | undefined>>();
 
-  async function load(key: string, find: () => Promise<Buffer | undefined>) {
-    const cached = maps.get(key);
-    if (cached) return cached;
-    if (misses.has(key)) return undefined;
+  async function fetchAndParse(key: string, find: () => Promise<Buffer | undefined>) {
     const content = await find();
     const loaded = content ? parseMap(content) : undefined;
     if (!loaded) {
@@ -56,6 +57,18 @@ export function createSymbolicator(
     sizes.set(key, content!.length);
     maps.set(key, loaded);
     return loaded;
+  }
+
+  function load(key: string, find: () => Promise<Buffer | undefined>) {
+    const cached = maps.get(key);
+    if (cached) return Promise.resolve(cached);
+    if (misses.has(key)) return Promise.resolve(undefined);
+    let pending = loading.get(key);
+    if (!pending) {
+      pending = fetchAndParse(key, find).finally(() => loading.delete(key));
+      loading.set(key, pending);
+    }
+    return pending;
   }
 
   async function mapFor(
