@@ -7,7 +7,7 @@ import {
   runSentryCli,
   type SentryCliTarget,
 } from '@ferry/testing';
-import type { Workspace } from '@ferry/db';
+import type { TokenScope, Workspace } from '@ferry/db';
 import { startIngestService, type IngestService } from './support/sdk-service.js';
 
 /**
@@ -27,8 +27,8 @@ describe('sentry-cli against Ferry', () => {
     await service.close();
   });
 
-  async function target(workspace: Workspace, scopes = ['releases:write'] as const) {
-    const token = await createApiToken(service.ctx.db, workspace, { scopes: [...scopes] });
+  async function target(workspace: Workspace, scopes: TokenScope[] = ['releases:write']) {
+    const token = await createApiToken(service.ctx.db, workspace, { scopes });
     return {
       binary: SentryCli.getPath(),
       url: service.url,
@@ -137,20 +137,25 @@ describe('sentry-cli against Ferry', () => {
     const ws = await createWorkspace(service.ctx.db);
     const other = await createWorkspace(service.ctx.db);
     const app = await buildMinifiedApp();
-    const readOnly = await target(ws, ['tenant:read'] as unknown as ['releases:write']);
+    const readOnly = await target(ws, ['tenant:read']);
     const refused = await runSentryCli(
       readOnly,
       ['sourcemaps', 'upload', '--release', 'r1', 'dist'],
       app.root,
     );
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('releases:write');
-    expect(refused.stderr).toContain('http status: 403');
+    // sentry-cli prints Ferry's reason only when the body is exactly {"detail": "..."}.
+    expect(refused.stderr).toContain(
+      'sentry reported an error: This API token lacks the "releases:write" scope needed here.',
+    );
+    expect(refused.stderr).toContain('(http status: 403)');
 
     const elsewhere = { ...(await target(ws)), org: other.slug };
     const crossed = await runSentryCli(elsewhere, ['releases', 'new', 'r1'], app.root);
     expect(crossed.code).toBe(1);
-    expect(crossed.stderr).toContain(`pass --org ${ws.slug}`);
+    expect(crossed.stderr).toContain(
+      `sentry reported an error: This API token belongs to the workspace "${ws.slug}": pass --org ${ws.slug}. (http status: 403)`,
+    );
     expect(
       await service.ctx.db
         .selectFrom('releases')

@@ -45,7 +45,8 @@ export const sentryApiErrors: ErrorRequestHandler = (error: unknown, _req, res, 
   for (const [name, value] of Object.entries(appError.options.headers ?? {})) {
     res.setHeader(name, value);
   }
-  res.status(appError.status).json({ detail: appError.message, code: appError.code });
+  // Exactly one key: sentry-cli reads {"detail": ...} (or {"error": ...}) and nothing beside it.
+  res.status(appError.status).json({ detail: appError.message });
 };
 
 function parsed<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {

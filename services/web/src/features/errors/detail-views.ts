@@ -1,4 +1,10 @@
-import type { Breadcrumb, DetailException, DetailFrame, OccurrenceDetail } from '@ferry/workspace';
+import {
+  detailFrameLine,
+  type Breadcrumb,
+  type DetailException,
+  type DetailFrame,
+  type OccurrenceDetail,
+} from '@ferry/workspace';
 import { code, muted } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 
@@ -8,13 +14,11 @@ import { html, type SafeHtml } from '../../shared/html.js';
  * timeline, and tags, user, request and contexts as tables. Every value is escaped by `html`.
  */
 
+/** The frame as SPEC.md's backtrace line reads (`file:line:column:in function`). */
 function frameTitle(frame: DetailFrame): SafeHtml {
-  const where = [frame.file ?? frame.module ?? '?', frame.line, frame.column]
-    .filter((part) => part !== undefined)
-    .join(':');
-  return html`<span class="frame-where">${where}</span>${
-      frame.function ? html` <span class="muted">in</span> <code>${frame.function}</code>` : ''
-    }${frame.in_app ? '' : html` <span class="badge frame-lib">library</span>`}`;
+  return html`<span class="frame-where">${detailFrameLine(frame)}</span>${
+      frame.in_app ? '' : html` <span class="badge frame-lib">library</span>`
+    }`;
 }
 
 /** The frame's code, numbered, its own line marked; nothing when the SDK read none. */

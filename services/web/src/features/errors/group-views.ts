@@ -109,7 +109,15 @@ function occurrenceItem(o: OccurrenceWithVisitor, groupClass: string, open: bool
       </dl>
       ${
         o.detail
-          ? detailSection(o.id, o.detail)
+          ? html`${detailSection(o.id, o.detail)}
+            ${
+              o.backtrace.length
+                ? html`<details class="raw-backtrace">
+                    <summary>Backtrace as stored</summary>
+                    <pre class="backtrace">${o.backtrace.join('\n')}</pre>
+                  </details>`
+                : ''
+            }`
           : html`<h3>Backtrace</h3>
               ${
                 o.backtrace.length
