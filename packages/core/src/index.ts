@@ -25,9 +25,11 @@ export {
   visiblePrefix,
 } from './secrets.js';
 export {
+  ALWAYS_FILTERED_KEYS,
   DEFAULT_SCRUB_RULES,
   DEFAULT_SENSITIVE_KEYS,
   FILTERED,
+  IP_KEYS,
   scrubRules,
   scrubText,
   scrubValue,

@@ -7,7 +7,11 @@
  *   `Authorization` holds "auth", `X-Session-Id` holds "session") is replaced whole;
  * - anywhere in a string: runs of 13 to 19 digits that pass the Luhn check (card numbers, with or
  *   without spaces or dashes), bearer tokens, and sensitive keys' values in a URL's query string;
- * - a key named in `safeFields` is kept as sent.
+ * - a key named in `safeFields` is not judged by its name (Sentry's safe fields), except the
+ *   credential headers (ALWAYS_FILTERED_KEYS); card numbers and bearer tokens inside its value are
+ *   still filtered, so what the Error reporting page calls "always filtered" is;
+ * - unless `keepIp`, the user's IP address: `ip_address` (Sentry's user field, and the same key in
+ *   any context) and the request headers proxies put the client's address in.
  */
 
 export const FILTERED = '[Filtered]';
@@ -30,22 +34,58 @@ export const DEFAULT_SENSITIVE_KEYS: readonly string[] = [
   'cookie',
 ];
 
+/**
+ * Where the user's IP address travels, as whole lower-case key names (not words: `forwarded`
+ * inside another name is not an address): Sentry's `user.ip_address` and its `REMOTE_ADDR`, and
+ * the headers a proxy or CDN sets to the client's address.
+ */
+export const IP_KEYS: readonly string[] = [
+  'ip_address',
+  'remote_addr',
+  'x-forwarded-for',
+  'x-real-ip',
+  'forwarded',
+  'x-client-ip',
+  'cf-connecting-ip',
+  'true-client-ip',
+];
+const IP_KEY_SET: ReadonlySet<string> = new Set(IP_KEYS);
+
+/**
+ * Credential headers, filtered even when named a safe field: a safe field is for a name that only
+ * looks sensitive, and these never are anything else.
+ */
+export const ALWAYS_FILTERED_KEYS: readonly string[] = [
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+];
+const ALWAYS_FILTERED_SET: ReadonlySet<string> = new Set(ALWAYS_FILTERED_KEYS);
+
 export interface ScrubRules {
   /** Lower-case words: a key containing any of them is sensitive. */
   keys: readonly string[];
   /** Lower-case key names kept as sent. */
   safeFields: ReadonlySet<string>;
+  /** Keep the user's IP address (IP_KEYS); when false, their values read `[Filtered]`. */
+  keepIp: boolean;
 }
 
-/** The default rules, plus a workspace's own sensitive words and safe fields. */
+/**
+ * The default rules, plus a workspace's own sensitive words and safe fields. The IP address is
+ * filtered unless asked for: an IP is personal data (GDPR), and a report is as useful without it,
+ * so keeping it is the choice a workspace makes on purpose.
+ */
 export function scrubRules(
-  extra: { keys?: readonly string[]; safeFields?: readonly string[] } = {},
+  extra: { keys?: readonly string[]; safeFields?: readonly string[]; keepIp?: boolean } = {},
 ): ScrubRules {
   const lower = (words: readonly string[] = []) =>
     words.map((word) => word.trim().toLowerCase()).filter(Boolean);
   return {
     keys: [...DEFAULT_SENSITIVE_KEYS, ...lower(extra.keys)],
     safeFields: new Set(lower(extra.safeFields)),
+    keepIp: extra.keepIp ?? false,
   };
 }
 
@@ -53,7 +93,9 @@ export const DEFAULT_SCRUB_RULES = scrubRules();
 
 function isSensitiveKey(key: string, rules: ScrubRules): boolean {
   const lower = key.toLowerCase();
+  if (ALWAYS_FILTERED_SET.has(lower)) return true;
   if (rules.safeFields.has(lower)) return false;
+  if (!rules.keepIp && IP_KEY_SET.has(lower)) return true;
   return rules.keys.some((word) => lower.includes(word));
 }
 
@@ -121,8 +163,7 @@ export function scrubValue(value: unknown, rules: ScrubRules = DEFAULT_SCRUB_RUL
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value)) {
-      if (rules.safeFields.has(key.toLowerCase())) out[key] = inner;
-      else out[key] = isSensitiveKey(key, rules) ? FILTERED : scrubValue(inner, rules);
+      out[key] = isSensitiveKey(key, rules) ? FILTERED : scrubValue(inner, rules);
     }
     return out;
   }

@@ -91,6 +91,54 @@ describe('the scrubber', () => {
     ).toEqual({ customer_iban: FILTERED, session_country: 'DE', session: FILTERED });
   });
 
+  it('a safe field is not judged by its name, but its card numbers, bearer tokens and credential headers still are', () => {
+    const rules = scrubRules({ safeFields: ['session_note', 'authorization', 'cookie'] });
+    expect(
+      scrubValue(
+        {
+          session_note: { text: 'paid with 4111 1111 1111 1111', password: 'x' },
+          headers: [
+            ['Authorization', 'Basic dXNlcjpwdw=='],
+            ['Cookie', 'sid=1'],
+          ],
+        },
+        rules,
+      ),
+    ).toEqual({
+      session_note: { text: `paid with ${FILTERED}`, password: FILTERED },
+      headers: [
+        ['Authorization', FILTERED],
+        ['Cookie', FILTERED],
+      ],
+    });
+  });
+
+  it('filters the user’s IP (user field, context key, proxy headers) unless keepIp', () => {
+    const given = {
+      user: { id: 'u1', ip_address: '203.0.113.7' },
+      client: { IP_Address: '203.0.113.7', forwarded_count: 2 },
+      headers: [
+        ['X-Forwarded-For', '203.0.113.7, 10.0.0.1'],
+        ['X-Real-Ip', '203.0.113.7'],
+        ['Forwarded', 'for=203.0.113.7'],
+        ['Accept', 'text/html'],
+      ],
+      url: '/track?ip_address=203.0.113.7&page=2',
+    };
+    expect(scrubValue(given)).toEqual({
+      user: { id: 'u1', ip_address: FILTERED },
+      client: { IP_Address: FILTERED, forwarded_count: 2 },
+      headers: [
+        ['X-Forwarded-For', FILTERED],
+        ['X-Real-Ip', FILTERED],
+        ['Forwarded', FILTERED],
+        ['Accept', 'text/html'],
+      ],
+      url: `/track?ip_address=${FILTERED}&page=2`,
+    });
+    expect(scrubValue(given, scrubRules({ keepIp: true }))).toEqual(given);
+  });
+
   it('filters a card number sent as a JSON number, and never changes what it was given', () => {
     const given = {
       n: 4111111111111111,

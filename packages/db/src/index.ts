@@ -100,6 +100,7 @@ export type {
   Workspace,
   WorkspaceInvite,
   WorkspaceInvitesTable,
+  WorkspaceScrubbing,
   WorkspaceSettings,
   WorkspacesTable,
 } from './schema.js';

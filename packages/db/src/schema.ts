@@ -39,7 +39,23 @@ export interface UsersTable {
   created_at: CreatedAt;
 }
 
+/**
+ * Settings > Error reporting's data scrubbing (issue 41), added to the default rules of
+ * @ferry/core's scrubber. Written only by saveScrubbingSettings (lower-case, de-duplicated) and
+ * read back through scrubbingSettingsOf, which falls back to the defaults on anything else.
+ */
+export interface WorkspaceScrubbing {
+  extra_keys: string[];
+  safe_fields: string[];
+  keep_ip: boolean;
+}
+
+/**
+ * `workspaces.settings` (jsonb, `{}` by default): per-workspace settings too small for a table of
+ * their own, each under its own key so saving one never touches another.
+ */
 export interface WorkspaceSettings {
+  scrubbing?: WorkspaceScrubbing;
   [key: string]: unknown;
 }
 

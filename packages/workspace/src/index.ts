@@ -407,9 +407,14 @@ export type {
 } from './tokens/index.js';
 export {
   AGENT_LIMITS,
+  DEFAULT_SCRUBBING,
   INVITE_LIMITS,
+  SCRUB_KEYS_MAX,
+  SCRUB_KEY_MAX_CHARS,
+  SCRUB_RULES_TTL_MS,
   addMember,
   addMemberSchema,
+  createScrubRulesCache,
   createWorkspace,
   createWorkspaceSchema,
   createdInLastHour,
@@ -420,9 +425,17 @@ export {
   listWorkspacesForUser,
   lockCreations,
   newPublicKey,
+  saveScrubbingSettings,
+  scrubbingSettingsOf,
+  scrubbingSettingsSchema,
   seatUser,
   slugify,
   splitWorkspace,
   workspaceJoinColumns,
 } from './workspaces/index.js';
-export type { HourlyCount, Membership, WorkspaceWithOwner } from './workspaces/index.js';
+export type {
+  HourlyCount,
+  Membership,
+  ScrubRulesCache,
+  WorkspaceWithOwner,
+} from './workspaces/index.js';

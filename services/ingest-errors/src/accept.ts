@@ -1,5 +1,5 @@
 import { rateLimitedError } from '@ferry/http';
-import { AppError, createGroupCommit, newId } from '@ferry/core';
+import { AppError, createGroupCommit, newId, type ScrubRules } from '@ferry/core';
 import type { BulkJob } from '@ferry/queues';
 import type { IngestDeps } from './deps.js';
 import type { QueuedReport } from './queued.js';
@@ -50,6 +50,12 @@ const queueUnavailable = (): AppError =>
   new AppError(
     'unavailable',
     'Error reports cannot be accepted right now (the queue is unreachable); nothing was saved, send them again shortly.',
+  );
+
+const rulesUnavailable = (): AppError =>
+  new AppError(
+    'unavailable',
+    'Error reports cannot be accepted right now (the workspace settings are unreachable); nothing was saved, send them again shortly.',
   );
 
 /** The most requests whose reports go to Redis in one round trip (10 reports each, typically). */
@@ -159,15 +165,28 @@ async function acceptGroup(
 export async function acceptReports(deps: IngestDeps, input: AcceptInput): Promise<Accepted> {
   // Nothing valid: nothing to count against the limit and nothing to write.
   if (input.reports.length === 0) return { accepted: 0, ids: [] };
+  let rules: ScrubRules;
+  try {
+    rules = await deps.scrubbing.rules(input.workspaceId);
+  } catch (error) {
+    // Without the workspace's own keys a secret of theirs could be stored: refuse, like a queue
+    // outage, and the client sends it again.
+    deps.logger.warn({ err: error }, 'scrubbing rules lookup failed: postgres unreachable');
+    throw rulesUnavailable();
+  }
   const outcome = await deps.accepts.submit({
     workspaceId: input.workspaceId,
     visitorId: input.visitorId,
     receivedAt: input.receivedAt,
-    // Scrubbed before anything else sees them: Redis, the writer, the fingerprint (scrub-report.ts).
-    reports: input.reports.map((report) => scrubReport(report)),
+    // Scrubbed before anything else sees them: Redis, the writer, the fingerprint (scrub-report.ts),
+    // by the workspace's rules (Settings > Error reporting, at most SCRUB_RULES_TTL_MS old).
+    reports: input.reports.map((report) => scrubReport(report, rules)),
     extras: input.extras?.map(
       (extras) =>
-        extras && { ...extras, ...(extras.detail && { detail: scrubDetail(extras.detail) }) },
+        extras && {
+          ...extras,
+          ...(extras.detail && { detail: scrubDetail(extras.detail, rules) }),
+        },
     ),
     eventId: input.eventId,
   });

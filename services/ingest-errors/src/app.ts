@@ -8,7 +8,7 @@ import type { IngestSettings } from './config.js';
 import type { IngestDeps } from './deps.js';
 import { ingestRoutes } from './routes.js';
 import { createAcceptGroups } from './accept.js';
-import { createTenantCache } from '@ferry/workspace';
+import { createScrubRulesCache, createTenantCache } from '@ferry/workspace';
 
 export interface IngestParts {
   config: Config;
@@ -34,6 +34,7 @@ export function ingestDeps(parts: IngestParts): IngestDeps {
         logger: parts.logger,
       }),
     tenants: createTenantCache(parts.db),
+    scrubbing: createScrubRulesCache(parts.db),
     now: parts.now ?? (() => new Date()),
   };
   return { ...deps, accepts: createAcceptGroups(deps) };

@@ -3,7 +3,7 @@ import type { Config, Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import type { Producer } from '@ferry/queues';
 import type { IngestSettings } from './config.js';
-import type { TenantCache } from '@ferry/workspace';
+import type { ScrubRulesCache, TenantCache } from '@ferry/workspace';
 import type { AcceptGroups } from './accept-types.js';
 
 /** What the ingest routes and domain functions are given; built once in main.ts, server.ts or a test. */
@@ -19,6 +19,8 @@ export interface IngestDeps {
   redis: Redis;
   producer: Producer;
   tenants: TenantCache;
+  /** Each workspace's scrubbing rules (Settings > Error reporting), kept as long as `tenants`. */
+  scrubbing: ScrubRulesCache;
   /** Group commit of accepted reports: rate-limit takes and enqueues, one round trip per group. */
   accepts: AcceptGroups;
   /**

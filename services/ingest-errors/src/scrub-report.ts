@@ -47,8 +47,10 @@ function scrubRecord(
  * The structured detail with the same rules, part by part (so a line of code that mentions
  * "token" is not taken for a `[name, value]` pair): tags, user, contexts and breadcrumb data by
  * key; URLs and query strings by their sensitive parameters; headers as `[name, value]` pairs;
- * messages, exception values and code lines for card numbers and bearer tokens. Cut to the caps
- * again after, the total cap included.
+ * messages, exception values and code lines for card numbers and bearer tokens. The user's IP
+ * (`user.ip_address`, X-Forwarded-For and the other address headers, any context's `ip_address`)
+ * goes by the same key rule unless the workspace keeps it (ScrubRules.keepIp, @ferry/core). Cut to
+ * the caps again after, the total cap included.
  */
 export function scrubDetail(
   detail: OccurrenceDetail,

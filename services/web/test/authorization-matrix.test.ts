@@ -124,6 +124,9 @@ const EXAMPLES: Record<string, Example> = {
   },
   'POST /w/:workspaceId/:slug/settings/tokens/:tokenId/revoke': {},
   'POST /w/:workspaceId/:slug/settings/error-alerts': { body: () => ({ new_group: 'on' }) },
+  'POST /w/:workspaceId/:slug/settings/errors/scrubbing': {
+    body: () => ({ extra_keys: 'iban', keep_ip: 'on' }),
+  },
   // No URL saved: answers with a redirect back to the page (nothing to reveal).
   'POST /w/:workspaceId/:slug/settings/error-alerts/reveal': {},
   // Authorized, then refused by the flow: the clicker has not authorized GitHub (422).

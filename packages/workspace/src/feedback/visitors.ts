@@ -17,7 +17,8 @@ export interface TenantCache {
   workspaceId(publicKey: string): Promise<string | undefined>;
 }
 
-const TTL_MS = 30_000;
+/** How long an answer is kept: also how long a workspace's scrubbing change takes to apply. */
+export const TENANT_CACHE_TTL_MS = 30_000;
 /** Bounds memory against a flood of random keys: past it the cache starts over. */
 const MAX_ENTRIES = 10_000;
 /** Longer than any key we issue; not worth a query. */
@@ -36,7 +37,7 @@ export function createTenantCache(db: Db, now: () => number = Date.now): TenantC
         .where('public_key', '=', publicKey)
         .executeTakeFirst();
       if (entries.size >= MAX_ENTRIES) entries.clear();
-      entries.set(publicKey, { workspaceId: row?.id, expiresAt: now() + TTL_MS });
+      entries.set(publicKey, { workspaceId: row?.id, expiresAt: now() + TENANT_CACHE_TTL_MS });
       return row?.id;
     },
   };

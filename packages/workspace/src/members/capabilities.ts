@@ -20,6 +20,11 @@ export const CAPABILITIES = {
   'errors.file_ticket': 'member',
   /** Settings > Error alerts: when errors alert, into which room, to which URL. */
   'errors.manage_alerts': 'admin',
+  /**
+   * Settings > Error reporting's data scrubbing: the workspace's own sensitive keys, safe fields
+   * and whether the user's IP is kept. Admins, like alerts: a safe field can let personal data in.
+   */
+  'errors.configure': 'admin',
   'members.manage': 'admin',
   'tokens.manage': 'admin',
   'webhooks.manage': 'admin',

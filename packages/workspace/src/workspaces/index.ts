@@ -6,6 +6,16 @@ export {
   lockCreations,
 } from './creation-limits.js';
 export type { HourlyCount } from './creation-limits.js';
+export { saveScrubbingSettings } from './save-scrubbing-settings.js';
+export { SCRUB_RULES_TTL_MS, createScrubRulesCache } from './scrub-rules-cache.js';
+export type { ScrubRulesCache } from './scrub-rules-cache.js';
+export {
+  DEFAULT_SCRUBBING,
+  SCRUB_KEYS_MAX,
+  SCRUB_KEY_MAX_CHARS,
+  scrubbingSettingsOf,
+  scrubbingSettingsSchema,
+} from './scrubbing-settings.js';
 export { splitWorkspace, workspaceJoinColumns } from './workspace-join.js';
 export {
   addMember,

@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import type { ErrorSource, ErrorStatus } from '@ferry/db';
 import {
@@ -19,12 +20,20 @@ import {
   listDispatches,
   ticketForErrorGroup,
   withMappedDetail,
+  saveScrubbingSettings,
+  scrubbingSettingsOf,
+  SCRUB_RULES_TTL_MS,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
 import { errorListPage, type ErrorListFilter } from './list-views.js';
 import { errorGroupPage } from './group-views.js';
-import { errorSettingsPage } from './setup-views.js';
+import {
+  errorSettingsPage,
+  errorSettingsPath,
+  scrubbingFormValuesOf,
+  type ScrubbingFormValues,
+} from './setup-views.js';
 import { workspaceBase } from '../../shared/layout.js';
 import { pageParam } from '../../shared/pager.js';
 import { routeTable, type RouteTable } from '@ferry/http';
@@ -172,18 +181,88 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
   return routes;
 }
 
-/** /settings/errors: the public key and a ready report, for anyone who may read errors. */
-export function errorSettingsRoutes({ config, settings }: WebDeps): RouteTable {
+const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** The form as it was sent: the boxes as typed (kept on a refusal), the checkbox as on/off. */
+function scrubbingFormValues(body: Record<string, unknown>): ScrubbingFormValues {
+  return {
+    extra_keys: formText(body.extra_keys),
+    safe_fields: formText(body.safe_fields),
+    keep_ip: body.keep_ip === 'on',
+  };
+}
+
+/** The body saveScrubbingSettings validates: one key a line, blank lines skipped. */
+function scrubbingBody(values: ScrubbingFormValues): Record<string, unknown> {
+  const lines = (text: string) =>
+    text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter(Boolean);
+  return {
+    extra_keys: lines(values.extra_keys),
+    safe_fields: lines(values.safe_fields),
+    keep_ip: values.keep_ip,
+  };
+}
+
+/**
+ * /settings/errors: the public key and a ready report, for anyone who may read errors; its data
+ * scrubbing form for `errors.configure` (the rules are saveScrubbingSettings').
+ */
+export function errorSettingsRoutes({ db, config, settings }: WebDeps): RouteTable {
   const routes = routeTable();
-  routes.get('/', capability('errors.read'), (req, res) => {
-    const { workspace } = seat(res);
-    renderPage(req, res, (ctx) =>
-      errorSettingsPage(ctx, {
-        workspace,
-        publicUrl: config.PUBLIC_URL,
-        ingestionEnabled: settings.errorIngestionEnabled,
-      }),
+
+  function page(
+    req: Request,
+    res: Response,
+    extra: { values?: ScrubbingFormValues; errors?: Record<string, string> } = {},
+    status = 200,
+  ): void {
+    const { workspace, member } = seat(res);
+    const saved = scrubbingSettingsOf(workspace.settings);
+    renderPage(
+      req,
+      res,
+      (ctx) =>
+        errorSettingsPage(ctx, {
+          workspace,
+          publicUrl: config.PUBLIC_URL,
+          ingestionEnabled: settings.errorIngestionEnabled,
+          scrubbing: {
+            saved,
+            values: extra.values ?? scrubbingFormValuesOf(saved),
+            errors: extra.errors ?? {},
+            canConfigure: can(member.role, 'errors.configure'),
+          },
+        }),
+      status,
     );
+  }
+
+  routes.get('/', capability('errors.read'), (req, res) => {
+    page(req, res);
   });
+
+  routes.post('/scrubbing', capability('errors.configure'), async (req, res) => {
+    const { workspace } = seat(res);
+    const values = scrubbingFormValues((req.body ?? {}) as Record<string, unknown>);
+    try {
+      await saveScrubbingSettings(db, workspace.id, scrubbingBody(values));
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
+      // The card is below the fold on a phone: the top of the page says where to look.
+      flash(req, 'error', 'The scrubbing settings were not saved: see the marked fields below.');
+      page(req, res, { values, errors: error.options.fields ?? {} }, 422);
+      return;
+    }
+    flash(
+      req,
+      'ok',
+      `Scrubbing settings saved. New reports use them within ${Math.round(SCRUB_RULES_TTL_MS / 1000)} seconds.`,
+    );
+    res.redirect(303, errorSettingsPath(workspace));
+  });
+
   return routes;
 }
