@@ -1,6 +1,6 @@
-import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '@ferry/db';
+import { CompactMap } from './compact-map.js';
 import { DETAIL_LIMITS, type DetailFrame, type OccurrenceDetail } from './detail.js';
 
 /**
@@ -22,30 +22,22 @@ export interface Symbolicator {
   symbolicate(workspaceId: string, detail: OccurrenceDetail): Promise<OccurrenceDetail>;
 }
 
-interface LoadedMap {
-  map: TraceMap;
-  /** The original sources' text, by the index trace-mapping resolves sources to. */
-  sources: Map<string, string[]>;
-}
-
 const MISS_TTL_MS = 60_000;
 
 export function createSymbolicator(
   db: Db,
   options: { maxCachedBytes?: number } = {},
 ): Symbolicator {
-  // Bounded by the maps' JSON bytes (their parsed form takes a small multiple of that).
-  const sizes = new Map<string, number>();
-  const maps = new LRUCache<string, LoadedMap>({
+  // Bounded by what the parsed maps hold in memory (CompactMap.bytes), not by their JSON.
+  const maps = new LRUCache<string, CompactMap>({
     maxSize: options.maxCachedBytes ?? 64 * 1024 * 1024,
-    sizeCalculation: (_value, key) => sizes.get(key) ?? 1,
-    dispose: (_value, key) => sizes.delete(key),
+    sizeCalculation: (map) => Math.max(1, map.bytes),
   });
   const misses = new LRUCache<string, true>({ max: 10_000, ttl: MISS_TTL_MS });
   // Loads under way, by key: the writer maps a whole batch's events at once (up to 200 jobs), so
   // without this every event of a build that is not cached yet read and parsed the same map
   // (bench/RESULTS.md, issue 41: hundreds of copies of a 0.5 MB map, jobs past their timeout).
-  const loading = new Map<string, Promise<LoadedMap | undefined>>();
+  const loading = new Map<string, Promise<CompactMap | undefined>>();
 
   async function fetchAndParse(key: string, find: () => Promise<Buffer | undefined>) {
     const content = await find();
@@ -54,7 +46,6 @@ export function createSymbolicator(
       misses.set(key, true);
       return undefined;
     }
-    sizes.set(key, content!.length);
     maps.set(key, loaded);
     return loaded;
   }
@@ -75,7 +66,7 @@ export function createSymbolicator(
     workspaceId: string,
     detail: OccurrenceDetail,
     file: string,
-  ): Promise<LoadedMap | undefined> {
+  ): Promise<CompactMap | undefined> {
     const debugId = detail.debug_images?.find((image) => image.code_file === file)?.debug_id;
     if (debugId) {
       const byId = await load(`${workspaceId}\0id\0${debugId}`, () =>
@@ -118,15 +109,9 @@ export function createSymbolicator(
   };
 }
 
-function parseMap(content: Buffer): LoadedMap | undefined {
+function parseMap(content: Buffer): CompactMap | undefined {
   try {
-    const map = new TraceMap(content.toString('utf8'));
-    const sources = new Map<string, string[]>();
-    map.resolvedSources.forEach((source, index) => {
-      const text = map.sourcesContent?.[index];
-      if (source && typeof text === 'string') sources.set(source, text.split(/\r\n|\r|\n/));
-    });
-    return { map, sources };
+    return new CompactMap(content.toString('utf8'));
   } catch {
     return undefined; // Not a source map after all: the frame stays minified.
   }
@@ -233,14 +218,11 @@ function cut(text: string): string {
     : text;
 }
 
-function mapFrame(loaded: LoadedMap, input: DetailFrame): DetailFrame {
+function mapFrame(loaded: CompactMap, input: DetailFrame): DetailFrame {
   // Sentry's colno is 1-based; trace-mapping's column is 0-based.
-  const position = originalPositionFor(loaded.map, {
-    line: input.line!,
-    column: Math.max(0, input.column! - 1),
-  });
-  if (position.source === null || position.line === null) return input;
-  const lines = loaded.sources.get(position.source);
+  const position = loaded.lookup(input.line!, Math.max(0, input.column! - 1));
+  if (!position) return input;
+  const lines = loaded.sourceLines(position.source);
   const at = position.line - 1;
   const context = lines
     ? {
