@@ -46,7 +46,7 @@ export class CompactMap {
         packed[base + 1] = segment.length > 1 ? segment[1]! : NONE;
         packed[base + 2] = segment.length > 1 ? segment[2]! : NONE;
         packed[base + 3] = segment.length > 1 ? segment[3]! : NONE;
-        packed[base + 4] = segment.length === 5 ? segment[4]! : NONE;
+        packed[base + 4] = segment.length === 5 ? segment[4] : NONE;
       });
       return packed;
     });
