@@ -57,6 +57,7 @@ export const secretSentryEvent = {
     headers: {
       Authorization: `Bearer ${SCRUB_SECRETS.bearer}`,
       Cookie: `sid=${SCRUB_SECRETS.cookie}`,
+      'Set-Cookie': `sid=${SCRUB_SECRETS.cookie}; HttpOnly`,
     },
   },
   breadcrumbs: {

@@ -210,6 +210,14 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
     }
     await context.close();
 
+    // The Errors API answers the same mapped frames.
+    const reader = await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:read'] });
+    const api = await fetch(`${ferry.url}/api/v1/errors/occurrences/${stored!.id}`, {
+      headers: { authorization: `Bearer ${reader.raw}` },
+    });
+    expect(api.status).toBe(200);
+    expectMapped(((await api.json()) as { detail: OccurrenceDetail }).detail);
+
     // "Fix with agent": the ticket the local agent gets carries the mapped frame and its code.
     const writer = await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:write'] });
     const filed = await fetch(`${ferry.url}/api/v1/errors/${stored!.group_id}/feedback`, {
@@ -220,5 +228,26 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
     const note = ((await filed.json()) as { note: string }).note;
     expect(note).toContain(`\`src/money.ts:${THROW_LINE}:`);
     expect(note).toMatch(/> +4 +throw new TypeError\('price is not a number: ' \+ raw\);/);
+  });
+
+  it('a map uploaded after the event: not regrouped, but shown mapped by the API and the page', async () => {
+    const workspace = await createWorkspace(ferry.ctx.db);
+    const target = await cliFor(workspace);
+    const app = await buildMinifiedApp(5);
+    await cli(target, ['sourcemaps', 'inject', 'dist'], app);
+    await payOn(await serveShop(workspace, app, 'shop@5'));
+    const [stored] = await waitForOccurrences(workspace.id, 1);
+    // Written before any map existed: minified, and grouped by its minified frame.
+    expect(stored!.backtrace[0]).toMatch(/\/assets\/app\.min\.js:\d+:\d+/);
+
+    await cli(target, ['sourcemaps', 'upload', 'dist'], app);
+    const reader = await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:read'] });
+    const api = await fetch(`${ferry.url}/api/v1/errors/occurrences/${stored!.id}`, {
+      headers: { authorization: `Bearer ${reader.raw}` },
+    });
+    expectMapped(((await api.json()) as { detail: OccurrenceDetail }).detail);
+    const [again] = await occurrences(workspace.id);
+    expect(again!.group_id).toBe(stored!.group_id);
+    expect(again!.backtrace).toEqual(stored!.backtrace);
   });
 });

@@ -59,7 +59,8 @@ export function webDeps(
       tokens: cards.tokens ?? [dispatchCardPlugin],
     },
     github: settings.github.configured ? createGitHubClient(settings.github.app) : null,
-    symbolicator: createSymbolicator(base.db),
+    // A map uploaded a moment ago shows on the next page view (see missTtlMs).
+    symbolicator: createSymbolicator(base.db, { missTtlMs: 3_000 }),
     close: () => producer.close(),
   };
 }

@@ -13,8 +13,8 @@ import { DETAIL_LIMITS, type DetailFrame, type OccurrenceDetail } from './detail
  * A frame's map is found by debug ID first (the event's debug_meta names the ID each minified file
  * was built with), else by release (and dist) + URL: `~/<path>` or the whole URL, the minified
  * file's `sourcemap` header leading to its map in the same bundle. Parsed maps sit in an LRU
- * bounded by the bytes of their JSON; a miss is remembered for a minute, so a burst of events
- * without maps costs one lookup.
+ * bounded by the memory they hold (CompactMap); the writer remembers a miss for a minute, so a
+ * burst of events without maps costs one lookup (the pages ask again after a few seconds).
  */
 
 export interface Symbolicator {
@@ -22,18 +22,26 @@ export interface Symbolicator {
   symbolicate(workspaceId: string, detail: OccurrenceDetail): Promise<OccurrenceDetail>;
 }
 
+/** How long the writer trusts "no map": a burst of events without maps costs one lookup. */
 const MISS_TTL_MS = 60_000;
 
 export function createSymbolicator(
   db: Db,
-  options: { maxCachedBytes?: number } = {},
+  options: {
+    maxCachedBytes?: number;
+    /**
+     * How long "no map for this frame" is remembered. The pages pass a few seconds: someone who
+     * just uploaded a map and reloads the group page must see it at once.
+     */
+    missTtlMs?: number;
+  } = {},
 ): Symbolicator {
   // Bounded by what the parsed maps hold in memory (CompactMap.bytes), not by their JSON.
   const maps = new LRUCache<string, CompactMap>({
     maxSize: options.maxCachedBytes ?? 64 * 1024 * 1024,
     sizeCalculation: (map) => Math.max(1, map.bytes),
   });
-  const misses = new LRUCache<string, true>({ max: 10_000, ttl: MISS_TTL_MS });
+  const misses = new LRUCache<string, true>({ max: 10_000, ttl: options.missTtlMs ?? MISS_TTL_MS });
   // Loads under way, by key: the writer maps a whole batch's events at once (up to 200 jobs), so
   // without this every event of a build that is not cached yet read and parsed the same map
   // (bench/RESULTS.md, issue 41: hundreds of copies of a 0.5 MB map, jobs past their timeout).
