@@ -1,15 +1,11 @@
 import http from 'node:http';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
 import type { Workspace } from '@ferry/db';
 import { createMember, createWorkspace, waitUntil } from '@ferry/testing';
 import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import { startFerry, type FerryHarness } from './support/ferry.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { sentryBrowserScript } from './support/sentry-browser-sdk.js';
 
 /**
  * The real @sentry/browser (from npm, bundled as a customer's build would) on a page of another
@@ -46,19 +42,7 @@ describe('@sentry/browser on a customer page', () => {
   }
 
   beforeAll(async () => {
-    const bundled = await build({
-      stdin: {
-        contents: "import * as Sentry from '@sentry/browser'; window.Sentry = Sentry;",
-        resolveDir: here,
-        loader: 'js',
-      },
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      write: false,
-      logLevel: 'silent',
-    });
-    sdkBundle = bundled.outputFiles[0]!.text.replaceAll('</script', '<\\/script');
+    sdkBundle = await sentryBrowserScript();
     [ferry, chrome] = await Promise.all([startFerry(), launchBrowser()]);
     workspace = await createWorkspace(ferry.ctx.db, { name: 'Shop' });
     hostServer = http.createServer((_req, res) => {

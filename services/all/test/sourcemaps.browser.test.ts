@@ -1,10 +1,8 @@
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
 import { SentryCli } from '@sentry/cli';
 import type { Workspace } from '@ferry/db';
 import {
@@ -21,8 +19,7 @@ import {
 import { launchBrowser, signInWithForm, type TestBrowser } from '@ferry/testing/browser';
 import type { OccurrenceDetail } from '@ferry/workspace';
 import { startFerry, type FerryHarness } from './support/ferry.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
+import { sentryBrowserScript } from './support/sentry-browser-sdk.js';
 
 /**
  * Source maps end to end (issue 41), with the real clients: esbuild minifies a two-file app,
@@ -38,19 +35,7 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
   const servers: http.Server[] = [];
 
   beforeAll(async () => {
-    const bundled = await build({
-      stdin: {
-        contents: "import * as Sentry from '@sentry/browser'; window.Sentry = Sentry;",
-        resolveDir: here,
-        loader: 'js',
-      },
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      write: false,
-      logLevel: 'silent',
-    });
-    sdkBundle = bundled.outputFiles[0]!.text.replaceAll('</script', '<\\/script');
+    sdkBundle = await sentryBrowserScript();
     [ferry, chrome] = await Promise.all([startFerry(), launchBrowser()]);
   });
 
