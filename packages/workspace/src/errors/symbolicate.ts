@@ -36,9 +36,11 @@ export function createSymbolicator(
     missTtlMs?: number;
   } = {},
 ): Symbolicator {
-  // Bounded by what the parsed maps hold in memory (CompactMap.bytes), not by their JSON.
+  // Bounded by what the parsed maps hold in memory (CompactMap.bytes), not by their JSON. Room
+  // for the largest map an upload may hold (40 MB a file) with others beside it: a map larger
+  // than the bound would never stay cached, and be parsed again for every batch.
   const maps = new LRUCache<string, CompactMap>({
-    maxSize: options.maxCachedBytes ?? 64 * 1024 * 1024,
+    maxSize: options.maxCachedBytes ?? 128 * 1024 * 1024,
     sizeCalculation: (map) => Math.max(1, map.bytes),
   });
   const misses = new LRUCache<string, true>({ max: 10_000, ttl: options.missTtlMs ?? MISS_TTL_MS });
