@@ -11,11 +11,37 @@ export const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/**
+ * A connection URL the driver can use: one of its schemes and a host (or, for PostgreSQL, a
+ * `?host=` socket folder). Checked here so a typo (`postgress:/db`) is one line in the list of
+ * problems, not the driver's stack from deep inside the first query (issue 42).
+ */
+function serviceUrl(schemes: readonly string[], example: string) {
+  return z.string().refine(
+    (value) => {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        return false;
+      }
+      if (!schemes.includes(url.protocol.slice(0, -1))) return false;
+      return url.hostname !== '' || url.searchParams.has('host');
+    },
+    `must be a URL of scheme ${schemes.map((s) => `${s}://`).join(' or ')} with a host, such as ${example}`,
+  );
+}
+
 export const baseConfigShape = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/ferry'),
-  REDIS_URL: z.url().default('redis://127.0.0.1:6379/0'),
+  DATABASE_URL: serviceUrl(
+    ['postgres', 'postgresql'],
+    'postgres://user@127.0.0.1:5432/ferry',
+  ).default('postgres://postgres@127.0.0.1:5432/ferry'),
+  REDIS_URL: serviceUrl(['redis', 'rediss'], 'redis://127.0.0.1:6379/0').default(
+    'redis://127.0.0.1:6379/0',
+  ),
   /** Every Redis key and BullMQ queue we own starts with this, so tests and tenants can share one Redis. */
   REDIS_PREFIX: z
     .string()

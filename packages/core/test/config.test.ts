@@ -55,4 +55,21 @@ describe('config', () => {
       MIGRATE_ON_START: true,
     });
   });
+
+  it('refuses a database or Redis URL the driver cannot use, in the list of problems (issue 42)', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ DATABASE_URL: 'postgress:/nonsense', REDIS_URL: 'http://127.0.0.1:6379' }),
+    );
+    expect(problems).toEqual([
+      'DATABASE_URL: must be a URL of scheme postgres:// or postgresql:// with a host, such as postgres://user@127.0.0.1:5432/ferry',
+      'REDIS_URL: must be a URL of scheme redis:// or rediss:// with a host, such as redis://127.0.0.1:6379/0',
+    ]);
+    expect(problemsOf(() => loadConfig({ DATABASE_URL: 'not a url' }))).toHaveLength(1);
+    // What drivers accept still loads: a socket folder, TLS Redis, the postgresql scheme.
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql:///ferry?host=/var/run/postgresql',
+      REDIS_URL: 'rediss://:secret@cache.internal:6380/1',
+    });
+    expect(config.DATABASE_URL).toBe('postgresql:///ferry?host=/var/run/postgresql');
+  });
 });
