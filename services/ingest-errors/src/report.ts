@@ -40,7 +40,8 @@ type Checked<T> = T | typeof INVALID;
 
 type Plain = Record<string, unknown>;
 
-function isPlainObject(value: unknown): value is Plain {
+/** An object as JSON.parse makes one (not an array, not a class instance). */
+export function isPlainObject(value: unknown): value is Plain {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;

@@ -9,6 +9,7 @@ import {
   type OccurrenceDetail,
 } from '@ferry/workspace';
 import { boundDetail } from '../detail-bounds.js';
+import { isPlainObject } from '../report.js';
 import type { Frame, SentryEvent } from './sentry-event.js';
 
 /**
@@ -18,11 +19,6 @@ import type { Frame, SentryEvent } from './sentry-event.js';
  * decoder: a part of the wrong shape is left out, never the event. Each part is cut to its cap
  * here; the total cap is boundDetail's. Scrubbing comes after, in acceptReports.
  */
-
-type Plain = Record<string, unknown>;
-
-const isPlain = (value: unknown): value is Plain =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A scalar as text, cut to `max`; anything else (objects, lists, null) is absent. */
 function scalar(value: unknown, max: number): string | undefined {
@@ -95,7 +91,7 @@ function isoTime(value: unknown): string | undefined {
 
 /** A breadcrumb's data as sent, unless its JSON is past the cap (then a marker says so). */
 function breadcrumbData(data: unknown): unknown {
-  if (!isPlain(data)) return undefined;
+  if (!isPlainObject(data)) return undefined;
   const json = JSON.stringify(data);
   return json.length <= CAP.breadcrumbDataChars
     ? (JSON.parse(storable(json)) as unknown)
@@ -103,11 +99,11 @@ function breadcrumbData(data: unknown): unknown {
 }
 
 function breadcrumbsDetail(raw: unknown): Breadcrumb[] | undefined {
-  const list = isPlain(raw) ? raw.values : raw;
+  const list = isPlainObject(raw) ? raw.values : raw;
   if (!Array.isArray(list)) return undefined;
   const crumbs = list
     .slice(-CAP.breadcrumbs)
-    .filter(isPlain)
+    .filter(isPlainObject)
     .map((crumb) =>
       defined({
         timestamp: isoTime(crumb.timestamp),
@@ -123,7 +119,7 @@ function breadcrumbsDetail(raw: unknown): Breadcrumb[] | undefined {
 
 /** `{key: value}` or `[[key, value], ...]` (both are Sentry's) -> pairs of text. */
 function pairs(raw: unknown): [string, unknown][] {
-  if (isPlain(raw)) return Object.entries(raw);
+  if (isPlainObject(raw)) return Object.entries(raw);
   if (!Array.isArray(raw)) return [];
   return raw
     .filter((pair): pair is [unknown, unknown] => Array.isArray(pair) && pair.length === 2)
@@ -148,7 +144,7 @@ function textRecord(
 const USER_FIELDS = ['id', 'username', 'email', 'ip_address', 'name', 'segment'] as const;
 
 function userDetail(raw: unknown): Record<string, string> | undefined {
-  if (!isPlain(raw)) return undefined;
+  if (!isPlainObject(raw)) return undefined;
   const kept = USER_FIELDS.flatMap((field) => {
     const text = scalar(raw[field], CAP.userFieldChars);
     return text === undefined ? [] : [[field, text] as const];
@@ -187,7 +183,7 @@ function requestDetail(request: SentryEvent['request']): OccurrenceDetail['reque
 }
 
 function contextsDetail(raw: unknown): OccurrenceDetail['contexts'] {
-  if (!isPlain(raw)) return undefined;
+  if (!isPlainObject(raw)) return undefined;
   const kept = DETAIL_CONTEXTS.flatMap((name) => {
     const record = textRecord(raw[name], {
       keys: CAP.contextKeys,
@@ -234,10 +230,10 @@ function withUserAgent(
 
 /** debug_meta.images of type `sourcemap`: the debug ID each minified file was built with. */
 function debugImages(raw: unknown): OccurrenceDetail['debug_images'] {
-  const images = isPlain(raw) ? raw.images : undefined;
+  const images = isPlainObject(raw) ? raw.images : undefined;
   if (!Array.isArray(images)) return undefined;
   const kept = images
-    .filter(isPlain)
+    .filter(isPlainObject)
     .filter((image) => image.type === 'sourcemap')
     .flatMap((image) => {
       const codeFile = scalar(image.code_file, CAP.requestUrlChars);
