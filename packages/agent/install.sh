@@ -4,11 +4,17 @@
 #   install.sh --dispatch     add an agent instance for a workspace (asks host, token, checkout;
 #                             confirms the workspace by name before wiring anything)
 #   install.sh --list         installed instances and whether each is up
-#   install.sh --update       pull the agent's code (when it is a git checkout), reinstall it,
-#                             restart every instance
+#   install.sh --update       pull the agent's code (when it is a git checkout; installed from a
+#                             Ferry: its newest tarball), reinstall it, restart every instance
 #   install.sh --remove ID    stop, disable and forget one instance
 #
-# Answers are read from stdin (one per line), so it can be scripted. Overrides (tests use them to
+# Served by Ferry (GET /agent/install.sh) it needs no checkout: piped to bash
+#   curl -fsSL https://ferry.example.com/agent/install.sh | sudo bash -s -- --dispatch
+# it downloads the agent's tarball named below, refuses it unless its SHA-256 matches, and
+# installs from it; --update later fetches the newest tarball from the same Ferry.
+#
+# Answers are read from stdin (one per line), so it can be scripted; piped from curl they are
+# read from the terminal, or else from what follows the script on stdin. Overrides (tests use them to
 # run in a temporary root without systemd):
 #   SERVICE_ETC_DIR         /etc/service-dispatch       <id>.env files (mode 600)
 #   SERVICE_UNIT_DIR        /etc/systemd/system         the template unit and per-instance drop-ins
@@ -20,7 +26,20 @@
 #   SERVICE_RUNUSER         runuser -u                  runs a command as that user (USER -- CMD...)
 set -euo pipefail
 
-SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+# Filled in by Ferry when it serves this file: its address and the agent tarball to install (the
+# server rewrites exactly these three lines). Empty in a checkout, which installs the code beside
+# this script.
+SERVED_BASE_URL=''
+SERVED_VERSION=''
+SERVED_SHA256=''
+
+# Empty when bash reads this script from stdin (`curl ... | bash -s`).
+SCRIPT_SOURCE=${BASH_SOURCE[0]-}
+if [[ -n $SCRIPT_SOURCE ]]; then
+  SCRIPT_DIR=$(cd "$(dirname "$SCRIPT_SOURCE")" && pwd -P)
+else
+  SCRIPT_DIR=
+fi
 ETC_DIR=${SERVICE_ETC_DIR:-/etc/service-dispatch}
 UNIT_DIR=${SERVICE_UNIT_DIR:-/etc/systemd/system}
 PREFIX=${SERVICE_INSTALL_PREFIX:-/opt/service-dispatch}
@@ -39,7 +58,11 @@ die() {
 sysctl() { "${SYSTEMCTL_CMD[@]}" "$@"; }
 
 usage() {
-  sed -n '4,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  if [[ -r $SCRIPT_SOURCE ]]; then
+    sed -n '4,10p' "$SCRIPT_SOURCE" | sed 's/^# \{0,1\}//'
+  else
+    say "install.sh --dispatch | --list | --update | --remove ID"
+  fi
 }
 
 # ask VAR "Prompt: " [default]  -- required unless a default is given; EOF takes the default.
@@ -175,7 +198,8 @@ install_code() {
     rmdir "$tmp" 2>/dev/null || rm -rf "$tmp"
     chmod -R a+rX "$PREFIX"
     chmod 755 "$PREFIX/install.sh"
-    printf '%s\n' "$SCRIPT_DIR" >"$PREFIX/SOURCE"
+    # Where --update gets newer code: the Ferry it was fetched from, else this folder.
+    printf '%s\n' "${FERRY_AGENT_FROM:-$SCRIPT_DIR}" >"$PREFIX/SOURCE"
   fi
   mkdir -p "$UNIT_DIR"
   sed -e "s#/etc/service-dispatch#$ETC_DIR#g" -e "s#/opt/service-dispatch#$PREFIX#g" \
@@ -191,7 +215,11 @@ cmd_dispatch() {
   chmod 755 "$ETC_DIR" 2>/dev/null || true
 
   local url token checkout code_root project
-  ask url "Workspace host (SERVICE_URL, e.g. https://ferry.example.com): "
+  if [[ -n ${FERRY_AGENT_FROM-} ]]; then
+    ask url "Workspace host (SERVICE_URL) [$FERRY_AGENT_FROM]: " "$FERRY_AGENT_FROM"
+  else
+    ask url "Workspace host (SERVICE_URL, e.g. https://ferry.example.com): "
+  fi
   url=${url//[[:space:]]/}
   [[ -n $url ]] || die "the workspace host is required"
   [[ $url =~ ^https?:// ]] || url="https://$url"
@@ -404,6 +432,10 @@ cmd_update() {
   if [[ -f $SCRIPT_DIR/SOURCE ]]; then
     local recorded
     recorded=$(head -n1 "$SCRIPT_DIR/SOURCE")
+    if [[ $recorded =~ ^https?:// ]]; then
+      update_from_ferry "$recorded"
+      return
+    fi
     [[ -d $recorded && -f $recorded/install.sh ]] && source=$recorded
   fi
   if git -C "$source" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -442,7 +474,94 @@ cmd_remove() {
   say "The agent still appears in the workspace until removed there."
 }
 
+# fetch_verified URL SHA256 DEST: downloads URL to DEST only when its SHA-256 is SHA256. Python,
+# not curl: python3 is required anyway, and the check and the message are the same everywhere.
+fetch_verified() {
+  "$PYTHON" -c '
+import hashlib, sys, urllib.request
+url, want, dest = sys.argv[1:4]
+try:
+    with urllib.request.urlopen(url, timeout=120) as response:
+        data = response.read()
+except Exception as error:
+    sys.exit("error: could not download %s: %s" % (url, error))
+got = hashlib.sha256(data).hexdigest()
+if got != want.lower():
+    sys.exit("error: refused the agent tarball %s: its SHA-256 is %s, not %s as the installer "
+             "expects. Nothing was installed; fetch install.sh again from your Ferry." % (url, got, want))
+with open(dest, "wb") as out:
+    out.write(data)
+' "$1" "$2" "$3" </dev/null
+}
+
+# run_tarball BASE VERSION SHA256 ARGS...: the agent's tarball from the Ferry at BASE, checked,
+# unpacked to a temporary folder, and its install.sh run with ARGS (it records BASE as the source
+# --update fetches from). Answers keep coming from this script's stdin.
+run_tarball() {
+  local base=$1 version=$2 sha=$3
+  shift 3
+  [[ $version =~ ^[A-Za-z0-9._-]+$ && $sha =~ ^[0-9a-fA-F]{64}$ ]] ||
+    die "the agent version or SHA-256 from $base is not valid ($version, $sha)"
+  local dir rc=0
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/ferry-agent.XXXXXX")
+  say "Downloading the Ferry agent $version from $base ..." >&2
+  if fetch_verified "$base/agent/ferry-agent-$version.tar.gz" "$sha" "$dir/agent.tar.gz"; then
+    say "SHA-256 $sha: matches." >&2
+    tar -xzf "$dir/agent.tar.gz" -C "$dir" --no-same-owner </dev/null ||
+      rc=$?
+    if [[ $rc == 0 && -f $dir/ferry-agent-$version/install.sh ]]; then
+      FERRY_AGENT_FROM=$base SERVICE_ETC_DIR="$ETC_DIR" SERVICE_UNIT_DIR="$UNIT_DIR" \
+        SERVICE_INSTALL_PREFIX="$PREFIX" SERVICE_STATE_ROOT="$STATE_ROOT" SERVICE_PYTHON="$PYTHON" \
+        SYSTEMCTL="${SYSTEMCTL_CMD[*]}" bash "$dir/ferry-agent-$version/install.sh" "$@" || rc=$?
+    else
+      warn "the agent tarball from $base could not be unpacked"
+      rc=1
+    fi
+  else
+    rc=1
+  fi
+  rm -rf "$dir"
+  return "$rc"
+}
+
+# --update of an agent installed from a Ferry: its newest tarball (GET /agent/latest.json).
+update_from_ferry() {
+  local base=$1 latest version sha
+  say "Asking $base for the newest agent ..."
+  latest=$("$PYTHON" -c '
+import json, sys, urllib.request
+try:
+    with urllib.request.urlopen(sys.argv[1] + "/agent/latest.json", timeout=30) as response:
+        latest = json.load(response)
+    print(latest["version"], latest["sha256"])
+except Exception as error:
+    sys.exit("error: could not read %s/agent/latest.json: %s" % (sys.argv[1], error))
+' "$base" </dev/null) || exit 1
+  read -r version sha <<<"$latest"
+  FERRY_UPDATE_PULLED=1 run_tarball "$base" "$version" "$sha" --update || exit $?
+}
+
+# Piped from a Ferry (or saved from one and run): no agent code beside this script, so it comes
+# from the tarball this copy names. Piped, stdin was the script itself: answers come from the
+# terminal when there is one, else from what followed the script.
+run_served() {
+  [[ -n $SERVED_BASE_URL ]] ||
+    die "no agent code beside install.sh: run it from packages/agent, or fetch it from your Ferry (curl -fsSL <your Ferry>/agent/install.sh | sudo bash -s -- --dispatch)"
+  check_prereqs
+  if [[ -z $SCRIPT_SOURCE && ! -t 0 ]] && { : </dev/tty; } 2>/dev/null; then
+    exec </dev/tty
+  fi
+  local pulled=
+  [[ ${1-} == --update ]] && pulled=1
+  FERRY_UPDATE_PULLED=$pulled run_tarball "$SERVED_BASE_URL" "$SERVED_VERSION" "$SERVED_SHA256" "$@" ||
+    exit $?
+}
+
 main() {
+  if [[ ${1-} == --dispatch || ${1-} == --update ]] && [[ ! -d $SCRIPT_DIR/ferry_agent || -z $SCRIPT_DIR ]]; then
+    run_served "$@"
+    return
+  fi
   case ${1-} in
     --dispatch) cmd_dispatch ;;
     --list) cmd_list ;;

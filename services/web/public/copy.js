@@ -3,6 +3,9 @@
 // selected so the person can press Ctrl+C themselves.
 (function () {
   'use strict';
+  // A page may load this twice (its own copy button and the Dispatch card's): one handler only.
+  if (window.ferryCopyBound) return;
+  window.ferryCopyBound = true;
 
   function selectText(el) {
     // A read-only field (an invite link) selects its value; anything else its text.

@@ -14,6 +14,7 @@ import type { WebDeps } from './deps.js';
 import { renderErrorPage } from './shared/error-page.js';
 import { createRealtime, type Realtime } from './shared/realtime.js';
 import { widgetRoutes } from './features/widget/api.js';
+import { agentDownloadRoutes } from './features/agents/download-routes.js';
 import { apiRoutes, pageRoutes } from './routes.js';
 import { pageSecurityHeaders } from './shared/security-headers.js';
 import { sessionMiddleware } from './shared/session.js';
@@ -49,7 +50,13 @@ export function webMounts(deps: WebDeps): { mounts: ServiceMount[]; realtime: Re
   api.use(headers);
   api.use(apiRoutes(deps));
   return {
-    mounts: [{ router: widgetRoutes(deps) }, { path: '/api/v1', router: api }, { router: pages }],
+    mounts: [
+      { router: widgetRoutes(deps) },
+      // The local agent's installer and tarball: public, no session.
+      { path: '/agent', router: agentDownloadRoutes(deps) },
+      { path: '/api/v1', router: api },
+      { router: pages },
+    ],
     realtime,
   };
 }

@@ -55,8 +55,8 @@ export function webDeps(
     producer,
     // The Dispatch card is web's own; callers may replace either list.
     cards: {
-      dashboard: cards.dashboard ?? [dispatchCardPlugin],
-      tokens: cards.tokens ?? [dispatchCardPlugin],
+      dashboard: cards.dashboard ?? [dispatchCardPlugin(base.config)],
+      tokens: cards.tokens ?? [dispatchCardPlugin(base.config)],
     },
     github: settings.github.configured ? createGitHubClient(settings.github.app) : null,
     // A map uploaded a moment ago shows on the next page view (see missTtlMs).

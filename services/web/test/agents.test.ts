@@ -183,4 +183,60 @@ describe('agents pages', () => {
     });
     expect((await client.get(agents)).text).toContain('at most 2 files and 40 lines');
   });
+  it('defect 7: the Dispatch card gives the command, the tarball hash and a token, and no dead end', async () => {
+    const { client, agents, base, workspace } = await withAgents('admin');
+    const command = `curl -fsSL ${web.ctx.config.PUBLIC_URL}/agent/install.sh | sudo bash -s -- --dispatch`;
+    const latest = (await (await fetch(`${web.url}/agent/latest.json`)).json()) as {
+      version: string;
+      sha256: string;
+      url: string;
+    };
+    expect(latest.sha256).toMatch(/^[0-9a-f]{64}$/);
+    for (const path of [base, `${base}/settings/tokens`, agents]) {
+      const page = await client.get(path);
+      expect(page.status, path).toBe(200);
+      // A copyable command (no path to guess), the tarball it installs and its SHA-256.
+      expect(page.text, path).toContain(`id="agent-install-command">${command}<`);
+      expect(page.text, path).toContain('aria-label="Copy the install command"');
+      expect(page.text, path).toContain(`ferry-agent-${latest.version}.tar.gz`);
+      expect(page.text, path).toContain(latest.sha256);
+      expect(page.text, path).toContain(`action="${agents}/dispatch-token"`);
+    }
+    // On /agents the card has no "All agents" link back to /agents, and it is not squeezed into
+    // a third of the grid.
+    const agentsPage = (await client.get(agents)).text;
+    expect(agentsPage).not.toContain('All agents');
+    expect(agentsPage).not.toMatch(/<div class="cards">\s*<section\s+class="card dispatch-card"/);
+    expect((await client.get(base)).text).toContain(`href="${agents}">All agents →</a>`);
+
+    // The token is made on the spot (CSRF-checked) and shown once beside the command.
+    expect((await client.post(`${agents}/dispatch-token`, { _csrf: '' })).status).toBe(403);
+    const made = await client.post(`${agents}/dispatch-token`, {}, { csrfFrom: agents });
+    expect(made.status).toBe(303);
+    const shown = await client.get(made.location!);
+    expect(shown.status).toBe(200);
+    const raw = /data-testid="new-token">(fry_[^<]+)</.exec(shown.text)?.[1];
+    expect(raw).toBeDefined();
+    expect(shown.text).toContain(command);
+    const token = await web.ctx.db
+      .selectFrom('api_tokens')
+      .select(['scopes', 'name'])
+      .where('workspace_id', '=', workspace.id)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(token.scopes).toEqual(['platform:dispatch']);
+    const again = await client.get(made.location!);
+    expect(again.text).not.toContain(raw!);
+    expect(again.text).toContain('was shown once');
+  });
+
+  it('defect 7: members see the command but no token button, and cannot make one', async () => {
+    const { client, agents } = await withAgents('member');
+    const page = (await client.get(agents)).text;
+    expect(page).toContain('agent-install-command');
+    expect(page).not.toContain('dispatch-token');
+    expect((await client.post(`${agents}/dispatch-token`, {}, { csrfFrom: agents })).status).toBe(
+      403,
+    );
+  });
 });

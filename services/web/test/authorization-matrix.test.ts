@@ -138,6 +138,8 @@ const EXAMPLES: Record<string, Example> = {
   'POST /w/:workspaceId/:slug/agents/settings/ship-policy': {
     body: () => ({ max_files: '3', max_lines: '60', always_reviewed: 'db/**' }),
   },
+  // The Dispatch card's token button: tokens.manage, as on the API tokens page.
+  'POST /w/:workspaceId/:slug/agents/dispatch-token': {},
   'POST /w/:workspaceId/:slug/agents/:agentId': { body: () => ({ name: 'matrix-agent' }) },
   'POST /w/:workspaceId/:slug/agents/:agentId/wake': {
     body: () => ({ wake_url: 'https://wake.example.test/', wake_token: 't' }),

@@ -5,6 +5,9 @@ import {
   agentSettingsSchema,
   agentStatus,
   can,
+  createToken,
+  createTokenSchema,
+  findToken,
   findAgent,
   listAgents,
   recentWork,
@@ -16,17 +19,22 @@ import {
   updateAgentWake,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
-import { flash, renderPage, seat } from '../../shared/request-context.js';
-import { agentsPage, agentsPath, configurePage, shipPolicyPage } from './views.js';
+import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
+import { stashOnce, takeOnce } from '../../shared/show-once.js';
+import { agentInstall } from './dispatch-card.js';
+import { agentsPage, agentsPath, configurePage, installPage, shipPolicyPage } from './views.js';
 import { routeTable, type RouteTable } from '@ferry/http';
 import { capability } from '../../shared/access.js';
+import { workspaceBase } from '../../shared/layout.js';
 
 const WAKE_TOKEN_MAX = 200;
 
 export function agentRoutes(deps: WebDeps): RouteTable {
-  const { db, box } = deps;
+  const { db, box, redis, config } = deps;
   const routes = routeTable();
   const admin = capability('settings.manage');
+  const tokenMaker = capability('tokens.manage');
+  const slots = { redis, box, prefix: config.REDIS_PREFIX };
 
   routes.get('/', capability('feedback.read'), async (req, res) => {
     const { workspace, member } = seat(res);
@@ -39,6 +47,7 @@ export function agentRoutes(deps: WebDeps): RouteTable {
       agents: agents.map((a) => agentStatus(a)),
       policy,
       canConfigure: can(member.role, 'settings.manage'),
+      install: agentInstall(config, res),
     };
     renderPage(req, res, (ctx) => agentsPage(ctx, data));
   });
@@ -48,6 +57,33 @@ export function agentRoutes(deps: WebDeps): RouteTable {
     const { workspace } = seat(res);
     const agents = (await listAgents(db, workspace.id)).map((a) => agentStatus(a));
     res.set('Cache-Control', 'no-store').json({ agents });
+  });
+
+  // The Dispatch card's "Make a platform:dispatch token": a token made as the API tokens page
+  // makes one, its value shown once on the install page beside the command.
+  routes.post('/dispatch-token', tokenMaker, async (req, res) => {
+    const { workspace, member } = seat(res);
+    const day = new Date().toISOString().slice(0, 10);
+    const input = createTokenSchema.parse({
+      name: `Local agent (${day})`,
+      scopes: ['platform:dispatch'],
+    });
+    const { token, raw } = await createToken(db, workspace.id, member.id, input);
+    await stashOnce(slots, req.sessionID, token.id, raw);
+    res.redirect(303, `${agentsPath(workspace)}/install/${token.id}`);
+  });
+
+  routes.get('/install/:tokenId', tokenMaker, async (req, res) => {
+    const { workspace } = seat(res);
+    const token = await findToken(db, workspace.id, req.params.tokenId);
+    if (!token) throw new AppError('not_found', 'No such API token.');
+    // Taken first, whatever happens next: the slot is good for one page view only.
+    const pending = await takeOnce(slots, req.sessionID, token.id);
+    const raw = token.revoked_at ? undefined : pending;
+    const install = agentInstall(config, res);
+    const tokensUrl = `${workspaceBase(workspace)}/settings/tokens`;
+    noStore(res);
+    renderPage(req, res, (ctx) => installPage(ctx, { workspace, token, raw, install, tokensUrl }));
   });
 
   routes.get('/settings/ship-policy', admin, async (req, res) => {

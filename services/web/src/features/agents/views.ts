@@ -1,4 +1,4 @@
-import type { Agent, AgentWork, Workspace } from '@ferry/db';
+import type { Agent, AgentWork, ApiToken, Workspace } from '@ferry/db';
 import { workState, type AgentStatus, type ShipPolicyRules } from '@ferry/workspace';
 import {
   csrfField,
@@ -8,6 +8,7 @@ import {
   workspaceBase,
   type PageContext,
 } from '../../shared/layout.js';
+import { COPY_SCRIPT, copyButton, copyableSnippet } from '../../shared/copy.js';
 import { timeAgo } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 
@@ -29,17 +30,64 @@ export function statusLine(status: AgentStatus): SafeHtml {
     ${status.activity ? html`<span class="agent-activity">· ${status.activity}</span>` : ''}`;
 }
 
+/** How to add an agent: the one command, the tarball it installs, and the token to give it. */
+export interface AgentInstall {
+  /** `curl -fsSL <PUBLIC_URL>/agent/install.sh | sudo bash -s -- --dispatch` */
+  command: string;
+  version: string;
+  sha256: string;
+  tarballUrl: string;
+  /** The form that makes a platform:dispatch token; absent for who may not make tokens. */
+  tokenForm?: { action: string; csrfToken: string };
+}
+
+function installSteps(install: AgentInstall, open: boolean): SafeHtml {
+  return html`<details class="agent-install" ${open ? html`open` : ''}>
+    <summary>Add an agent</summary>
+    <ol class="install-steps">
+      <li>
+        ${
+          install.tokenForm
+            ? html`<form method="post" action="${install.tokenForm.action}" class="inline-form">
+                  <input type="hidden" name="_csrf" value="${install.tokenForm.csrfToken}" />
+                  <button type="submit" class="secondary small">
+                    Make a platform:dispatch token
+                  </button>
+                </form>
+                <span class="muted">shown once, to paste into the installer.</span>`
+            : html`Ask a workspace admin for an API token with the
+                <code>platform:dispatch</code> scope.`
+        }
+      </li>
+      <li>
+        On the machine with your checkout (Python 3.9+, git, Claude Code or Codex), run:
+        ${copyableSnippet({ id: 'agent-install-command', what: 'the install command', text: install.command, testId: 'agent-install-command', className: 'install-command' })}
+        It asks for the token and the checkout, confirms the workspace by name, and installs a
+        systemd service.
+      </li>
+    </ol>
+    <p class="agent-tarball muted small-text">
+      Installs <a href="${install.tarballUrl}">ferry-agent-${install.version}.tar.gz</a>, refused
+      unless its SHA-256 is
+      <code class="sha256" data-testid="agent-sha256">${install.sha256}</code>.
+      <code>install.sh --update</code> later fetches the newest from here.
+    </p>
+  </details>`;
+}
+
 /**
- * The Dispatch card (Dashboard and API tokens page): every agent, online with its heartbeat age
- * and activity, or 'Not connected'. public/dispatch-card.js polls the status endpoint every 5 s
- * and redraws the list, so a drop shows without a reload.
+ * The Dispatch card (Dashboard, API tokens page, Agents page): every agent, online with its
+ * heartbeat age and activity, or 'Not connected', and how to add one. public/dispatch-card.js
+ * polls the status endpoint every 5 s and redraws the list, so a drop shows without a reload.
+ * On the Agents page itself it has no "All agents" link (it would lead back to the same page).
  */
 export function dispatchCard(
   workspace: Pick<Workspace, 'id' | 'slug'>,
   agents: AgentStatus[],
-  canConfigure: boolean,
+  options: { canConfigure: boolean; install: AgentInstall; onAgentsPage?: boolean },
 ): SafeHtml {
   const base = agentsPath(workspace);
+  const { canConfigure, install } = options;
   return html`<section
     class="card dispatch-card"
     aria-labelledby="dispatch-card"
@@ -67,13 +115,14 @@ export function dispatchCard(
                 </li>`,
             )
           : html`<li class="agent-empty muted">
-              No local agent yet. Create an API token with the <code>platform:dispatch</code> scope,
-              then run <code>install.sh --dispatch</code> on the machine with your checkout.
+              No local agent yet. One runs on your own machine with your checkout and a coding CLI.
             </li>`
       }
     </ul>
-    <a href="${base}">All agents →</a>
+    ${installSteps(install, agents.length === 0)}
+    ${options.onAgentsPage ? '' : html`<a href="${base}">All agents →</a>`}
     <script src="/assets/dispatch-card.js" defer></script>
+    <script src="${COPY_SCRIPT}" defer></script>
   </section>`;
 }
 
@@ -82,6 +131,7 @@ export interface AgentsPageData {
   agents: AgentStatus[];
   policy: ShipPolicyRules;
   canConfigure: boolean;
+  install: AgentInstall;
 }
 
 export function agentsPage(ctx: PageContext, data: AgentsPageData): SafeHtml {
@@ -96,7 +146,11 @@ export function agentsPage(ctx: PageContext, data: AgentsPageData): SafeHtml {
         the agent marked "receives new feedback"; @-mention an agent in a ticket's conversation, or
         write in its room, to hand it a message.
       </p>
-      <div class="cards">${dispatchCard(data.workspace, data.agents, data.canConfigure)}</div>
+      ${dispatchCard(data.workspace, data.agents, {
+        canConfigure: data.canConfigure,
+        install: data.install,
+        onAgentsPage: true,
+      })}
       <section class="card spaced" aria-labelledby="policy-card">
         <h2 id="policy-card">Ship policy</h2>
         <p>
@@ -305,6 +359,63 @@ ${data.values.always_reviewed}</textarea>
           </div>
           <button type="submit">Save</button>
         </form>
+      </div>`,
+  });
+}
+
+export interface InstallPageData {
+  workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
+  token: ApiToken;
+  /** The token's value, on the one view after it was made; undefined after. */
+  raw: string | undefined;
+  install: AgentInstall;
+  tokensUrl: string;
+}
+
+/** After "Make a platform:dispatch token": the token once, and the command it is pasted into. */
+export function installPage(ctx: PageContext, data: InstallPageData): SafeHtml {
+  const { token, raw, install } = data;
+  const base = agentsPath(data.workspace);
+  return layout(ctx, {
+    title: 'Install a local agent',
+    section: 'agents',
+    scripts: [COPY_SCRIPT],
+    body: html`<p class="crumbs"><a href="${base}">← Agents</a></p>
+      <div class="card install-card">
+        <h1>Install a local agent</h1>
+        <ol class="install-steps">
+          <li>
+            ${
+              raw
+                ? html`<p>
+                      Copy the token <strong>${token.name}</strong> (scope
+                      <code>platform:dispatch</code>). <strong>It is shown once</strong>: Ferry
+                      keeps only its hash.
+                    </p>
+                    <div class="token-reveal">
+                      <code class="secret" id="new-token-value" data-testid="new-token"
+                        >${raw}</code
+                      >
+                      ${copyButton('new-token-value', 'the token')}
+                    </div>`
+                : html`<div class="flash warn" role="status">
+                    The token <strong>${token.name}</strong> was shown once, when it was made, and
+                    cannot be shown again. If you did not copy it, revoke it on the
+                    <a href="${data.tokensUrl}">API tokens</a> page and make another from the
+                    Dispatch card.
+                  </div>`
+            }
+          </li>
+          <li>
+            On the machine with your checkout, run this and paste the token when it asks:
+            ${copyableSnippet({ id: 'agent-install-command', what: 'the install command', text: install.command, testId: 'agent-install-command', className: 'install-command' })}
+          </li>
+        </ol>
+        <p class="agent-tarball muted small-text">
+          Installs <a href="${install.tarballUrl}">ferry-agent-${install.version}.tar.gz</a>,
+          refused unless its SHA-256 is <code class="sha256">${install.sha256}</code>.
+        </p>
+        <p><a class="button secondary" href="${base}">Back to Agents</a></p>
       </div>`,
   });
 }
