@@ -37,7 +37,9 @@ def read_env(path):
     return out
 
 
-class InstallTest(unittest.TestCase):
+class InstallRoot:
+    """A temporary root, a fake systemctl and a fake whoami server, for the tests below."""
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="ferry-install-")
         self.repo = make_repo(self.tmp, with_origin=False)
@@ -97,6 +99,7 @@ class InstallTest(unittest.TestCase):
         except FileNotFoundError:
             return []
 
+class InstallTest(InstallRoot, unittest.TestCase):
     def test_dispatch_confirms_by_name_and_wires_one_instance(self):
         r = self.dispatch(name="shopbot")
         self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
@@ -311,6 +314,85 @@ class InstallTest(unittest.TestCase):
         for i in ids:
             self.assertIn("restart service-dispatch@%s" % i, calls)
         self.assertIn("restarted 2 instance(s)", r.stdout)
+
+
+class ServedInstallTest(InstallRoot, unittest.TestCase):
+    """install.sh as Ferry serves it (SERVED_* filled in), piped to bash: the tarball it names is
+    fetched from a local HTTP server and installed only when its SHA-256 matches."""
+
+    def setUp(self):
+        super().setUp()
+        import functools
+        import hashlib
+        import http.server
+        import io
+        import tarfile
+        import threading
+
+        version = "0.1.0-test"
+        top = "ferry-agent-%s" % version
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+            for name in ("ferry_agent", "systemd", "install.sh"):
+                tar.add(os.path.join(PKG_DIR, name), arcname="%s/%s" % (top, name),
+                        filter=lambda t: None if "__pycache__" in t.name else t)
+        self.tarball = buf.getvalue()
+        self.sha = hashlib.sha256(self.tarball).hexdigest()
+        served = os.path.join(self.tmp, "served", "agent")
+        os.makedirs(served)
+        with open(os.path.join(served, top + ".tar.gz"), "wb") as f:
+            f.write(self.tarball)
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        handler = functools.partial(Quiet, directory=os.path.dirname(served))
+        self.http = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+        self.base = "http://127.0.0.1:%d" % self.http.server_address[1]
+        self.version = version
+
+    def tearDown(self):
+        self.http.shutdown()
+        self.http.server_close()
+        super().tearDown()
+
+    def served_script(self, sha):
+        with open(INSTALL_SH) as f:
+            text = f.read()
+        for name, value in (("SERVED_BASE_URL", self.base), ("SERVED_VERSION", self.version),
+                            ("SERVED_SHA256", sha)):
+            text, n = re.subn(r"(?m)^%s=''$" % name, "%s='%s'" % (name, value), text)
+            self.assertEqual(n, 1, name)
+        return text
+
+    def pipe(self, script, answers):
+        """`curl ... | bash -s -- --dispatch`, the answers following the script on stdin."""
+        return subprocess.run(["bash", "-s", "--", "--dispatch"], input=script + answers,
+                              env=self.env(), capture_output=True, text=True, timeout=60,
+                              start_new_session=True)  # no terminal: answers come from stdin
+
+    def test_piped_installs_from_the_tarball_and_records_the_ferry(self):
+        answers = "\n".join([self.gw.url, TOKEN, self.repo["checkout"], "y", "claude", ""]) + "\n"
+        r = self.pipe(self.served_script(self.sha), answers)
+        self.assertEqual(r.returncode, 0, r.stderr + r.stdout)
+        self.assertIn("SHA-256 %s: matches." % self.sha, r.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.prefix, "ferry_agent", "agent.py")))
+        with open(os.path.join(self.prefix, "SOURCE")) as f:
+            self.assertEqual(f.read().strip(), self.base)
+        [env_file] = self.env_files()
+        self.assertEqual(read_env(os.path.join(self.etc, env_file))["SERVICE_URL"], self.gw.url)
+
+    def test_a_tarball_whose_hash_does_not_match_is_refused(self):
+        r = self.pipe(self.served_script("0" * 64), "\n")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("error: refused the agent tarball %s/agent/ferry-agent-%s.tar.gz: its "
+                      "SHA-256 is %s, not %s" % (self.base, self.version, self.sha, "0" * 64),
+                      r.stderr)
+        self.assertIn("Nothing was installed", r.stderr)
+        self.assertFalse(os.path.exists(self.prefix))
+        self.assertEqual(self.env_files(), [])
+        self.assertEqual(self.systemctl_calls(), [])
 
 
 if __name__ == "__main__":
