@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, createMember, createWorkspace } from '@ferry/testing';
 import { registerAgent } from '@ferry/workspace';
 import {
+  axeViolations,
   photograph,
   launchBrowser,
   signInWithForm,
@@ -63,6 +64,7 @@ describe('adding a local agent from the Dispatch card', () => {
           command,
         );
         await fitsTheWindow(page);
+        expect(await axeViolations(page), `${name} at ${width} px`).toEqual([]);
         await photograph(page, `/tmp/ferry-agent-card-${name}-${width}.png`, { fullPage: true });
       }
       // On /agents the card spans the page, with no link back to itself.
@@ -80,6 +82,7 @@ describe('adding a local agent from the Dispatch card', () => {
       await page.getByRole('heading', { name: 'Install a local agent' }).waitFor();
       expect(await page.getByTestId('new-token').textContent()).toMatch(/^fry_/);
       await fitsTheWindow(page);
+      expect(await axeViolations(page), `install page at ${width} px`).toEqual([]);
       await photograph(page, `/tmp/ferry-agent-install-page-${width}.png`, { fullPage: true });
       await page.reload();
       await page.getByText('was shown once').waitFor();
