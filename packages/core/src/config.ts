@@ -50,6 +50,11 @@ export const baseConfigShape = {
   APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PUBLIC_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * `auto`: readable lines at a terminal, JSON otherwise (see logger.ts prettyByDefault); `json`
+   * and `pretty` force one (a collector reading a TTY, a person reading a pipe).
+   */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   TRUST_PROXY: booleanFromEnv.default(false),
   /**
    * The bearer token Prometheus scrapes `/metrics` with. Unset, `/metrics` answers loopback
@@ -63,6 +68,8 @@ export const baseConfigShape = {
 export const baseConfigSchema = z.object(baseConfigShape);
 
 export type BaseEnv = z.infer<typeof baseConfigSchema>;
+
+export type LogFormat = BaseEnv['LOG_FORMAT'];
 
 export interface Config extends Omit<BaseEnv, 'APP_SECRET' | 'PUBLIC_URL'> {
   APP_SECRET: string;
@@ -139,6 +146,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     PUBLIC_URL: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/$/, ''),
     usingDevSecret: !parsed.APP_SECRET,
   };
+}
+
+/**
+ * What a person should know about this config before real use, one sentence each. A process logs
+ * them once at start; `pnpm start`'s cluster primary logs them for all of its workers.
+ */
+export function configWarnings(config: Config): string[] {
+  return config.usingDevSecret
+    ? ['APP_SECRET is not set: using the development default. Set it before real use.']
+    : [];
 }
 
 /**

@@ -3,17 +3,18 @@ export {
   baseConfigSchema,
   baseConfigShape,
   booleanFromEnv,
+  configWarnings,
   defineConfig,
   loadAll,
   loadConfig,
   serviceConfig,
 } from './config.js';
-export type { BaseEnv, Config, EnvLoader } from './config.js';
+export type { BaseEnv, Config, EnvLoader, LogFormat } from './config.js';
 export { AppError, ERROR_STATUS, fieldErrors, notFound } from './errors.js';
 export type { ErrorBody, ErrorCode } from './errors.js';
 export { ID_PREFIXES, firstIdAt, isId, newId } from './ids.js';
 export type { IdKind } from './ids.js';
-export { createLogger, prettyByDefault } from './logger.js';
+export { createLogger, prettyByDefault, prettyLines, warningsOnly } from './logger.js';
 export type { Logger } from './logger.js';
 export {
   SecretBox,

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, prettyByDefault } from '../src/logger.js';
+import { createLogger, prettyByDefault, prettyLines } from '../src/logger.js';
+import { loadConfig } from '../src/config.js';
 
 /** A destination that keeps what is written. */
 function memory(): { stream: Writable; text: () => string } {
@@ -30,7 +31,17 @@ describe('log lines (#28: readable at a terminal, JSON otherwise)', () => {
     expect(prettyByDefault({ NODE_ENV: 'test' }, { isTTY: true })).toBe(false);
   });
 
-  it('pretty: one readable line, secrets redacted as in JSON', () => {
+  it('LOG_FORMAT=json keeps JSON at a terminal, pretty forces readable lines (issue 42)', () => {
+    const tty = { isTTY: true };
+    expect(prettyLines('auto', { NODE_ENV: 'development' }, tty)).toBe(true);
+    expect(prettyLines('json', { NODE_ENV: 'development' }, tty)).toBe(false);
+    expect(prettyLines('pretty', { NODE_ENV: 'production' }, { isTTY: false })).toBe(true);
+    expect(loadConfig({}).LOG_FORMAT).toBe('auto');
+    expect(loadConfig({ LOG_FORMAT: 'json' }).LOG_FORMAT).toBe('json');
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
+  });
+
+  it('pretty: one line an entry, its fields on it, secrets redacted as in JSON', () => {
     const out = memory();
     const logger = createLogger({
       level: 'info',
@@ -44,6 +55,7 @@ describe('log lines (#28: readable at a terminal, JSON otherwise)', () => {
     expect(text).not.toMatch(/^\{/);
     expect(text).not.toContain('hunter2-secret');
     expect(text).toContain('[redacted]');
+    expect(text.trim().split('\n')).toHaveLength(1);
   });
 
   it('JSON otherwise', () => {

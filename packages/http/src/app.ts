@@ -1,12 +1,11 @@
 import querystring from 'node:querystring';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
-import { pinoHttp } from 'pino-http';
 import { storableDeep, type AppError, type Logger } from '@ferry/core';
 import { compressResponses } from './compress.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import type { Metrics } from './metrics.js';
-import { redactPath } from './redact.js';
 import { requestId } from './request-id.js';
+import { requestLog } from './request-log.js';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -42,32 +41,7 @@ export function createHttpApp({
   for (const routes of hotRoutes) app.use(routes);
   // After the hot routes (small JSON answers to machines), before everything else.
   app.use(compressResponses());
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (_req, res) =>
-        (res as unknown as { locals: { requestId: string } }).locals.requestId,
-      // Paths can hold credentials (webhook keys): log the route, not the raw URL's secret part.
-      // Redirects carry paths too (`Location: /login?next=/invite/inv_…`).
-      serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactPath(req.url),
-        }),
-        // No header dump at info, request or response: the status, and a redirect's (redacted)
-        // target, which is what a reader of the log needs.
-        res: (res: { statusCode: number; headers?: Record<string, unknown> }) => {
-          const location = res.headers?.location;
-          return {
-            statusCode: res.statusCode,
-            ...(typeof location === 'string' ? { location: redactPath(location) } : {}),
-          };
-        },
-      },
-      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/metrics' },
-    }),
-  );
+  app.use(requestLog(logger));
   return app;
 }
 

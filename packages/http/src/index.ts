@@ -6,6 +6,7 @@ export { healthRouter, isLoopbackAddress, metricsRouter } from './health.js';
 export { createMetrics, registerOpsGauges, routeLabel } from './metrics.js';
 export type { Metrics, OpsSnapshot } from './metrics.js';
 export { requestId } from './request-id.js';
+export { SLOW_REQUEST_MS, markStaticAsset, staticAssetRoutes } from './request-log.js';
 export { parseInput, requireJsonBody, storableBody } from './validation.js';
 export {
   KEEP_ALIVE_TIMEOUT_MS,
@@ -17,7 +18,7 @@ export {
   openRuntime,
   shutdownOnce,
 } from './runtime.js';
-export type { Runtime } from './runtime.js';
+export type { Runtime, RuntimeOptions } from './runtime.js';
 export { redactPath, registerSecretRoute } from './redact.js';
 export { RATE_WINDOW_MS, hitRateLimit } from './rate-limit.js';
 export { EXCERPT_BYTES, postOutbound } from './outbound.js';

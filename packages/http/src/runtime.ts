@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { Redis } from 'ioredis';
-import { createLogger, type Config, type Logger } from '@ferry/core';
+import { configWarnings, createLogger, type Config, type Logger } from '@ferry/core';
 import { createDb, type Db } from '@ferry/db';
 
 export interface Runtime {
@@ -11,12 +11,26 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+export interface RuntimeOptions {
+  /**
+   * Log the config's warnings (APP_SECRET unset, ...) at open; the default. A cluster worker does
+   * not: its primary warned once for every process.
+   */
+  warn?: boolean;
+}
+
 /** The connections a service process holds: one pool, one Redis client, one logger. */
-export function openRuntime(config: Config, service: string): Runtime {
-  const logger = createLogger({ level: config.LOG_LEVEL, name: service });
-  if (config.usingDevSecret) {
-    logger.warn('APP_SECRET is not set: using the development default. Set it before real use.');
-  }
+export function openRuntime(
+  config: Config,
+  service: string,
+  options: RuntimeOptions = {},
+): Runtime {
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    name: service,
+    format: config.LOG_FORMAT,
+  });
+  if (options.warn ?? true) for (const warning of configWarnings(config)) logger.warn(warning);
   const db = createDb(config.DATABASE_URL);
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
@@ -105,7 +119,7 @@ export function listen(server: http.Server, port: number, logger: Logger): Promi
 }
 
 /**
- * Run `stop` once on SIGTERM/SIGINT, then exit. A second signal exits at once; a stop that hangs
+ * Run `stop` once on SIGTERM/SIGINT, then exit (logging `stopped`). A second signal exits at once; a stop that hangs
  * is cut off after `timeoutMs` so an orchestrator never waits forever.
  */
 export function onShutdown(logger: Logger, stop: () => Promise<void>, timeoutMs = 25_000): void {
@@ -141,7 +155,10 @@ export function shutdownOnce(
     }, timeoutMs);
     timer.unref();
     stop().then(
-      () => process.exit(0),
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
         process.exit(1);

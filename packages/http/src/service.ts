@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Request, Response } from 'express';
 import type { Redis } from 'ioredis';
-import type { AppError, Config } from '@ferry/core';
+import { warningsOnly, type AppError, type Config } from '@ferry/core';
 import {
   createRedisConnection,
   redisReady,
@@ -83,6 +83,12 @@ export interface RunServicesOptions {
   requireRoutedQueues?: boolean;
   /** How long a once-per-deployment lease lasts without renewal (tests shorten it). */
   leaseTtlMs?: number;
+  /**
+   * A person reads this process's lines at a terminal and its caller prints one banner for the
+   * start (`pnpm start`): `listening` and where each once-per-deployment duty runs are logged
+   * only at debug level (warnings and errors as always).
+   */
+  quietStart?: boolean;
 }
 
 export interface RunningServices {
@@ -105,6 +111,8 @@ export async function runServices(
 ): Promise<RunningServices> {
   const { config, logger } = runtime;
   const serve = options.listen ?? true;
+  // What a start says at info, when its caller says it once for every process instead.
+  const chatter = options.quietStart ? warningsOnly(logger) : logger;
   // Separate connections per role (see createRedisConnection): requests fail fast while Redis is
   // down, the workers wait it out.
   // Opened by the first manifest that asks (web and the relay never do).
@@ -157,7 +165,7 @@ export async function runServices(
     if (producerRedis) await redisReady(producerRedis);
     server = http.createServer(app);
     for (const m of manifests) m.realtime?.attach(server);
-    await listen(server, config.PORT, logger);
+    await listen(server, config.PORT, chatter);
   }
 
   const background = manifests.flatMap((m) => m.background ?? []).map((duty) => duty.start());
@@ -169,7 +177,7 @@ export async function runServices(
         redis: runtime.redis,
         key: `${config.REDIS_PREFIX}:lease:${duty.name}`,
         name: duty.name,
-        logger,
+        logger: chatter,
         start: () => duty.start(),
         ...(options.leaseTtlMs ? { ttlMs: options.leaseTtlMs } : {}),
       }),

@@ -5,6 +5,7 @@ import {
   createMetrics,
   createServiceApp,
   registerOpsGauges,
+  staticAssetRoutes,
   type Metrics,
   type ServiceMount,
 } from '@ferry/http';
@@ -42,7 +43,12 @@ export function webMounts(deps: WebDeps): { mounts: ServiceMount[]; realtime: Re
   pages.use(headers);
   // Browsers ask for /favicon.ico whatever the page links: answer with the one icon we have.
   pages.get('/favicon.ico', (_req, res) => res.redirect(301, '/assets/favicon.svg'));
-  pages.use('/assets', express.static(PUBLIC_DIR, { maxAge: '1h', index: false }));
+  // Assets answered as they should get no request line (staticAssetRoutes); a failed one does.
+  pages.use(
+    '/assets',
+    staticAssetRoutes,
+    express.static(PUBLIC_DIR, { maxAge: '1h', index: false }),
+  );
   pages.use(session);
   const realtime = createRealtime(deps, session);
   pages.use(pageRoutes(deps, realtime));
