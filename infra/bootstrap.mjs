@@ -70,7 +70,9 @@ if (command === 'install') process.exit(0);
 runOrExit('bash', ['-c', 'bash infra/ensure-stores.sh >&2'], 'infra/ensure-stores.sh');
 
 // `start` runs the all-in-one entry's bundle, built from today's source first (under a second).
-if (command === 'start') runOrExit(process.execPath, ['infra/build.mjs'], 'pnpm build');
+if (command === 'start') {
+  runOrExit(process.execPath, ['infra/build.mjs', '--quiet'], 'pnpm build');
+}
 const [cmd, cmdArgs] =
   command === 'start'
     ? [process.execPath, ['--enable-source-maps', '.build/services/all/src/main.mjs', ...args]]

@@ -134,5 +134,8 @@ export async function setup() {
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const started = Date.now();
   await buildEntries();
-  console.error(`built ${ENTRIES.length} entries into .build/ in ${Date.now() - started} ms`);
+  // `npm start` builds quietly (its banner is the first thing a person should read).
+  if (!process.argv.includes('--quiet')) {
+    console.error(`built ${ENTRIES.length} entries into .build/ in ${Date.now() - started} ms`);
+  }
 }

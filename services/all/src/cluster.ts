@@ -1,7 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
-import { createLogger } from '@ferry/core';
+import { configWarnings, createLogger, prettyLines, warningsOnly } from '@ferry/core';
 import { migrateToLatest } from '@ferry/db';
 import { shutdownOnce } from '@ferry/http';
+import { announceUp } from './banner.js';
 import type { FerryConfig } from './config.js';
 import { startAll } from './server.js';
 
@@ -34,9 +35,13 @@ function isMessage(value: unknown, type: string): boolean {
 
 export async function runPrimary(settings: FerryConfig): Promise<void> {
   const config = settings.base;
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'ferry' });
+  const pretty = prettyLines(config.LOG_FORMAT);
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'ferry', pretty });
+  // Once for every process: the workers do not repeat them.
+  for (const warning of configWarnings(config)) logger.warn(warning);
   const { applied } = await migrateToLatest(config.DATABASE_URL);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
+  // At a terminal the banner counts them.
+  if (applied.length && !pretty) logger.info({ applied }, 'migrations applied');
 
   const running = new Set<Worker>();
   const up = new Set<Worker>();
@@ -54,17 +59,18 @@ export async function runPrimary(settings: FerryConfig): Promise<void> {
       if (stopping) worker.send({ type: STOP });
       else if (!announced && up.size === settings.processes) {
         announced = true;
-        logger.info(
-          { processes: settings.processes },
-          `Ferry is up: ${config.PUBLIC_URL} (${settings.processes} processes)`,
-        );
+        const pids = [...up].flatMap((w) => (w.process.pid === undefined ? [] : [w.process.pid]));
+        announceUp(logger, { settings, pids, applied, pretty });
       }
     });
   };
 
   const live = (): Worker[] => [...running];
   const finishIfDone = (): void => {
-    if (live().length === 0) process.exit(failed ? 1 : 0);
+    if (live().length > 0) return;
+    if (failed) logger.error('stopped after a failure');
+    else logger.info('stopped');
+    process.exit(failed ? 1 : 0);
   };
   const stopAll = (reason: string): void => {
     if (stopping) return;
@@ -128,7 +134,10 @@ export async function runPrimary(settings: FerryConfig): Promise<void> {
 
 export async function runWorker(settings: FerryConfig): Promise<void> {
   const config = settings.base;
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'ferry' });
+  const pretty = prettyLines(config.LOG_FORMAT);
+  const created = createLogger({ level: config.LOG_LEVEL, name: 'ferry', pretty });
+  // At a terminal the primary says it once: `shutting down` and `stopped` are not repeated here.
+  const logger = pretty ? warningsOnly(created) : created;
   // Asked to stop before it was up: it stops as soon as it is.
   const drain: { stop?: (reason: string) => void; requested?: string } = {};
   const request = (reason: string): void => {
@@ -145,7 +154,8 @@ export async function runWorker(settings: FerryConfig): Promise<void> {
   // The primary is gone (killed): drain rather than serve on unsupervised.
   process.on('disconnect', () => request('primary gone'));
 
-  const ferry = await startAll(settings, { migrate: false });
+  // The primary migrated and warned once for every worker.
+  const ferry = await startAll(settings, { migrate: false, warn: false, quietStart: pretty });
   drain.stop = shutdownOnce(logger, () => ferry.stop());
   if (drain.requested) drain.stop(drain.requested);
   else process.send?.({ type: UP });

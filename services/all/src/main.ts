@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
-import { createLogger } from '@ferry/core';
+import { createLogger, prettyLines } from '@ferry/core';
 import { configOrExit, onShutdown } from '@ferry/http';
+import { announceUp } from './banner.js';
 import { runPrimary, runWorker } from './cluster.js';
 import { loadFerryConfig } from './config.js';
 import { startAll } from './server.js';
@@ -11,8 +12,9 @@ const settings = configOrExit(loadFerryConfig);
 if (settings.processes > 1 && cluster.isPrimary) await runPrimary(settings);
 else if (cluster.isWorker) await runWorker(settings);
 else {
-  const ferry = await startAll(settings);
-  const logger = createLogger({ level: settings.base.LOG_LEVEL, name: 'ferry' });
-  logger.info(`Ferry is up: ${settings.base.PUBLIC_URL}`);
+  const pretty = prettyLines(settings.base.LOG_FORMAT);
+  const ferry = await startAll(settings, { quietStart: pretty });
+  const logger = createLogger({ level: settings.base.LOG_LEVEL, name: 'ferry', pretty });
+  announceUp(logger, { settings, pids: [process.pid], applied: ferry.applied, pretty });
   onShutdown(logger, () => ferry.stop());
 }

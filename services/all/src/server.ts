@@ -13,6 +13,8 @@ import type { FerryConfig } from './config.js';
 
 export interface RunningFerry {
   server: http.Server;
+  /** The migrations this start applied. */
+  applied: readonly string[];
   /** The once-per-deployment duties' leases (the Ops sampler), by name. */
   leases: ReadonlyMap<string, LeaseHolder>;
   stop(): Promise<void>;
@@ -24,6 +26,14 @@ export interface StartAllOptions {
    * migrated once before forking.
    */
   migrate?: boolean;
+  /** Log the config's warnings (the default). A cluster worker does not: its primary did. */
+  warn?: boolean;
+  /**
+   * A person reads the lines at a terminal and the caller prints the start-up banner:
+   * `listening`, where the duties run and the migrations applied are left to it (see
+   * runServices' quietStart).
+   */
+  quietStart?: boolean;
 }
 
 /**
@@ -42,11 +52,13 @@ export async function startAll(
   const config = settings.base;
   const applied =
     options.migrate === false ? [] : (await migrateToLatest(config.DATABASE_URL)).applied;
-  const runtime = openRuntime(config, 'ferry');
-  if (applied.length) runtime.logger.info({ applied }, 'migrations applied');
+  const runtime = openRuntime(config, 'ferry', { warn: options.warn ?? true });
+  if (applied.length && !options.quietStart) {
+    runtime.logger.info({ applied }, 'migrations applied');
+  }
   const running = await runServices(
     runtime,
-    { name: 'ferry', requireRoutedQueues: true },
+    { name: 'ferry', requireRoutedQueues: true, quietStart: options.quietStart ?? false },
     (ctx) => [
       ingestManifest(ctx, settings.ingest, 'all'),
       webhooksInManifest(ctx, settings.webhooksIn),
@@ -57,5 +69,10 @@ export async function startAll(
       relayManifest(ctx),
     ],
   );
-  return { server: running.server!, leases: running.leases, stop: () => running.stop() };
+  return {
+    server: running.server!,
+    applied,
+    leases: running.leases,
+    stop: () => running.stop(),
+  };
 }
