@@ -70,6 +70,7 @@ export type {
   NewErrorOccurrence,
   NewFeedback,
   NewMessage,
+  OnboardingDismissalsTable,
   OutboxRow,
   OutboxTable,
   OutgoingWebhook,

@@ -601,6 +601,14 @@ export interface DispatchesTable {
   finished_at: Timestamp | null;
 }
 
+/** A workspace whose admin hid the Dashboard's checklist, for everyone (migration 2026_11_29_0410). */
+export interface OnboardingDismissalsTable {
+  workspace_id: string;
+  /** The admin's seat; null once that seat is gone. */
+  dismissed_by: string | null;
+  dismissed_at: CreatedAt;
+}
+
 export interface Database {
   github_installations: GithubInstallationsTable;
   github_repos: GithubReposTable;
@@ -640,6 +648,7 @@ export interface Database {
   artifact_files: ArtifactFilesTable;
   releases: ReleasesTable;
   release_deploys: ReleaseDeploysTable;
+  onboarding_dismissals: OnboardingDismissalsTable;
 }
 
 export type User = Selectable<UsersTable>;

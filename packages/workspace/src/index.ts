@@ -1,6 +1,7 @@
 // @ferry/workspace: the domain every service shares, one folder per domain (members, rooms,
-// messages, errors, feedback, hooks, agents, tokens, workspaces). Each folder's index.ts lists what
-// it offers; this file lists each domain's names again, so a reader sees the whole surface here.
+// messages, errors, feedback, hooks, agents, tokens, workspaces, onboarding). Each folder's
+// index.ts lists what it offers; this file lists each domain's names again, so a reader sees the
+// whole surface here.
 export {
   AGENT_NAME_MAX,
   DEFAULT_SHIP_POLICY,
@@ -344,6 +345,17 @@ export type {
   UnreadChange,
   UnreadState,
 } from './messages/index.js';
+export {
+  ONBOARDING_STEPS,
+  canDismissOnboarding,
+  dismissOnboarding,
+  onboardingProgress,
+  onboardingStepsFor,
+  seatRoles,
+  showOnboarding,
+  stepsShown,
+} from './onboarding/index.js';
+export type { OnboardingProgress, OnboardingStep, OnboardingSteps } from './onboarding/index.js';
 export {
   HISTORY_PAGE_DEFAULT,
   HISTORY_PAGE_MAX,

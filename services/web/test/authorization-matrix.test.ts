@@ -155,6 +155,7 @@ const EXAMPLES: Record<string, Example> = {
   'POST /w/:workspaceId/:slug/ops/jobs/:queue/:jobId/retry': {
     params: (w) => ({ queue: 'agent-wake', jobId: w.jobId }),
   },
+  'POST /w/:workspaceId/:slug/onboarding/dismiss': {},
 };
 
 /** Routes outside the matrix: no seat to rank (sign-in, a link's own credential, OAuth returns). */

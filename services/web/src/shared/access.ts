@@ -44,6 +44,11 @@ export async function socketSeatHolds(
   return seatHolds(membership?.member, name);
 }
 
+/** Enforces `anySeat` on a socket event: an active seat in the payload's workspace, read now. */
+export async function socketHasSeat(db: Db, userId: string, workspaceId: string): Promise<boolean> {
+  return (await findMembership(db, userId, workspaceId)) !== undefined;
+}
+
 /** A seat whose role holds the capability (the role table in @ferry/workspace). */
 export function capability(name: Capability): Access {
   return { kind: 'capability', rule: name, enforce: [requireCapability(name)] };

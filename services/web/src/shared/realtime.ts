@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { Server, type Socket } from 'socket.io';
 import { inOrder } from '@ferry/core';
-import type { Db } from '@ferry/db';
+import { listen, type Db } from '@ferry/db';
 import {
   ERRORS_WRITTEN_EVENT,
   errorsWrittenSchema,
@@ -48,6 +48,12 @@ import {
   type ErrorsWatch,
   type WatchingSocket,
 } from '../features/errors/live.js';
+import {
+  createLiveOnboarding,
+  onboardingChannel,
+  type OnboardingStateEvent,
+  type WatchingDashboard,
+} from '../features/dashboard/live.js';
 
 /**
  * Live updates for pages (new messages in a room). Sockets authenticate with the same session
@@ -65,6 +71,8 @@ import {
  *   (features/rooms/live-unread.ts).
  * - the Errors page's "N new errors" line: `errors:join`, `errors:new`, `errors:left`
  *   (features/errors/live.ts), from the error writer's `errors:written` announcements.
+ * - the Dashboard's checklist: `onboarding:join`, `onboarding:state`, `onboarding:left`
+ *   (features/dashboard/live.ts), from those announcements and the database's `ferry_onboarding`.
  *
  * Several web processes (`docker compose up --scale web=3`) share one Redis adapter, so a message
  * posted on one process reaches sockets held by the others.
@@ -100,6 +108,7 @@ interface ClientToServerEvents {
   'room:read': (payload: unknown) => void;
   'unread:sync': (payload: unknown) => void;
   'errors:join': (payload: unknown, ack: unknown) => void;
+  'onboarding:join': (payload: unknown, ack: unknown) => void;
 }
 
 interface ServerToClientEvents {
@@ -109,6 +118,8 @@ interface ServerToClientEvents {
   'unread:state': (event: UnreadStateEvent) => void;
   'errors:new': (event: ErrorsNewEvent) => void;
   'errors:left': (event: { workspaceId: string }) => void;
+  'onboarding:state': (event: OnboardingStateEvent) => void;
+  'onboarding:left': (event: { workspaceId: string }) => void;
 }
 
 interface InterServerEvents {
@@ -122,6 +133,8 @@ interface SocketData {
   userId: string;
   /** The Errors page this socket shows, once `errors:join` was allowed. */
   errors?: ErrorsWatch;
+  /** The workspace whose Dashboard this socket shows, once `onboarding:join` was allowed. */
+  onboarding?: string;
 }
 
 export type RealtimeServer = Server<
@@ -146,6 +159,8 @@ export interface Realtime {
 }
 
 const roomChannel = (roomId: string): string => `room:${roomId}`;
+/** What the database notifies for a new invite, seat, webhook key or agent (migration 2026_11_29_0410). */
+const ONBOARDING_CHANNEL = 'ferry_onboarding';
 const userChannel = (userId: string): string => `user:${userId}`;
 
 /**
@@ -275,6 +290,19 @@ async function onErrorsJoin(
   reply({ ok: true });
 }
 
+/** A socket as the live checklist sees it. */
+function watchingDashboard(socket: RealtimeSocket, workspaceId: string): WatchingDashboard {
+  return {
+    userId: socket.data.userId,
+    emit: (event) => socket.emit('onboarding:state', event),
+    evict: async () => {
+      socket.data.onboarding = undefined;
+      await socket.leave(onboardingChannel(workspaceId));
+      socket.emit('onboarding:left', { workspaceId });
+    },
+  };
+}
+
 /**
  * The handshake's Origin is PUBLIC_URL's, one of ALLOWED_ORIGINS, or the origin the request was
  * sent to (same-origin: its Host). No Origin at all is a non-browser client, which holds no
@@ -355,6 +383,38 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     },
   });
 
+  // This process's sockets on a workspace's Dashboard, told when a checklist step may be done.
+  const dashboardsOf = (workspaceId: string): WatchingDashboard[] => {
+    const ids = io.sockets.adapter.rooms.get(onboardingChannel(workspaceId));
+    if (!ids?.size) return [];
+    return [...ids].flatMap((id) => {
+      const socket = io.sockets.sockets.get(id);
+      return socket ? [watchingDashboard(socket, workspaceId)] : [];
+    });
+  };
+  const liveOnboarding = createLiveOnboarding({
+    db,
+    watchers: dashboardsOf,
+    onError: failed('live checklist'),
+  });
+  const onboardingSteps = listen(
+    config.DATABASE_URL,
+    ONBOARDING_CHANNEL,
+    (workspaceId) => {
+      if (workspaceId !== undefined) {
+        liveOnboarding.changed(workspaceId);
+        return;
+      }
+      // (Re)connected: what was notified meanwhile is lost, so every open Dashboard looks again.
+      for (const channel of io.sockets.adapter.rooms.keys()) {
+        if (channel.startsWith(onboardingChannel(''))) {
+          liveOnboarding.changed(channel.slice(onboardingChannel('').length));
+        }
+      }
+    },
+    (err) => logger.warn({ err }, 'checklist notifications unavailable'),
+  );
+
   /** Users with a socket on this process, and how many: who this process tells of new messages. */
   const localUsers = new Map<string, number>();
 
@@ -381,6 +441,17 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       },
       'room:join': (join, reply) => onRoomJoin(db, socket, join, reply),
       'errors:join': (join, reply) => onErrorsJoin(socket, join, reply),
+      'onboarding:join': async ({ workspaceId }, reply) => {
+        const previous = socket.data.onboarding;
+        if (previous && previous !== workspaceId) {
+          await socket.leave(onboardingChannel(previous));
+        }
+        socket.data.onboarding = workspaceId;
+        await socket.join(onboardingChannel(workspaceId));
+        reply({ ok: true });
+        // Joined first, so nothing done from now on is missed; then what was done before.
+        await liveOnboarding.joined(workspaceId, watchingDashboard(socket, workspaceId));
+      },
     };
     // Exactly the declared events (socket-events.ts), each through `receive`.
     for (const declared of SOCKET_EVENTS) {
@@ -410,6 +481,9 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       return;
     }
     const announced = parsed.data;
+    for (const workspaceId of new Set(announced.messages.map((m) => m.workspaceId))) {
+      liveOnboarding.changed(workspaceId);
+    }
     announceInOrder(async () => {
       await deliverAnnounced(io, db, announced);
       // After the messages themselves, so an open room page has them before its count moves.
@@ -427,6 +501,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       return;
     }
     liveErrors.announced(parsed.data);
+    for (const { workspaceId } of parsed.data.workspaces) liveOnboarding.changed(workspaceId);
   });
 
   const realtime: Realtime = {
@@ -442,6 +517,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     },
     async close() {
       liveErrors.close();
+      await onboardingSteps.close();
       await io.close();
       pub.disconnect();
       sub.disconnect();

@@ -1,9 +1,10 @@
 import type { Access } from '@ferry/http';
 import type { z } from 'zod';
+import { onboardingJoinSchema } from '../features/dashboard/live.js';
 import { errorsJoinSchema } from '../features/errors/live.js';
 import { joinSchema } from '../features/rooms/live-join.js';
 import { readSchema, syncSchema } from '../features/rooms/live-unread.js';
-import { capability, self } from './access.js';
+import { anySeat, capability, self } from './access.js';
 
 /**
  * What a page's socket may send, declared like the HTTP routes (route tables): each event with
@@ -63,6 +64,14 @@ export const SOCKET_EVENTS = [
     access: capability('errors.read'),
     payload: errorsJoinSchema,
     invalid: 'Send {"workspaceId": "wsp_...", "filter": {"status": "unresolved"}}.',
+    workspace: (join) => join.workspaceId,
+  }),
+  socketEvent({
+    // Enforced by `receive` on join; the seat is read again before every delivery (seatRoles).
+    event: 'onboarding:join',
+    access: anySeat,
+    payload: onboardingJoinSchema,
+    invalid: 'Send {"workspaceId": "wsp_..."}.',
     workspace: (join) => join.workspaceId,
   }),
 ] as const satisfies readonly SocketEvent[];

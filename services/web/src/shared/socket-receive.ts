@@ -1,6 +1,6 @@
 import type { Db } from '@ferry/db';
 import type { Capability } from '@ferry/workspace';
-import { socketSeatHolds } from './access.js';
+import { socketHasSeat, socketSeatHolds } from './access.js';
 import type { SocketEvent, SocketEventName, SocketPayload } from './socket-events.js';
 
 export type JoinReply = { ok: true } | { ok: false; error: { code: string; message: string } };
@@ -24,7 +24,8 @@ export type SocketHandlers = {
  * Every socket event's one path, as `mount()` is for routes: the payload is parsed with the
  * event's schema (a bad one is answered, or dropped for events nobody waits on), the declared
  * rule is enforced, and only then does the feature's handler run. A `capability` rule is checked
- * against the seat in the payload's workspace, as requireCapability checks a page's.
+ * against the seat in the payload's workspace, as requireCapability checks a page's; a `seat` rule
+ * (anySeat) only wants a seat there, as a workspace page does.
  */
 export async function receive(
   db: Db,
@@ -42,12 +43,21 @@ export async function receive(
     }
     return;
   }
-  if (declared.access.kind === 'capability') {
+  const { kind } = declared.access;
+  if (kind === 'capability' || kind === 'seat') {
     const workspaceOf = declared.workspace as ((payload: unknown) => string) | undefined;
-    if (!workspaceOf) throw new Error(`${declared.event}: a capability rule needs its workspace`);
+    if (!workspaceOf) throw new Error(`${declared.event}: a ${kind} rule needs its workspace`);
     const workspaceId = workspaceOf(parsed.data);
-    const rule = declared.access.rule as Capability;
-    if (!(await socketSeatHolds(db, socket.data.userId, workspaceId, rule))) {
+    const allowed =
+      kind === 'seat'
+        ? await socketHasSeat(db, socket.data.userId, workspaceId)
+        : await socketSeatHolds(
+            db,
+            socket.data.userId,
+            workspaceId,
+            declared.access.rule as Capability,
+          );
+    if (!allowed) {
       // Not a member, or too low a role: the same answer, so the workspace's existence is not told.
       reply({ ok: false, error: { code: 'not_found', message: 'No such workspace.' } });
       return;

@@ -3,8 +3,13 @@ import { excerpt, type ErrorsAtAGlance } from '@ferry/workspace';
 import { noun, number, plural } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 import { layout, workspaceBase, type PageContext } from '../../shared/layout.js';
+import { COPY_SCRIPT } from '../../shared/copy.js';
+import { onboardingCard, type OnboardingCardData } from './onboarding-views.js';
 
-/** The workspace home: counts with links, then the cards other features add (deps.cards). */
+/**
+ * The workspace home: a new workspace's checklist (onboarding-views.ts), counts with links, then
+ * the cards other features add (deps.cards).
+ */
 
 export interface DashboardData {
   workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
@@ -16,6 +21,8 @@ export interface DashboardData {
   errors: ErrorsAtAGlance | undefined;
   /** Plug-in cards, already rendered. */
   cards: SafeHtml[];
+  /** The "Get started" checklist; undefined once hidden (dismissed, or nothing left for them). */
+  onboarding: OnboardingCardData | undefined;
 }
 
 function errorsCard(base: string, errors: ErrorsAtAGlance): SafeHtml {
@@ -46,13 +53,18 @@ function errorsCard(base: string, errors: ErrorsAtAGlance): SafeHtml {
   </section>`;
 }
 
+/** Ticks the checklist's steps live. */
+const ONBOARDING_SCRIPT = '/assets/onboarding.js';
+
 export function dashboardPage(ctx: PageContext, data: DashboardData): SafeHtml {
   const { workspace, rooms, newFeedback } = data;
   const base = workspaceBase(workspace);
   return layout(ctx, {
     title: 'Dashboard',
     section: 'dashboard',
+    scripts: data.onboarding ? [COPY_SCRIPT, ONBOARDING_SCRIPT] : [],
     body: html`<h1>${workspace.name}</h1>
+      ${data.onboarding ? onboardingCard(ctx, data.onboarding) : ''}
       <div class="cards">
         <section class="card" aria-labelledby="rooms-card">
           <h2 id="rooms-card">Rooms</h2>

@@ -47,6 +47,21 @@ export function firstReportHelp(
     })}`;
 }
 
+/** The workspace's Sentry DSN with its Copy button (also the Dashboard checklist's). */
+export function sentryDsnSnippet(
+  publicUrl: string,
+  workspace: Pick<Workspace, 'public_key'>,
+): SafeHtml {
+  return copyableSnippet({
+    id: 'sentry-dsn',
+    what: 'the DSN',
+    text: sentryDsn(publicUrl, workspace.public_key),
+    // The curl example's look: light, and wrapped rather than cut off on a phone.
+    className: 'curl',
+    testId: 'sentry-dsn',
+  });
+}
+
 /**
  * Apps that already use a Sentry SDK change only their DSN: the envelope and store endpoints take
  * what those SDKs send.
@@ -60,14 +75,7 @@ function sentrySection(publicUrl: string, workspace: Pick<Workspace, 'public_key
       Already using a Sentry SDK (JavaScript, Node, Python, Ruby, PHP, mobile)? Give it this DSN;
       nothing else changes. Errors and messages are kept; performance data and sessions are dropped.
     </p>
-    ${copyableSnippet({
-      id: 'sentry-dsn',
-      what: 'the DSN',
-      text: dsn,
-      // The curl example's look: light, and wrapped rather than cut off on a phone.
-      className: 'curl',
-      testId: 'sentry-dsn',
-    })}
+    ${sentryDsnSnippet(publicUrl, workspace)}
     ${snippets.map(
       ([name, snippet]) =>
         html`<h3>${snippet.label}</h3>

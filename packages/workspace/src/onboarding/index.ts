@@ -1,0 +1,11 @@
+export {
+  ONBOARDING_STEPS,
+  canDismissOnboarding,
+  dismissOnboarding,
+  onboardingProgress,
+  onboardingStepsFor,
+  seatRoles,
+  showOnboarding,
+  stepsShown,
+} from './onboarding.js';
+export type { OnboardingProgress, OnboardingStep, OnboardingSteps } from './onboarding.js';
