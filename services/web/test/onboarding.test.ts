@@ -6,6 +6,7 @@ import {
   createMember,
   createMessage,
   createUser,
+  waitUntil,
 } from '@ferry/testing';
 import {
   createIncomingKey,
@@ -13,6 +14,11 @@ import {
   onboardingProgress,
   registerAgent,
 } from '@ferry/workspace';
+import {
+  createLiveOnboarding,
+  type OnboardingStateEvent,
+  type WatchingDashboard,
+} from '../src/features/dashboard/live.js';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
 /**
@@ -191,5 +197,40 @@ describe('the Dashboard checklist', () => {
       .where('workspace_id', '=', workspace.id)
       .executeTakeFirstOrThrow();
     expect(row.dismissed_by).toBe(admin.seat.id);
+  });
+
+  it('tells each open Dashboard only its role’s steps, and evicts a seat that is gone', async () => {
+    const { workspace, owner } = await newWorkspace();
+    const guest = await createMember(web.ctx.db, workspace, { role: 'guest' });
+    const gone = await createMember(web.ctx.db, workspace, { role: 'admin', left: true });
+    const told = new Map<string, OnboardingStateEvent>();
+    const evicted = new Set<string>();
+    const watcher = (userId: string): WatchingDashboard => ({
+      userId,
+      emit: (event) => told.set(userId, event),
+      evict: () => {
+        evicted.add(userId);
+        return Promise.resolve();
+      },
+    });
+    const sockets = [watcher(owner.user_id), watcher(guest.user_id), watcher(gone.user_id)];
+    const live = createLiveOnboarding({
+      db: web.ctx.db,
+      watchers: () => sockets,
+      onError: (err) => {
+        throw err;
+      },
+    });
+    live.changed(workspace.id);
+    await waitUntil(
+      () => told.size + evicted.size === 3,
+      () => `a delivery to all three sockets (told ${told.size}, evicted ${evicted.size})`,
+    );
+    expect(told.get(owner.user_id)).toEqual({
+      workspaceId: workspace.id,
+      done: { post: false, invite: true, error: false, webhook: false, agent: false },
+    });
+    expect(told.get(guest.user_id)).toEqual({ workspaceId: workspace.id, done: { post: false } });
+    expect([...evicted]).toEqual([gone.user_id]);
   });
 });
