@@ -601,7 +601,7 @@ export interface DispatchesTable {
   finished_at: Timestamp | null;
 }
 
-/** A workspace whose admin hid the Dashboard's checklist, for everyone (migration 2026_11_29_0410). */
+/** A workspace whose admin hid the Dashboard's checklist, for everyone (migration 2026_11_28_0400). */
 export interface OnboardingDismissalsTable {
   workspace_id: string;
   /** The admin's seat; null once that seat is gone. */

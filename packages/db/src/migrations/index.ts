@@ -28,7 +28,7 @@ import * as memberMessagesByTime from './2026_11_27_0300_member_messages_by_time
 import * as occurrenceDetail from './2026_11_28_0100_occurrence_detail.js';
 import * as sourceMaps from './2026_11_28_0200_source_maps.js';
 import * as occurrenceTags from './2026_11_28_0300_occurrence_tags.js';
-import * as onboarding from './2026_11_29_0410_onboarding.js';
+import * as onboarding from './2026_11_28_0400_onboarding.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -64,5 +64,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0100_occurrence_detail': occurrenceDetail,
   '2026_11_28_0200_source_maps': sourceMaps,
   '2026_11_28_0300_occurrence_tags': occurrenceTags,
-  '2026_11_29_0410_onboarding': onboarding,
+  '2026_11_28_0400_onboarding': onboarding,
 };

@@ -159,7 +159,7 @@ export interface Realtime {
 }
 
 const roomChannel = (roomId: string): string => `room:${roomId}`;
-/** What the database notifies for a new invite, seat, webhook key or agent (migration 2026_11_29_0410). */
+/** What the database notifies for a new invite, seat, webhook key or agent (migration 2026_11_28_0400). */
 const ONBOARDING_CHANNEL = 'ferry_onboarding';
 const userChannel = (userId: string): string => `user:${userId}`;
 

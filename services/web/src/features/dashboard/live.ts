@@ -18,7 +18,7 @@ import { onboardingProgress, seatRoles, stepsShown, type OnboardingSteps } from 
  * What makes a process look again, for workspaces it has a Dashboard of open: the outbox relay's
  * `messages:stored` (a first message), the error writer's `errors:written` (a first error group),
  * and the `ferry_onboarding` notification the database sends for a new invite, seat, incoming
- * webhook key or agent (migration 2026_11_29_0410). The state is then read from the data
+ * webhook key or agent (migration 2026_11_28_0400). The state is then read from the data
  * (onboardingProgress: one statement) and each socket's seat is re-read, so a removed member is
  * evicted. Coalesced per workspace: while one read runs, further announcements make one more.
  * A busy room of a workspace with its Dashboard open costs one read per read's duration.
