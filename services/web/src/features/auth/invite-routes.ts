@@ -1,4 +1,4 @@
-import { acceptInvite, invitePath, openInvite } from '@ferry/workspace';
+import { acceptInvite, findMembership, invitePath, openInvite } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { flash, locals, renderPage } from '../../shared/request-context.js';
 import { workspaceBase } from '../../shared/layout.js';
@@ -7,7 +7,8 @@ import { access, routeTable, type RouteTable } from '@ferry/http';
 
 /**
  * `/invite/<token>`: an invite link. Signed in, it offers to join (a POST, so a link preview or a
- * prefetch never joins anyone); signed out, it sends the person to sign up or sign in and back.
+ * prefetch never joins anyone), or the way in to someone already seated there; signed out, it
+ * sends the person to sign up or sign in and back.
  * A link that expired, was revoked or never existed is one 404 for all.
  */
 /** The link is the credential; joining also needs a signed-in user (else: sign in and back). */
@@ -24,8 +25,15 @@ export function inviteRoutes({ db }: WebDeps): RouteTable {
     const token = req.params.token;
     const { invite, workspace } = await openInvite(db, token);
     const user = locals(res).user;
+    const seat = user ? await findMembership(db, user.id, workspace.id) : undefined;
     renderPage(req, res, (ctx) =>
-      invitePage(ctx, { workspace, role: invite.role, path: invitePath(token), signedIn: !!user }),
+      invitePage(ctx, {
+        workspace,
+        role: invite.role,
+        path: invitePath(token),
+        signedIn: !!user,
+        memberAs: seat?.member.role,
+      }),
     );
   });
 

@@ -202,27 +202,56 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
   });
 }
 
-/** What an invite link shows: join (signed in), or sign up / sign in first. */
+/**
+ * What an invite link shows: join (signed in), sign up / sign in first (signed out), or, for
+ * someone who already has a seat there, the way into the workspace instead of a second "Join".
+ * The workspace's name is one line with an ellipsis wherever it is chrome (title, button).
+ */
 export function invitePage(
   ctx: PageContext,
   data: {
-    workspace: Pick<Workspace, 'name'>;
+    workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
     role: Role;
     path: string;
     signedIn: boolean;
+    /** The viewer's role there when they already have a seat. */
+    memberAs?: Role | undefined;
   },
 ): SafeHtml {
+  const { workspace } = data;
   const next = encodeURIComponent(data.path);
+  if (data.memberAs) {
+    return layout(ctx, {
+      title: workspace.name,
+      body: html`<div class="card invite-card">
+        <h1>You are already a member</h1>
+        <p>
+          This invite adds nothing: you already have a seat as ${data.memberAs} in
+          <strong class="one-line" title="${workspace.name}">${workspace.name}</strong>
+        </p>
+        <div><a class="button" href="${workspaceBase(workspace)}">Open the workspace</a></div>
+      </div>`,
+    });
+  }
   return layout(ctx, {
-    title: `Join ${data.workspace.name}`,
+    title: `Join ${workspace.name}`,
     returnTo: data.path,
-    body: html`<div class="card">
-      <h1>Join ${data.workspace.name}</h1>
-      <p>You have been invited to join <strong>${data.workspace.name}</strong> as ${data.role}.</p>
+    body: html`<div class="card invite-card">
+      <h1 class="one-line" title="Join ${workspace.name}">Join ${workspace.name}</h1>
+      <p>
+        You have been invited as ${data.role} to join
+        <strong class="one-line" title="${workspace.name}">${workspace.name}</strong>
+      </p>
       ${
         data.signedIn
           ? html`<form method="post" action="${data.path}">
-              ${csrfField(ctx)}<button type="submit">Join ${data.workspace.name}</button>
+              ${csrfField(ctx)}<button
+                type="submit"
+                class="one-line"
+                title="Join ${workspace.name}"
+              >
+                Join ${workspace.name}
+              </button>
             </form>`
           : html`<p>
                 <a class="button" href="/signup?next=${next}">Create an account</a>
