@@ -424,6 +424,7 @@ export {
   SCRUB_KEYS_MAX,
   SCRUB_KEY_MAX_CHARS,
   SCRUB_RULES_TTL_MS,
+  WORKSPACE_NAME_MAX,
   addMember,
   addMemberSchema,
   createScrubRulesCache,

@@ -29,5 +29,6 @@ export {
   newPublicKey,
   seatUser,
   slugify,
+  WORKSPACE_NAME_MAX,
 } from './workspaces.js';
 export type { Membership, WorkspaceWithOwner } from './workspaces.js';

@@ -5,8 +5,18 @@ import { z } from 'zod';
 import { joinDefaultRoom } from '../members/members.js';
 import { splitWorkspace, workspaceJoinColumns } from './workspace-join.js';
 
+/** A workspace name's limit: the form says it, and a longer name is refused, never cut. */
+export const WORKSPACE_NAME_MAX = 80;
+
 export const createWorkspaceSchema = z.object({
-  name: z.string().trim().min(1, 'Give the workspace a name.').max(80, 'At most 80 characters.'),
+  name: z
+    .string('Give the workspace a name.')
+    .trim()
+    .min(1, 'Give the workspace a name.')
+    .max(WORKSPACE_NAME_MAX, {
+      error: (issue) =>
+        `Use at most ${WORKSPACE_NAME_MAX} characters: this name has ${typeof issue.input === 'string' ? [...issue.input].length : 'more'}.`,
+    }),
 });
 
 export function slugify(name: string): string {

@@ -121,8 +121,8 @@ function nav(ctx: PageContext, options: PageOptions): SafeHtml {
   // scrolling strip.
   return html`<nav class="sidebar" aria-label="Workspace" data-workspace-id="${ctx.workspace.id}">
     <div class="nav-head">
-      <a class="ws-name" href="/workspaces" title="Switch workspace"
-        >${ctx.workspace.name}<span class="switch">⇅</span></a
+      <a class="ws-name" href="/workspaces" title="${ctx.workspace.name} (switch workspace)"
+        ><span class="one-line">${ctx.workspace.name}</span><span class="switch">⇅</span></a
       >
       <button
         type="button"

@@ -1,4 +1,5 @@
 import type { Role, Workspace } from '@ferry/db';
+import { WORKSPACE_NAME_MAX } from '@ferry/workspace';
 import { html, type SafeHtml } from '../../shared/html.js';
 import {
   csrfField,
@@ -35,7 +36,11 @@ export function workspacesPage(
                 ${workspaces.map(
                   (w) =>
                     html`<tr>
-                      <td><a href="${workspaceBase(w)}">${w.name}</a></td>
+                      <td class="ws-cell">
+                        <a class="one-line" href="${workspaceBase(w)}" title="${w.name}"
+                          >${w.name}</a
+                        >
+                      </td>
                       <td><span class="badge">${w.role}</span></td>
                     </tr>`,
                 )}
@@ -62,7 +67,16 @@ export function newWorkspacePage(
       <p class="muted">A workspace holds your team's rooms, feedback and errors.</p>
       <form method="post" action="/workspaces" novalidate>
         ${csrfField(ctx)}
-        ${field({ label: 'Workspace name', name: 'name', value: values.name, error: errors.name, required: true, maxlength: 80 })}
+        ${field({
+          label: 'Workspace name',
+          name: 'name',
+          value: values.name,
+          error: errors.name,
+          required: true,
+          // No maxlength: the browser would cut a pasted name without a word; the server refuses
+          // it instead, saying so, with the name kept in the field to shorten.
+          hint: `Up to ${WORKSPACE_NAME_MAX} characters.`,
+        })}
         <button type="submit">Create workspace</button>
       </form>
     </div>`,

@@ -63,7 +63,7 @@ export function dashboardPage(ctx: PageContext, data: DashboardData): SafeHtml {
     title: 'Dashboard',
     section: 'dashboard',
     scripts: data.onboarding ? [COPY_SCRIPT, ONBOARDING_SCRIPT] : [],
-    body: html`<h1>${workspace.name}</h1>
+    body: html`<h1 class="one-line" title="${workspace.name}">${workspace.name}</h1>
       ${data.onboarding ? onboardingCard(ctx, data.onboarding) : ''}
       <div class="cards">
         <section class="card" aria-labelledby="rooms-card">
