@@ -157,10 +157,13 @@ describe('message groups', () => {
     expect(continuesGroup(message({ created_at: at(GROUP_WINDOW_MS + 1) }), first)).toBe(false);
     expect(continuesGroup(message(), undefined)).toBe(false);
     expect(continuesGroup(message({ author_member_id: 'mem_bob' }), first)).toBe(false);
-    // One webhook key, two senders: two authors.
+    // Webhook posts never group (issue 42, defect 6): each is its own event from another system,
+    // with its own header, badge and payload, even from one key and one name a second apart.
     const hook = message({ author_kind: 'webhook', author_member_id: null, author_ref: 'iwh_1' });
     expect(continuesGroup({ ...hook, display_name: 'CI bot' }, hook)).toBe(false);
-    expect(continuesGroup(message({ ...hook, body: 'again' }), hook)).toBe(true);
+    expect(continuesGroup(message({ ...hook, body: 'again', created_at: at(1_000) }), hook)).toBe(
+      false,
+    );
     // Proposals and progress chips always stand alone.
     expect(continuesGroup(message({ kind: 'proposal' }), first)).toBe(false);
     expect(continuesGroup(message(), message({ kind: 'progress' }))).toBe(false);
@@ -196,6 +199,35 @@ describe('message groups', () => {
     // A page that starts mid-group (earlier messages) continues the group it was given.
     const continued = messageItems([list[1]!], new Set(), { before: list[0] });
     expect(continued[0]!.value).toContain('class="message grouped');
+  });
+
+  it('gives every webhook post its header, badge and own "View payload"', () => {
+    const post = (body: string, ms: number) =>
+      message({
+        body,
+        created_at: at(ms),
+        author_kind: 'webhook',
+        author_member_id: null,
+        author_ref: 'iwh_ci',
+        display_name: 'CI',
+      });
+    const posts = [post('Build 41 passed', 0), post('Build 42 failed', 30_000)];
+    const payloads = new Map(
+      posts.map((p) => [
+        p.id,
+        { format: 'json', payload: `{"text":"${p.body}"}`, truncated: false },
+      ]),
+    );
+    const items = messageItems(posts, new Set(), { payloads }).map((item) => item.value);
+    for (const [i, item] of items.entries()) {
+      expect(item).not.toContain('class="message grouped');
+      expect(item).toContain('<div class="meta">');
+      expect(item).toContain('<span class="author" title="CI">CI</span>');
+      expect(item).toMatch(/class="badge link"[^>]*>webhook</);
+      // Its own payload, inside its own item.
+      expect(item.match(/<summary>View payload<\/summary>/g)).toHaveLength(1);
+      expect(item).toContain(posts[i]!.body);
+    }
   });
 });
 

@@ -156,13 +156,16 @@ type GroupKey = Pick<
 
 /**
  * Consecutive plain messages of one author within 5 minutes form a group: only the first shows
- * the name header. The author is the seat (or key, or agent) and the name shown, so two senders
- * posting through one webhook key stay apart. Every renderer (room page, live events, the send
+ * the name header. The author is the seat (or agent) and the name shown. Webhook posts never
+ * group: each is a separate event from another system (a build, an alert), and a grouped one
+ * lost its header and "webhook" badge and sat under the previous post's "View payload", reading
+ * as part of it (issue 42). Every renderer (room page, live events, the send
  * answer, ticket conversations) asks this about the message just before in the room, so the page
  * and the live path always agree.
  */
 export function continuesGroup(message: GroupKey, previous: GroupKey | undefined): boolean {
   if (!previous || message.kind !== 'text' || previous.kind !== 'text') return false;
+  if (message.author_kind === 'webhook') return false;
   const gap = new Date(message.created_at).getTime() - new Date(previous.created_at).getTime();
   return (
     gap >= 0 &&
