@@ -7,7 +7,15 @@ import {
   sumCounts,
   type GroupLatestFacts,
 } from '@ferry/workspace';
-import { noun, number, optional, plural, timeAgo, withQuery } from '../../shared/format.js';
+import {
+  noun,
+  number,
+  optional,
+  plural,
+  relativeAmount,
+  timeAgo,
+  withQuery,
+} from '../../shared/format.js';
 import { COPY_SCRIPT } from '../../shared/copy.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 import { emptyState, layout, workspaceBase, type PageContext } from '../../shared/layout.js';
@@ -22,9 +30,18 @@ import { firstReportHelp, ingestionOffNotice } from './setup-views.js';
  * sparklines and facts, pages, and the live "new errors arrived" line.
  */
 
-/** Under the class: where it broke, the environments it was seen in and its last release. */
+/**
+ * The row's second line, under the title: the source, where it broke (the culprit), the
+ * environments it was seen in and its last release. One line, cut at the cell's end (app.css).
+ */
 function groupFacts(g: ErrorGroup, facts: GroupLatestFacts | undefined): SafeHtml {
   const parts = [
+    sourceBadge(g.source),
+    facts?.culprit
+      ? html`<span class="culprit" title="${facts.culprit}"
+          ><code>${excerpt(facts.culprit, 120)}</code></span
+        >`
+      : '',
     g.environments.length
       ? html`<span class="facts-envs" title="Environments">${g.environments.join(', ')}</span>`
       : '',
@@ -32,16 +49,40 @@ function groupFacts(g: ErrorGroup, facts: GroupLatestFacts | undefined): SafeHtm
       ? html`<span class="facts-release" title="Last release seen">release ${facts.release}</span>`
       : '',
   ].filter(Boolean);
-  return html`${
-    facts?.culprit
-      ? html`<p class="culprit" title="${facts.culprit}">
-          <code>${excerpt(facts.culprit, 120)}</code>
-        </p>`
-      : ''
-  }
-  ${parts.length ? html`<p class="group-facts">${parts.map((part, i) => html`${i ? ' · ' : ''}${part}`)}</p>` : ''}`;
+  return html`<p class="group-facts">
+    ${parts.map((part, i) => html`${i > 1 ? ' · ' : ' '}${part}`)}
+  </p>`;
 }
 
+/**
+ * The title, as in Sentry: the class (the link), its status badges, then the latest message,
+ * on one line cut with an ellipsis; the whole of both on hover.
+ */
+function groupTitle(base: string, g: ErrorGroup): SafeHtml {
+  const message = excerpt(g.latest_message, 1_000);
+  return html`<div class="error-title" title="${g.error_class}${message ? `: ${message}` : ''}">
+    <a href="${base}/errors/${g.id}">${g.error_class}</a>${statusBadges(g)}
+    <span class="error-message"
+      >${optional(excerpt(g.latest_message, 200), undefined, '(no message)')}</span
+    >
+  </div>`;
+}
+
+/** "44 days": how long ago the group was first seen, short enough for a narrow column. */
+function age(firstSeen: Date): SafeHtml {
+  const seconds = Math.max(0, Math.round((Date.now() - firstSeen.getTime()) / 1000));
+  const { value, unit } = relativeAmount(seconds);
+  return html`<time
+    datetime="${firstSeen.toISOString()}"
+    title="First seen ${firstSeen.toUTCString()}"
+    >${seconds < 60 ? 'new' : plural(value, unit)}</time
+  >`;
+}
+
+/**
+ * The title takes most of the row (two short lines per group); the numbers and times keep
+ * narrow columns. Issue 42: the title had the narrowest column and 25 rows were 3,200 px.
+ */
 function groupsTable(
   base: string,
   groups: ErrorGroup[],
@@ -52,33 +93,25 @@ function groupsTable(
     <thead>
       <tr>
         <th>Error</th>
-        <th>Last ${SPARKLINE_DAYS} days</th>
-        <th>Source</th>
+        <th class="col-trend">Last ${SPARKLINE_DAYS} days</th>
         <th class="num">Occurrences</th>
-        <th class="col-first-seen">First seen</th>
-        <th>Last seen</th>
+        <th class="col-last-seen">Last seen</th>
+        <th class="col-first-seen" title="Since first seen">Age</th>
       </tr>
     </thead>
     <tbody>
       ${groups.map(
         (g) =>
           html`<tr>
-            <td class="error-cell">
-              <a href="${base}/errors/${g.id}">${g.error_class}</a>
-              ${statusBadges(g)} ${groupFacts(g, facts.get(g.id))}
-              <p class="excerpt" title="${excerpt(g.latest_message, 1_000)}">
-                ${optional(excerpt(g.latest_message, 140), undefined, '(no message)')}
-              </p>
-            </td>
+            <td class="error-cell">${groupTitle(base, g)} ${groupFacts(g, facts.get(g.id))}</td>
             <td class="trend">${dailyBars(sparklines.get(g.id) ?? [], SPARKLINE_DAYS)}</td>
-            <td>${sourceBadge(g.source)}</td>
             <td class="num">
               ${number(Number(g.occurrence_count))}<span class="narrow-only">
                 ${noun(Number(g.occurrence_count), 'occurrence')}</span
               >
             </td>
-            <td class="col-first-seen">${timeAgo(g.first_seen_at)}</td>
             <td class="last-seen">${timeAgo(g.last_seen_at)}</td>
+            <td class="col-first-seen">${age(new Date(g.first_seen_at))}</td>
           </tr>`,
       )}
     </tbody>
