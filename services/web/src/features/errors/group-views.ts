@@ -184,7 +184,7 @@ function agentSection(ctx: PageContext, data: ErrorGroupData, path: string): Saf
     <form method="post" action="${path}/feedback" class="inline">
       ${csrfField(ctx)}<button type="submit">Fix with agent</button>
     </form>
-    <p class="muted small">
+    <p class="hint">
       Files a ticket with this error’s message, culprit and latest backtrace: the workspace’s local
       agent picks it up as it is filed, and it can be dispatched to GitHub from the ticket.
     </p>

@@ -15,7 +15,7 @@ import {
 } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
-const SHOTS = '/tmp/shots/errors-list-layout';
+const SHOTS = '/tmp/shots/errors-layout';
 const HOUR = 3_600_000;
 
 /** Classes, messages and frames as real reports have them: long, and no two alike. */
@@ -76,7 +76,7 @@ function measure(page: Page) {
  * ~170 px, 3-4 lines each) and a page of 25 rows was 3,200 px tall. Now the title (class and
  * message) has most of the row on one truncated line, the culprit and facts one line under it.
  */
-describe('the Errors list layout', () => {
+describe('the Errors pages layout', () => {
   let web: WebHarness;
   let chrome: TestBrowser;
   const contexts: BrowserContext[] = [];
@@ -148,5 +148,40 @@ describe('the Errors list layout', () => {
     await photograph(page, `${SHOTS}/list-390.png`, { fullPage: true });
     await page.locator('table.errors').scrollIntoViewIfNeeded();
     await photograph(page, `${SHOTS}/list-390-rows.png`);
+  });
+  it('aligns the "Fix with agent" help text with its button (defect 11)', async () => {
+    const db = web.ctx.db;
+    const workspace = await createWorkspace(db, { name: 'Acme Fix' });
+    const member = await createMember(db, workspace, { role: 'member' });
+    const group = await createErrorGroup(db, workspace, { error_class: 'KeyError' });
+    await createErrorOccurrence(db, group);
+    const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    await signInWithForm(page, web.url, member.user.email, member.user.password);
+    await page.getByRole('heading', { name: 'Acme Fix' }).waitFor();
+    await page.goto(`${web.url}/w/${workspace.id}/${workspace.slug}/errors/${group.id}`);
+    const section = page.getByRole('region', { name: 'Fix with agent' });
+    const button = section.getByRole('button', { name: 'Fix with agent' });
+    await button.waitFor();
+    const help = section.locator('p', { hasText: 'Files a ticket' });
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      const [buttonBox, helpBox, sectionBox] = await Promise.all(
+        [button, help, section].map((l) => l.boundingBox()),
+      );
+      // The text starts where the button does, just under it, with the card's own padding below.
+      const textLeft = await help.evaluate((p) => {
+        const range = document.createRange();
+        range.selectNodeContents(p);
+        return range.getClientRects()[0]!.left;
+      });
+      expect(textLeft).toBeCloseTo(buttonBox!.x, 0);
+      expect(helpBox!.y - (buttonBox!.y + buttonBox!.height)).toBeLessThan(16);
+      const paddingBottom = sectionBox!.y + sectionBox!.height - (helpBox!.y + helpBox!.height);
+      expect(paddingBottom).toBeCloseTo(buttonBox!.y - sectionBox!.y, -1);
+      await section.scrollIntoViewIfNeeded();
+      await photograph(page, `${SHOTS}/fix-with-agent-${width}.png`);
+    }
   });
 });
