@@ -71,6 +71,20 @@ export class FormClient {
     return { status: res.status, text: await res.text(), location: res.headers.get('location') };
   }
 
+  /**
+   * The page a Post/Redirect/Get answer leads to (a refused form's 303 shows its error there);
+   * throws when the answer was not a redirect, naming its status.
+   */
+  async follow(answer: { status: number; location: string | null }): Promise<{
+    status: number;
+    text: string;
+    location: string | null;
+  }> {
+    if (answer.status < 300 || answer.status > 399 || !answer.location)
+      throw new Error(`Expected a redirect to follow, got ${answer.status}`);
+    return this.get(answer.location.replace(this.base, ''));
+  }
+
   async signIn(email: string, password: string): Promise<void> {
     const res = await this.post('/login', { email, password });
     if (res.status !== 302) throw new Error(`Sign-in failed with ${res.status}`);

@@ -35,7 +35,8 @@ export type {
   ShipPolicyRules,
   WorkState,
 } from './agents/index.js';
-export { escapeLike } from './common/index.js';
+export { escapeLike, LIST_PAGE_SIZE, listPage, pageWindow } from './common/index.js';
+export type { ListPage, PageRequest } from './common/index.js';
 export {
   ALERT_COOLDOWN_MS,
   ALERT_EVENT,
@@ -434,6 +435,7 @@ export {
   findMembership,
   findUserAndMembership,
   hourlyLimitReached,
+  findListedMember,
   listMembers,
   listWorkspacesForUser,
   lockCreations,

@@ -35,15 +35,15 @@ describe('members and roles', () => {
       { email: 'nobody@example.test', role: 'member' },
       { csrfFrom: `${base}/members` },
     );
-    expect(unknown.status).toBe(422);
-    expect(unknown.text).toContain('No account uses this email yet.');
+    expect(unknown.status).toBe(303);
+    expect((await client.follow(unknown)).text).toContain('No account uses this email yet.');
     const badRole = await client.post(
       `${base}/members`,
       { email: newcomer.email, role: 'owner' },
       { csrfFrom: `${base}/members` },
     );
-    expect(badRole.status).toBe(422);
-    expect(badRole.text).toContain('Pick a role.');
+    expect(badRole.status).toBe(303);
+    expect((await client.follow(badRole)).text).toContain('Pick a role.');
   });
 
   it('refuses member management to members, and removal cuts access at once', async () => {
@@ -60,7 +60,7 @@ describe('members and roles', () => {
       {},
       { csrfFrom: `${base}/members` },
     );
-    expect(removeOther.status).toBe(403);
+    expect(removeOther.status).toBe(303);
 
     const admin = await createMember(web.ctx.db, workspace, { role: 'admin' });
     const adminClient = new FormClient(web.url);
@@ -88,10 +88,11 @@ describe('members and roles', () => {
       {},
       { csrfFrom: `${base}/members` },
     );
-    // Said on the list, next to the remedy (make someone else owner), under the refusal's status.
-    expect(leave.status).toBe(409);
-    expect(leave.text).toContain('needs an owner');
-    expect(leave.text).toContain('Invite links');
+    // Said on the list (303 there), next to the remedy (make someone else owner).
+    expect(leave.status).toBe(303);
+    const list = await client.follow(leave);
+    expect(list.text).toContain('needs an owner');
+    expect(list.text).toContain('Invite links');
     expect(
       await web.ctx.db
         .selectFrom('members')
@@ -134,8 +135,8 @@ describe('members and roles', () => {
       { email: existing.user.email, role: 'guest' },
       { csrfFrom: `${base}/members` },
     );
-    expect(again.status).toBe(409);
-    expect(again.text).toContain('Already a member, as member.');
+    expect(again.status).toBe(303);
+    expect((await client.follow(again)).text).toContain('Already a member, as member.');
     expect(await roleOf(existing.id)).toBe('member');
   });
 
@@ -181,11 +182,11 @@ describe('members and roles', () => {
     expect(add.status).toBe(302);
     expect(await seatedIn(guestUser.id)).toEqual([{ room_id: generalRoomId }]);
     const junk = await client.post(people, { member_id: 'mem_nope' }, { csrfFrom: people });
-    expect(junk.status).toBe(422);
+    expect(junk.status).toBe(303);
     const foreign = await createMember(db, await createWorkspace(db));
     const other = await client.post(people, { member_id: foreign.id }, { csrfFrom: people });
-    expect(other.status).toBe(422);
-    expect(other.text).toContain('Pick someone from this workspace.');
+    expect(other.status).toBe(303);
+    expect((await client.follow(other)).text).toContain('Pick someone from this workspace.');
 
     // A guest in the room may not add people; a room the viewer cannot open is 404.
     const guestClient = new FormClient(web.url);
@@ -223,8 +224,8 @@ describe('members and roles', () => {
       [owner.id, 'admin'],
     ] as const) {
       const refused = await change(adminClient, id, role);
-      expect(refused.status).toBe(403);
-      expect(refused.text).toContain('Only an owner can');
+      expect(refused.status).toBe(303);
+      expect((await adminClient.follow(refused)).text).toContain('Only an owner can');
     }
     expect([await roleOf(member.id), await roleOf(otherAdmin.id), await roleOf(owner.id)]).toEqual([
       'guest',
@@ -233,8 +234,8 @@ describe('members and roles', () => {
     ]);
     // The sole owner cannot step down; after making someone else owner, they can, and can leave.
     const stepDown = await change(ownerClient, owner.id, 'admin');
-    expect(stepDown.status).toBe(409);
-    expect(stepDown.text).toContain('needs an owner');
+    expect(stepDown.status).toBe(303);
+    expect((await ownerClient.follow(stepDown)).text).toContain('needs an owner');
     expect(await roleOf(owner.id)).toBe('owner');
     expect((await change(ownerClient, admin.id, 'owner')).status).toBe(302);
     expect(await roleOf(admin.id)).toBe('owner');
@@ -245,7 +246,7 @@ describe('members and roles', () => {
     );
     expect(leave.location).toBe('/workspaces');
     // Bad roles and unknown ids are refused.
-    expect((await change(adminClient, member.id, 'emperor')).status).toBe(422);
+    expect((await change(adminClient, member.id, 'emperor')).status).toBe(303);
     expect(await roleOf(member.id)).toBe('guest');
     expect((await change(adminClient, 'mem_nope', 'member')).status).toBe(404);
   });
@@ -272,8 +273,10 @@ describe('members and roles', () => {
       // Nor anyone else, without members.manage.
       [memberClient, guest.id, 'member'],
     ] as const) {
+      // Refused by the domain's rules: back to the list (303), which says why.
       const refused = await change(client, id, role);
-      expect(refused.status).toBe(403);
+      expect(refused.status).toBe(303);
+      expect((await client.follow(refused)).text).toContain('class="flash error"');
     }
     expect(await roleOf(guest.id)).toBe('guest');
     expect(await roleOf(member.id)).toBe('member');
@@ -362,11 +365,12 @@ describe('members and roles', () => {
         .where('left_at', 'is', null)
         .execute();
       expect({ round, owners: owners.length }).toEqual({ round, owners: 1 });
-      // One removal went through; the other was refused: 403 when it reached removeMember's lock
-      // after the first committed, 404 when the remover's seat was already gone at the door.
+      // One removal went through; the other was refused: back to the list (303) when it reached
+      // removeMember's lock after the first committed, 404 when the remover's seat was already
+      // gone at the door.
       const [done, refused] = answers.map((a) => a.status).sort();
       expect({ round, done }).toEqual({ round, done: 302 });
-      expect([403, 404]).toContain(refused);
+      expect([303, 404]).toContain(refused);
     }
   });
 
@@ -427,7 +431,7 @@ describe('members and roles', () => {
       { role: 'owner', expires_in_days: '365' },
       { csrfFrom: `${base}/members` },
     );
-    expect(bad.status).toBe(422);
+    expect(bad.status).toBe(303);
     expect(await db.selectFrom('workspace_invites').select('id').execute()).toHaveLength(1);
 
     await client.post(

@@ -51,10 +51,11 @@ describe('outgoing webhook pages', () => {
   ])('refuses %s when saved, with the error inline in the form', async (target, message) => {
     const { client, tab } = await seated();
     const res = await client.post(`${tab}/outgoing`, { target_url: target }, { csrfFrom: tab });
-    expect(res.status).toBe(422);
-    expect(res.text).toMatch(message);
-    expect(res.text).toContain('name="target_url"');
-    expect(res.text).toContain('aria-invalid="true"');
+    expect(res.status).toBe(303);
+    const resPage = await client.follow(res);
+    expect(resPage.text).toMatch(message);
+    expect(resPage.text).toContain('name="target_url"');
+    expect(resPage.text).toContain('aria-invalid="true"');
     const hooks = await web.ctx.db
       .selectFrom('outgoing_webhooks')
       .select('id')

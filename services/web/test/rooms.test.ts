@@ -313,31 +313,35 @@ describe('rooms and messages', () => {
       ['!!!', 'Use at least one letter or digit.'],
     ] as const) {
       const res = await client.post(rooms, { name }, { csrfFrom: rooms });
-      expect(res.status).toBe(422);
-      expect(res.text).toContain(error);
+      expect(res.status).toBe(303);
+      const resPage = await client.follow(res);
+      expect(resPage.text).toContain(error);
     }
     expect((await client.post(rooms, { name: 'x'.repeat(80) }, { csrfFrom: rooms })).status).toBe(
       302,
     );
     await createRoom(web.ctx.db, workspace, { name: 'general' });
     const duplicate = await client.post(rooms, { name: 'General' }, { csrfFrom: rooms });
-    expect(duplicate.status).toBe(422);
-    expect(duplicate.text).toContain('#general already exists');
-    expect(duplicate.text).toContain('value="General"');
+    expect(duplicate.status).toBe(303);
+    const duplicatePage = await client.follow(duplicate);
+    expect(duplicatePage.text).toContain('#general already exists');
+    expect(duplicatePage.text).toContain('value="General"');
 
     const room = await createRoom(web.ctx.db, workspace, { name: 'talk', members: [seat] });
     const url = `${rooms}/${room.id}`;
     const empty = await client.post(`${url}/messages`, { body: ' \n ' }, { csrfFrom: url });
-    expect(empty.status).toBe(422);
-    expect(empty.text).toContain('Write a message.');
+    expect(empty.status).toBe(303);
+    const emptyPage = await client.follow(empty);
+    expect(emptyPage.text).toContain('Write a message.');
     const long = await client.post(
       `${url}/messages`,
       { body: 'y'.repeat(20_001) },
       { csrfFrom: url },
     );
-    expect(long.status).toBe(422);
-    expect(long.text).toContain('At most 20,000 characters.');
-    expect(long.text).toContain('y'.repeat(100)); // the draft is kept
+    expect(long.status).toBe(303);
+    const longPage = await client.follow(long);
+    expect(longPage.text).toContain('At most 20,000 characters.');
+    expect(longPage.text).toContain('y'.repeat(100)); // the draft is kept
     const exact = await client.post(
       `${url}/messages`,
       { body: 'z'.repeat(20_000) },
@@ -352,7 +356,8 @@ describe('rooms and messages', () => {
     );
     expect(huge.status).toBe(413);
     const noField = await client.post(`${url}/messages`, {}, { csrfFrom: url });
-    expect(noField.status).toBe(422);
+    expect(noField.status).toBe(303);
+    expect((await client.follow(noField)).text).toContain('Write a message.');
     const count = await web.ctx.db
       .selectFrom('messages')
       .select((eb) => eb.fn.countAll<string>().as('n'))

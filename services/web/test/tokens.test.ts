@@ -216,18 +216,22 @@ describe('API tokens', () => {
       client.post(tokens, form, { csrfFrom: `${tokens}/new` });
 
     const noName = await post({ name: '  ', scopes: 'tenant:read' });
-    expect(noName.status).toBe(422);
-    expect(noName.text).toContain('Give the token a name.');
+    expect(noName.status).toBe(303);
+    const noNamePage = await client.follow(noName);
+    expect(noNamePage.text).toContain('Give the token a name.');
     const longName = await post({ name: 'x'.repeat(81), scopes: 'tenant:read' });
-    expect(longName.status).toBe(422);
-    expect(longName.text).toContain('At most 80 characters.');
+    expect(longName.status).toBe(303);
+    const longNamePage = await client.follow(longName);
+    expect(longNamePage.text).toContain('At most 80 characters.');
     const noScope = await post({ name: 'Fine name' });
-    expect(noScope.status).toBe(422);
-    expect(noScope.text).toContain('Pick at least one scope.');
-    expect(noScope.text).toContain('value="Fine name"');
+    expect(noScope.status).toBe(303);
+    const noScopePage = await client.follow(noScope);
+    expect(noScopePage.text).toContain('Pick at least one scope.');
+    expect(noScopePage.text).toContain('value="Fine name"');
     const badScope = await post({ name: 'Fine name', scopes: 'root:everything' });
-    expect(badScope.status).toBe(422);
-    expect(badScope.text).toContain('Pick scopes from the list.');
+    expect(badScope.status).toBe(303);
+    const badScopePage = await client.follow(badScope);
+    expect(badScopePage.text).toContain('Pick scopes from the list.');
     const missingCsrf = await client.post(tokens, { name: 'x', scopes: 'tenant:read', _csrf: '' });
     expect(missingCsrf.status).toBe(403);
 

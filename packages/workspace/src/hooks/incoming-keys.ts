@@ -2,6 +2,7 @@ import { AppError, generateSecret, hashSecret, isId, newId, visiblePrefix } from
 import type { SecretBox } from '@ferry/core';
 import type { Db, IncomingWebhook, OutgoingWebhookState } from '@ferry/db';
 import { z } from 'zod';
+import { listPage, pageWindow, type ListPage, type PageRequest } from '../common/paging.js';
 
 /**
  * Incoming webhook keys (SPEC.md "Incoming webhook key"). The raw key is the whole credential of
@@ -98,13 +99,29 @@ function keysWithCreator(db: Db, roomId: string) {
     .where('incoming_webhooks.room_id', '=', roomId);
 }
 
-/** The room's keys that are not deleted, newest first, with the creator's account name. */
-export async function listIncomingKeys(db: Db, roomId: string): Promise<IncomingKeyListItem[]> {
-  const rows = await keysWithCreator(db, roomId)
-    .where('incoming_webhooks.deleted_at', 'is', null)
-    .orderBy('incoming_webhooks.id', 'desc')
-    .execute();
-  return rows.map((row) => ({ ...row, state: incomingKeyState(row) }));
+/** The room's keys that are not deleted, newest first, with the creator's account name: a page. */
+export async function listIncomingKeys(
+  db: Db,
+  roomId: string,
+  request: PageRequest = {},
+): Promise<ListPage<IncomingKeyListItem>> {
+  const { limit, offset } = pageWindow(request);
+  const [rows, counted] = await Promise.all([
+    keysWithCreator(db, roomId)
+      .where('incoming_webhooks.deleted_at', 'is', null)
+      .orderBy('incoming_webhooks.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('incoming_webhooks')
+      .where('room_id', '=', roomId)
+      .where('deleted_at', 'is', null)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  const items = rows.map((row) => ({ ...row, state: incomingKeyState(row) }));
+  return listPage(items, Number(counted.n), request);
 }
 
 /**
@@ -227,11 +244,21 @@ export interface OutgoingHookListItem {
  * The room's outgoing hooks for the Webhooks tab's list (SPEC.md: state and consecutive failures
  * are shown there). Read-only here; creating and managing hooks is domain/outgoing-hooks.ts.
  */
-export function listRoomOutgoingHooks(db: Db, roomId: string): Promise<OutgoingHookListItem[]> {
-  return db
-    .selectFrom('outgoing_webhooks')
-    .select(['id', 'target_url', 'state', 'consecutive_failures', 'created_at'])
-    .where('room_id', '=', roomId)
-    .orderBy('id', 'desc')
-    .execute();
+export async function listRoomOutgoingHooks(
+  db: Db,
+  roomId: string,
+  request: PageRequest = {},
+): Promise<ListPage<OutgoingHookListItem>> {
+  const { limit, offset } = pageWindow(request);
+  const hooks = db.selectFrom('outgoing_webhooks').where('room_id', '=', roomId);
+  const [items, counted] = await Promise.all([
+    hooks
+      .select(['id', 'target_url', 'state', 'consecutive_failures', 'created_at'])
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    hooks.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return listPage(items, Number(counted.n), request);
 }

@@ -8,6 +8,7 @@ import {
   lockCreations,
 } from '../workspaces/creation-limits.js';
 import { seatUser } from '../workspaces/workspaces.js';
+import { listPage, pageWindow, type ListPage, type PageRequest } from '../common/paging.js';
 
 /**
  * Invite links: an admin makes a link with a role and an expiry; whoever opens it, signed in or
@@ -103,23 +104,32 @@ export interface InviteListItem {
   createdByName: string | null;
 }
 
-/** The workspace's links that still work, newest first. */
+/** The workspace's links that still work, newest first: a page of them. */
 export async function listLiveInvites(
   db: Db,
   box: SecretBox,
   workspaceId: string,
-): Promise<InviteListItem[]> {
-  const rows = await db
+  request: PageRequest = {},
+): Promise<ListPage<InviteListItem>> {
+  const { limit, offset } = pageWindow(request);
+  const live = db
     .selectFrom('workspace_invites as i')
-    .leftJoin('members as m', 'm.id', 'i.created_by')
-    .leftJoin('users as u', 'u.id', 'm.user_id')
-    .select(['i.id', 'i.role', 'i.token_sealed', 'i.expires_at', 'i.joined_count', 'u.name'])
     .where('i.workspace_id', '=', workspaceId)
     .where('i.revoked_at', 'is', null)
-    .where('i.expires_at', '>', new Date())
-    .orderBy('i.created_at', 'desc')
-    .execute();
-  return rows.map((row) => ({
+    .where('i.expires_at', '>', new Date());
+  const [rows, counted] = await Promise.all([
+    live
+      .leftJoin('members as m', 'm.id', 'i.created_by')
+      .leftJoin('users as u', 'u.id', 'm.user_id')
+      .select(['i.id', 'i.role', 'i.token_sealed', 'i.expires_at', 'i.joined_count', 'u.name'])
+      .orderBy('i.created_at', 'desc')
+      .orderBy('i.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    live.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const items = rows.map((row) => ({
     id: row.id,
     role: row.role,
     path: invitePath(box.decrypt(row.token_sealed)),
@@ -127,6 +137,7 @@ export async function listLiveInvites(
     joinedCount: row.joined_count,
     createdByName: row.name,
   }));
+  return listPage(items, Number(counted.n), request);
 }
 
 export async function revokeInvite(db: Db, workspaceId: string, inviteId: string): Promise<void> {

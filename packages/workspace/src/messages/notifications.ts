@@ -135,10 +135,22 @@ export interface SidebarRoom {
   unread: number;
 }
 
+/**
+ * The sidebar lists at most this many of the seat's rooms, those with unread messages first: a
+ * seat in 1,000 rooms (the form fuzz's owner) would otherwise get all of them on every page. The
+ * rest are a link away (the paged Rooms page).
+ */
+export const SIDEBAR_ROOMS_MAX = 30;
+
 export interface UnreadState {
   workspaceId: string;
-  /** The seat's rooms for the sidebar (joined channels, DMs and agent rooms), by name. */
+  /**
+   * The seat's rooms for the sidebar (joined channels, DMs and agent rooms), by name: at most
+   * SIDEBAR_ROOMS_MAX, unread ones first.
+   */
   rooms: SidebarRoom[];
+  /** All the seat's sidebar rooms, listed or not. */
+  roomCount: number;
   /** Unread mentions in rooms the seat may open, at most UNREAD_COUNT_LIMIT. */
   mentions: number;
 }
@@ -192,6 +204,7 @@ export async function unreadState(db: Db, seat: Seat): Promise<UnreadState> {
             and messages.author_member_id is distinct from room_members.member_id
           limit ${UNREAD_COUNT_LIMIT}) unread)`.as('unread'),
     )
+    .select(sql<string>`count(*) over ()`.as('total'))
     .where('room_members.member_id', '=', seat.id)
     .where('room_members.left_at', 'is', null)
     // A ticket's conversation is reached from the inbox and the Mentions list, not the sidebar.
@@ -199,15 +212,24 @@ export async function unreadState(db: Db, seat: Seat): Promise<UnreadState> {
   const rows = await db
     .selectFrom(mentions.as('m'))
     .leftJoin(rooms.as('r'), (join) => join.onTrue())
-    .select(['m.n', 'r.id', 'r.kind', 'r.name', 'r.unread'])
+    .select(['m.n', 'r.id', 'r.kind', 'r.name', 'r.unread', 'r.total'])
+    .orderBy(sql`r.unread > 0`, 'desc')
     .orderBy('r.name')
+    .limit(SIDEBAR_ROOMS_MAX)
     .execute();
   const sidebar: SidebarRoom[] = [];
   for (const { id, kind, name, unread } of rows) {
     if (id !== null && kind !== null && name !== null && unread !== null)
       sidebar.push({ id, kind, name, unread });
   }
-  return { workspaceId: seat.workspace_id, rooms: sidebar, mentions: Number(rows[0]?.n ?? 0) };
+  // Unread first chose which rooms are listed; they are shown by name.
+  sidebar.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return {
+    workspaceId: seat.workspace_id,
+    rooms: sidebar,
+    roomCount: Number(rows[0]?.total ?? 0),
+    mentions: Number(rows[0]?.n ?? 0),
+  };
 }
 
 /**

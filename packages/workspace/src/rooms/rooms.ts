@@ -3,6 +3,7 @@ import type { Db, Member, Role, Room, RoomKind } from '@ferry/db';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { can, type Capability } from '../members/capabilities.js';
+import { listPage, pageWindow, type ListPage, type PageRequest } from '../common/paging.js';
 
 /**
  * Rooms and who may open them. Every check reads the database (room seat AND workspace seat both
@@ -170,14 +171,18 @@ export interface RoomListItem {
 /**
  * The rooms page: every room the seat has joined, plus (with rooms.browse) every channel it could
  * join. Guests never see channels they are not in; nobody sees other people's DMs or
- * conversations they have not joined (those live in the feedback inbox).
+ * conversations they have not joined (those live in the feedback inbox). One page of them
+ * (channels, then DMs, then conversations, each by name), with the total and how many of all of
+ * them the seat is in.
  */
 export async function listRooms(
   db: Db,
   seat: Pick<Member, 'id' | 'role' | 'workspace_id'>,
-): Promise<RoomListItem[]> {
+  request: PageRequest = {},
+): Promise<ListPage<RoomListItem> & { joined: number }> {
   const browse = can(seat.role, 'rooms.browse');
-  const rows = await db
+  const { limit, offset } = pageWindow(request);
+  const visible = db
     .selectFrom('rooms')
     .leftJoin('room_members as mine', (join) =>
       join
@@ -185,33 +190,47 @@ export async function listRooms(
         .on('mine.member_id', '=', seat.id)
         .on('mine.left_at', 'is', null),
     )
-    .select(['rooms.id', 'rooms.kind', 'rooms.name', 'mine.joined_at'])
-    .select((eb) => [
-      eb
-        .selectFrom('room_members as rm')
-        .innerJoin('members as m', 'm.id', 'rm.member_id')
-        .whereRef('rm.room_id', '=', 'rooms.id')
-        .where('rm.left_at', 'is', null)
-        .where('m.left_at', 'is', null)
-        .select((sub) => sub.fn.countAll<string>().as('n'))
-        .as('member_count'),
-      eb
-        .selectFrom('messages')
-        .whereRef('messages.room_id', '=', 'rooms.id')
-        .orderBy('messages.id', 'desc')
-        .limit(1)
-        .select('messages.created_at')
-        .as('last_message_at'),
-    ])
     .where('rooms.workspace_id', '=', seat.workspace_id)
     .where((eb) =>
       browse
         ? eb.or([eb('mine.joined_at', 'is not', null), eb('rooms.kind', '=', 'channel')])
         : eb('mine.joined_at', 'is not', null),
-    )
-    .orderBy('rooms.name')
-    .execute();
-  return rows.map((r) => ({
+    );
+  const [rows, counts] = await Promise.all([
+    visible
+      .select(['rooms.id', 'rooms.kind', 'rooms.name', 'mine.joined_at'])
+      .select((eb) => [
+        eb
+          .selectFrom('room_members as rm')
+          .innerJoin('members as m', 'm.id', 'rm.member_id')
+          .whereRef('rm.room_id', '=', 'rooms.id')
+          .where('rm.left_at', 'is', null)
+          .where('m.left_at', 'is', null)
+          .select((sub) => sub.fn.countAll<string>().as('n'))
+          .as('member_count'),
+        eb
+          .selectFrom('messages')
+          .whereRef('messages.room_id', '=', 'rooms.id')
+          .orderBy('messages.id', 'desc')
+          .limit(1)
+          .select('messages.created_at')
+          .as('last_message_at'),
+      ])
+      // The page shows the kinds in this order, so a page's sections follow each other.
+      .orderBy(sql`case rooms.kind when 'channel' then 0 when 'dm' then 1 else 2 end`)
+      .orderBy('rooms.name')
+      .orderBy('rooms.id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    visible
+      .select((eb) => [
+        eb.fn.countAll<string>().as('total'),
+        eb.fn.count<string>('mine.joined_at').as('joined'),
+      ])
+      .executeTakeFirstOrThrow(),
+  ]);
+  const items = rows.map((r) => ({
     id: r.id,
     kind: r.kind,
     name: r.name,
@@ -219,6 +238,7 @@ export async function listRooms(
     memberCount: Number(r.member_count ?? 0),
     lastMessageAt: r.last_message_at ?? null,
   }));
+  return { ...listPage(items, Number(counts.total), request), joined: Number(counts.joined) };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ApiToken, Db, TokenScope, Workspace } from '@ferry/db';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { splitWorkspace, workspaceJoinColumns } from '../workspaces/workspace-join.js';
+import { listPage, pageWindow, type ListPage, type PageRequest } from '../common/paging.js';
 
 /** Every scope a token can hold, in the order the form lists them, with what each one unlocks. */
 export const TOKEN_SCOPES: readonly { scope: TokenScope; description: string }[] = [
@@ -117,9 +118,17 @@ export async function revokeTokensOf(db: Db, memberId: string, reason: string): 
   return Number(revoked.numUpdatedRows);
 }
 
-/** Active tokens first (newest first), then revoked ones, which stay listed as a record. */
-export function listTokens(db: Db, workspaceId: string): Promise<TokenListItem[]> {
-  return db
+/**
+ * Active tokens first (newest first), then revoked ones, which stay listed as a record; one page
+ * of them with the total.
+ */
+export async function listTokens(
+  db: Db,
+  workspaceId: string,
+  request: PageRequest = {},
+): Promise<ListPage<TokenListItem>> {
+  const { limit, offset } = pageWindow(request);
+  const rows = db
     .selectFrom('api_tokens')
     .leftJoin('members', 'members.id', 'api_tokens.created_by')
     .leftJoin('users', 'users.id', 'members.user_id')
@@ -138,7 +147,16 @@ export function listTokens(db: Db, workspaceId: string): Promise<TokenListItem[]
     .orderBy(sql`api_tokens.revoked_at is null`, 'desc')
     .orderBy('api_tokens.created_at', 'desc')
     .orderBy('api_tokens.id', 'desc')
+    .limit(limit)
+    .offset(offset)
     .execute();
+  const total = db
+    .selectFrom('api_tokens')
+    .where('workspace_id', '=', workspaceId)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const [items, counted] = await Promise.all([rows, total]);
+  return listPage(items, Number(counted.n), request);
 }
 
 /** A token of this workspace; junk ids and other workspaces' ids are both "not found". */

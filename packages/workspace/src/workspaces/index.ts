@@ -24,6 +24,7 @@ export {
   createWorkspaceSchema,
   findMembership,
   findUserAndMembership,
+  findListedMember,
   listMembers,
   listWorkspacesForUser,
   newPublicKey,

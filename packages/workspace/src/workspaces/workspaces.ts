@@ -4,6 +4,7 @@ import type { Db, Member, Role, User, Workspace } from '@ferry/db';
 import { z } from 'zod';
 import { joinDefaultRoom } from '../members/members.js';
 import { splitWorkspace, workspaceJoinColumns } from './workspace-join.js';
+import { listPage, pageWindow, type PageRequest } from '../common/paging.js';
 
 /** A workspace name's limit: the form says it, and a longer name is refused, never cut. */
 export const WORKSPACE_NAME_MAX = 80;
@@ -195,26 +196,67 @@ export async function findUserAndMembership(
   return { user, membership: { member, workspace } };
 }
 
-export function listWorkspacesForUser(db: Db, userId: string) {
-  return db
+/** The user's workspaces by name, with their role in each: a page of them. */
+export async function listWorkspacesForUser(db: Db, userId: string, request: PageRequest = {}) {
+  const { limit, offset } = pageWindow(request);
+  const seats = db
     .selectFrom('members')
-    .innerJoin('workspaces', 'workspaces.id', 'members.workspace_id')
-    .select(['workspaces.id', 'workspaces.slug', 'workspaces.name', 'members.role'])
     .where('members.user_id', '=', userId)
-    .where('members.left_at', 'is', null)
-    .orderBy('workspaces.name')
-    .execute();
+    .where('members.left_at', 'is', null);
+  const [items, counted] = await Promise.all([
+    seats
+      .innerJoin('workspaces', 'workspaces.id', 'members.workspace_id')
+      .select(['workspaces.id', 'workspaces.slug', 'workspaces.name', 'members.role'])
+      .orderBy('workspaces.name')
+      .orderBy('workspaces.id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    seats.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return listPage(items, Number(counted.n), request);
 }
 
-export function listMembers(db: Db, workspaceId: string) {
+const memberColumns = [
+  'members.id',
+  'members.role',
+  'members.joined_at',
+  'users.name',
+  'users.email',
+] as const;
+
+/** The workspace's active members by name: a page of them. */
+export async function listMembers(db: Db, workspaceId: string, request: PageRequest = {}) {
+  const { limit, offset } = pageWindow(request);
+  const active = db
+    .selectFrom('members')
+    .where('members.workspace_id', '=', workspaceId)
+    .where('members.left_at', 'is', null);
+  const [items, counted] = await Promise.all([
+    active
+      .innerJoin('users', 'users.id', 'members.user_id')
+      .select(memberColumns)
+      .orderBy('users.name')
+      .orderBy('members.id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    active.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return listPage(items, Number(counted.n), request);
+}
+
+/** One active member of the workspace, as the members list shows them; undefined otherwise. */
+export function findListedMember(db: Db, workspaceId: string, memberId: string) {
+  if (!isId(memberId, 'member')) return Promise.resolve(undefined);
   return db
     .selectFrom('members')
     .innerJoin('users', 'users.id', 'members.user_id')
-    .select(['members.id', 'members.role', 'members.joined_at', 'users.name', 'users.email'])
+    .select(memberColumns)
     .where('members.workspace_id', '=', workspaceId)
+    .where('members.id', '=', memberId)
     .where('members.left_at', 'is', null)
-    .orderBy('users.name')
-    .execute();
+    .executeTakeFirst();
 }
 
 export const addMemberSchema = z.object({

@@ -106,7 +106,15 @@ function roomList(ctx: PageContext, base: string, currentRoomId: string | undefi
             >
           </li>`,
       )}
-    </ul>`;
+    </ul>
+    ${
+      // The sidebar lists a bounded few (unread first); the Rooms page pages through them all.
+      (ctx.unread?.roomCount ?? 0) > rooms.length
+        ? html`<a class="nav-more" href="${base}/rooms"
+            >All ${ctx.unread?.roomCount ?? 0} rooms →</a
+          >`
+        : ''
+    }`;
 }
 
 function nav(ctx: PageContext, options: PageOptions): SafeHtml {

@@ -1,3 +1,4 @@
+import type { ListPage } from '@ferry/workspace';
 import { number, withQuery } from './format.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -16,6 +17,8 @@ export interface PagerOptions {
   page: number;
   /** At least 1. */
   pages: number;
+  /** The query parameter of the page number, when a page has two paged lists; `page` otherwise. */
+  param?: string;
 }
 
 /** Query values on a page are forgiving: junk falls back to the first page instead of an error. */
@@ -25,8 +28,14 @@ export function pageParam(value: unknown): number {
 }
 
 /** The address of page `page` of the list. */
-export function pageHref(options: Pick<PagerOptions, 'path' | 'query'>, page: number): string {
-  return withQuery(options.path, { ...options.query, page: page > 1 ? page : undefined });
+export function pageHref(
+  options: Pick<PagerOptions, 'path' | 'query' | 'param'>,
+  page: number,
+): string {
+  return withQuery(options.path, {
+    ...options.query,
+    [options.param ?? 'page']: page > 1 ? page : undefined,
+  });
 }
 
 /**
@@ -63,4 +72,23 @@ export function pastLastPage(options: PagerOptions): SafeHtml {
   const last = Math.max(1, options.pages);
   return html`Page ${number(options.page)} does not exist; the last page is ${number(last)}.
     <a href="${pageHref(options, last)}">Go to page ${number(last)}</a>`;
+}
+
+/**
+ * Under a paged list of the workspace (rooms, members, invites, tokens, webhook keys and hooks,
+ * workspaces): "Showing 1–50 of 1,234" and the pager; past the last page, what `pastLastPage`
+ * says. Nothing when the list is empty (its empty state says so).
+ */
+export function listFooter(
+  list: Pick<ListPage<unknown>, 'items' | 'total' | 'page' | 'pages' | 'first'>,
+  options: Pick<PagerOptions, 'path' | 'query' | 'param'>,
+): SafeHtml | '' {
+  const at = { ...options, page: list.page, pages: list.pages };
+  if (!list.items.length)
+    return list.page > 1 ? html`<p class="list-count">${pastLastPage(at)}</p>` : '';
+  const last = list.first + list.items.length - 1;
+  return html`<p class="list-count muted">
+      Showing ${number(list.first)}–${number(last)} of ${number(list.total)}
+    </p>
+    ${pager(at)}`;
 }

@@ -124,6 +124,8 @@ export function pageContext(req: Request, res: Response): PageContext {
   const { user, workspace, member, unread } = locals(res);
   const flash = req.session?.flash;
   if (flash) delete req.session.flash;
+  // A refused form's values are for the page its route took them on (kept-form.ts), never later.
+  if (req.session?.keptForm) delete req.session.keptForm;
   return {
     csrfToken: req.csrfToken?.() ?? '',
     user: user ? { id: user.id, name: user.name, email: user.email } : undefined,

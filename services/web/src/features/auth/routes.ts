@@ -78,8 +78,8 @@ export function authRoutes(deps: WebDeps): RouteTable {
       return;
     }
     const workspaces = await listWorkspacesForUser(db, user.id);
-    const [first] = workspaces;
-    res.redirect(workspaces.length === 1 && first ? `/w/${first.id}/${first.slug}` : '/workspaces');
+    const [first] = workspaces.items;
+    res.redirect(workspaces.total === 1 && first ? `/w/${first.id}/${first.slug}` : '/workspaces');
   });
 
   routes.get('/login', access.public('sign-in pages'), (req, res) => {

@@ -2,6 +2,8 @@ import type { WebDeps } from '../../deps.js';
 import { fieldErrors } from '@ferry/core';
 import { createWorkspace, createWorkspaceSchema, listWorkspacesForUser } from '@ferry/workspace';
 import { locals, renderPage } from '../../shared/request-context.js';
+import { keptText, postedText, redirectWithForm, takeForm } from '../../shared/kept-form.js';
+import { pageParam } from '../../shared/pager.js';
 import { workspaceBase } from '../../shared/layout.js';
 import { newWorkspacePage, workspacesPage } from './workspace-views.js';
 import { routeTable, type RouteTable } from '@ferry/http';
@@ -11,21 +13,29 @@ export function workspaceRoutes({ db }: WebDeps): RouteTable {
   const routes = routeTable();
   routes.get('/workspaces', signedIn, async (req, res) => {
     const user = locals(res).user!;
-    const workspaces = await listWorkspacesForUser(db, user.id);
+    const workspaces = await listWorkspacesForUser(db, user.id, {
+      page: pageParam(req.query.page),
+    });
     renderPage(req, res, (ctx) => workspacesPage(ctx, { workspaces }));
   });
 
+  const NEW_FORM = 'workspaces.new';
+
   routes.get('/workspaces/new', signedIn, (req, res) => {
-    renderPage(req, res, (ctx) => newWorkspacePage(ctx, { values: {} }));
+    const kept = takeForm(req, NEW_FORM);
+    const data = { values: { name: keptText(kept, 'name') }, errors: kept?.errors ?? {} };
+    renderPage(req, res, (ctx) => newWorkspacePage(ctx, data));
   });
 
   routes.post('/workspaces', signedIn, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const parsed = createWorkspaceSchema.safeParse(body);
     if (!parsed.success) {
-      const values = { name: typeof body.name === 'string' ? body.name : '' };
-      const errors = fieldErrors(parsed.error);
-      renderPage(req, res, (ctx) => newWorkspacePage(ctx, { values, errors }), 422);
+      const values = { name: postedText(body, 'name') };
+      redirectWithForm(req, res, '/workspaces/new', NEW_FORM, {
+        values,
+        errors: fieldErrors(parsed.error),
+      });
       return;
     }
     const { workspace } = await createWorkspace(db, locals(res).user!, parsed.data.name);

@@ -1,6 +1,7 @@
 import type { Role, Workspace } from '@ferry/db';
-import { WORKSPACE_NAME_MAX } from '@ferry/workspace';
+import { WORKSPACE_NAME_MAX, type ListPage } from '@ferry/workspace';
 import { html, type SafeHtml } from '../../shared/html.js';
+import { listFooter } from '../../shared/pager.js';
 import {
   csrfField,
   emptyState,
@@ -14,9 +15,9 @@ import {
 
 export function workspacesPage(
   ctx: PageContext,
-  data: { workspaces: (Pick<Workspace, 'id' | 'slug' | 'name'> & { role: Role })[] },
+  data: { workspaces: ListPage<Pick<Workspace, 'id' | 'slug' | 'name'> & { role: Role }> },
 ): SafeHtml {
-  const { workspaces } = data;
+  const workspaces = data.workspaces.items;
   return layout(ctx, {
     title: 'Your workspaces',
     body: html`<div class="page-head">
@@ -46,18 +47,21 @@ export function workspacesPage(
                 )}
               </tbody>
             </table>`
-          : emptyState(
-              'No workspaces yet',
-              html`<a href="/workspaces/new">Create your first workspace</a> or ask a colleague to
-                add you.`,
-            )
-      }`,
+          : data.workspaces.total
+            ? ''
+            : emptyState(
+                'No workspaces yet',
+                html`<a href="/workspaces/new">Create your first workspace</a> or ask a colleague to
+                  add you.`,
+              )
+      }
+      ${listFooter(data.workspaces, { path: '/workspaces' })}`,
   });
 }
 
 export function newWorkspacePage(
   ctx: PageContext,
-  data: { values: { name?: string }; errors?: Record<string, string> },
+  data: { values: { name?: string | undefined }; errors?: Record<string, string> },
 ): SafeHtml {
   const { values, errors = {} } = data;
   return layout(ctx, {

@@ -9,6 +9,7 @@ import {
   createInvite,
   createInviteSchema,
   listLiveInvites,
+  findListedMember,
   listMembers,
   removalRefusal,
   removeMember,
@@ -16,6 +17,8 @@ import {
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
+import { keptText, postedText, redirectWithForm, takeForm } from '../../shared/kept-form.js';
+import { pageParam } from '../../shared/pager.js';
 import { workspaceBase } from '../../shared/layout.js';
 import { membersPage, removeMemberConfirmPage } from './views.js';
 import { routeTable, type RouteTable } from '@ferry/http';
@@ -23,8 +26,8 @@ import { anySeat, capability, self } from '../../shared/access.js';
 
 /**
  * A refusal the list page can explain next to its remedy (the last owner leaving, a role the actor
- * may not give, a bad choice): the list is shown with the message, under the refusal's own status
- * (403, 409, 422), so nothing reads a refusal as done. Unknown ids stay a plain 404.
+ * may not give, a bad choice): back to the list (303) with the message above it, so a reload never
+ * re-posts. Unknown ids stay a plain 404.
  */
 function explainable(error: unknown): error is AppError {
   return error instanceof AppError && [403, 409, 422, 429].includes(error.status);
@@ -33,18 +36,20 @@ function explainable(error: unknown): error is AppError {
 export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
   const routes = routeTable();
 
-  async function page(
-    req: Request,
-    res: Response,
-    values: { email?: string; role?: string } = {},
-    errors: Record<string, string> = {},
-    status = 200,
-  ): Promise<void> {
+  const ADD_FORM = 'members.add';
+
+  async function page(req: Request, res: Response): Promise<void> {
     const { workspace, member } = seat(res);
+    const kept = takeForm(req, ADD_FORM);
+    const values = { email: keptText(kept, 'email'), role: keptText(kept, 'role') };
+    const errors = kept?.errors ?? {};
     const canManage = can(member.role, 'members.manage');
+    const query = req.query as Record<string, unknown>;
     const [members, invites] = await Promise.all([
-      listMembers(db, workspace.id),
-      canManage ? listLiveInvites(db, box, workspace.id) : Promise.resolve([]),
+      listMembers(db, workspace.id, { page: pageParam(query.page) }),
+      canManage
+        ? listLiveInvites(db, box, workspace.id, { page: pageParam(query.invites_page) })
+        : undefined,
     ]);
     const data = {
       workspace,
@@ -57,8 +62,10 @@ export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
       values,
       errors,
     };
-    renderPage(req, res, (ctx) => membersPage(ctx, data), status);
+    renderPage(req, res, (ctx) => membersPage(ctx, data));
   }
+
+  const listPath = (res: Response): string => `${workspaceBase(seat(res).workspace)}/members`;
 
   /** Back to the list with what happened; a refusal the domain explains is shown, not a 4xx page. */
   async function act(
@@ -67,38 +74,35 @@ export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
     action: () => Promise<string>,
     anchor = '',
   ): Promise<void> {
-    const { workspace } = seat(res);
     try {
       flash(req, 'ok', await action());
     } catch (error) {
       if (!explainable(error)) throw error;
-      return refused(req, res, error);
+      return refused(req, res, error); // at the top, where the flash is
     }
-    res.redirect(`${workspaceBase(workspace)}/members${anchor}`);
+    res.redirect(`${listPath(res)}${anchor}`);
   }
 
-  /** The list again, saying why the action was refused, under the refusal's status. */
-  async function refused(req: Request, res: Response, error: AppError): Promise<void> {
+  /** Back to the list, which says why the action was refused. */
+  function refused(req: Request, res: Response, error: AppError): void {
     flash(req, 'error', error.message);
-    await page(req, res, {}, {}, error.status);
+    res.redirect(303, listPath(res));
   }
 
   routes.get('/', anySeat, async (req, res) => page(req, res));
 
   routes.post('/', capability('members.manage'), async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const values = {
-      email: typeof body.email === 'string' ? body.email : '',
-      role: typeof body.role === 'string' ? body.role : '',
-    };
+    const body: unknown = req.body ?? {};
+    const values = { email: postedText(body, 'email'), role: postedText(body, 'role') };
+    const back = (errors: Record<string, string>) =>
+      redirectWithForm(req, res, listPath(res), ADD_FORM, { values, errors });
     const parsed = addMemberSchema.safeParse(body);
-    if (!parsed.success) return page(req, res, values, fieldErrors(parsed.error), 422);
+    if (!parsed.success) return back(fieldErrors(parsed.error));
     const { workspace } = seat(res);
     try {
       await addMember(db, workspace.id, parsed.data.email, parsed.data.role);
     } catch (error) {
-      if (error instanceof AppError && error.options.fields)
-        return page(req, res, values, error.options.fields, error.status);
+      if (error instanceof AppError && error.options.fields) return back(error.options.fields);
       throw error;
     }
     flash(req, 'ok', `${parsed.data.email} was added as ${parsed.data.role}.`);
@@ -167,7 +171,7 @@ export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
     const { workspace, member } = seat(res);
     const { memberId } = req.params;
     const self = memberId === member.id;
-    const target = (await listMembers(db, workspace.id)).find((m) => m.id === memberId);
+    const target = await findListedMember(db, workspace.id, memberId);
     if (!target) throw new AppError('not_found', 'No such member.');
     const refusal = removalRefusal(member, target);
     if (refusal) throw new AppError('forbidden', refusal);

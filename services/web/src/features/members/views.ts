@@ -5,12 +5,14 @@ import {
   removalRefusal,
   ROLES,
   type InviteListItem,
+  type ListPage,
   type listMembers,
 } from '@ferry/workspace';
 import { confirmLink, confirmPage } from '../../shared/confirm.js';
 import { COPY_SCRIPT, copyButton } from '../../shared/copy.js';
 import { timeAgo } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
+import { listFooter } from '../../shared/pager.js';
 import {
   csrfField,
   field,
@@ -27,18 +29,19 @@ import {
 
 export interface MembersData {
   workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
+  /** A page of them (`?page=`). */
   members: Awaited<ReturnType<typeof listMembers>>;
   /** The viewer's own seat. */
   selfId: string;
   selfRole: Role;
   /** The viewer may add and remove others (members.manage). */
   canManage: boolean;
-  /** Live invite links (admins only). */
-  invites: InviteListItem[];
+  /** A page of the live invite links (`?invites_page=`; admins only). */
+  invites?: ListPage<InviteListItem> | undefined;
   /** PUBLIC_URL, for the invite links' full address. */
   publicUrl: string;
   /** The add form as posted, with its errors. */
-  values?: { email?: string; role?: string };
+  values?: { email?: string | undefined; role?: string | undefined };
   errors?: Record<string, string>;
 }
 
@@ -46,7 +49,7 @@ function roleCell(
   csrf: SafeHtml,
   base: string,
   data: MembersData,
-  m: MembersData['members'][number],
+  m: MembersData['members']['items'][number],
 ) {
   const roles = assignableRoles({ id: data.selfId, role: data.selfRole }, m);
   if (!roles.length) return html`<span class="badge">${m.role}</span>`;
@@ -98,9 +101,9 @@ function invitesSection(csrf: SafeHtml, base: string, data: MembersData): SafeHt
       up (or sign in) and land in the workspace. Share it like a password.
     </p>
     ${
-      data.invites.length
+      data.invites?.items.length
         ? html`<ul class="invite-list">
-            ${data.invites.map(
+            ${data.invites.items.map(
               (invite) =>
                 html`<li>
                   <div>
@@ -133,7 +136,18 @@ function invitesSection(csrf: SafeHtml, base: string, data: MembersData): SafeHt
                 </li>`,
             )}
           </ul>`
-        : html`<p>No live invite links.</p>`
+        : data.invites?.total
+          ? ''
+          : html`<p>No live invite links.</p>`
+    }
+    ${
+      data.invites
+        ? listFooter(data.invites, {
+            path: `${base}/members`,
+            query: { page: data.members.page > 1 ? data.members.page : undefined },
+            param: 'invites_page',
+          })
+        : ''
     }
     <form method="post" action="${base}/members/invites" class="invite-form">
       ${csrf} ${roleSelect('f-invite-role', 'role', 'member')}
@@ -149,7 +163,8 @@ function invitesSection(csrf: SafeHtml, base: string, data: MembersData): SafeHt
 }
 
 export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
-  const { members, selfId, canManage, values = {}, errors = {} } = data;
+  const { selfId, canManage, values = {}, errors = {} } = data;
+  const members = data.members.items;
   const base = workspaceBase(data.workspace);
   const csrf = csrfField(ctx);
   return layout(ctx, {
@@ -197,6 +212,12 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
           </table>
         `,
       )}
+      ${listFooter(data.members, {
+        path: `${base}/members`,
+        query: {
+          invites_page: data.invites && data.invites.page > 1 ? data.invites.page : undefined,
+        },
+      })}
       ${canManage ? addMemberForm(csrf, base, values, errors) : ''}
       ${canManage ? invitesSection(csrf, base, data) : ''}`,
   });

@@ -12,6 +12,7 @@ import {
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
+import { redirectWithForm, takeForm } from '../../shared/kept-form.js';
 import { roomPeoplePage } from './people-views.js';
 import { roomPath } from './views.js';
 import { NO_SUCH_ROOM } from './settings-routes.js';
@@ -35,18 +36,18 @@ export function roomPeopleRoutes({ db }: WebDeps): RouteTable {
     return found;
   }
 
-  async function page(req: Request, res: Response, error?: string, status = 200) {
+  const ADD_FORM = 'rooms.people.add';
+
+  async function page(req: Request, res: Response) {
     const { workspace } = seat(res);
     const room = await openRoom(req, res);
+    const error = takeForm(req, `${ADD_FORM}:${room.room.id}`)?.errors.member_id;
     const [people, addable] = await Promise.all([
       listRoomPeople(db, room.room.id),
       canAddPeople(room) ? listAddablePeople(db, room.room) : Promise.resolve(undefined),
     ]);
-    renderPage(
-      req,
-      res,
-      (ctx) => roomPeoplePage(ctx, { workspace, room: room.room, people, addable, error }),
-      status,
+    renderPage(req, res, (ctx) =>
+      roomPeoplePage(ctx, { workspace, room: room.room, people, addable, error }),
     );
   }
 
@@ -55,14 +56,20 @@ export function roomPeopleRoutes({ db }: WebDeps): RouteTable {
   routes.post('/', capability('rooms.manage_people'), async (req, res) => {
     const { workspace } = seat(res);
     const room = await openRoom(req, res);
+    const here = `${roomPath(workspace, room.room.id)}/people`;
+    const back = (problem = 'Pick someone to add.') =>
+      redirectWithForm(req, res, here, `${ADD_FORM}:${room.room.id}`, {
+        values: {},
+        errors: { member_id: problem },
+      });
     const parsed = addRoomPersonSchema.safeParse(req.body ?? {});
-    if (!parsed.success) return page(req, res, fieldErrors(parsed.error).member_id, 422);
+    if (!parsed.success) return back(fieldErrors(parsed.error).member_id);
     let name: string;
     try {
       name = await addRoomPerson(db, room, parsed.data.member_id);
     } catch (error) {
       if (error instanceof AppError && error.options.fields)
-        return page(req, res, error.options.fields.member_id, error.status);
+        return back(error.options.fields.member_id);
       throw error;
     }
     flash(req, 'ok', `${name} was added to ${roomLabel(room.room)}.`);

@@ -26,6 +26,8 @@ import {
 import type { WebDeps } from '../../deps.js';
 import type { Realtime } from '../../shared/realtime.js';
 import { flash, locals, renderPage, seat } from '../../shared/request-context.js';
+import { pageParam } from '../../shared/pager.js';
+import { keptText, postedText, redirectWithForm, takeForm } from '../../shared/kept-form.js';
 import { messageItem } from './message-views.js';
 import { NO_SUCH_ROOM } from './settings-routes.js';
 import {
@@ -66,28 +68,24 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
   const { db } = deps;
   const routes = routeTable();
 
-  async function listPage(
-    req: Request,
-    res: Response,
-    values: { name?: string } = {},
-    errors: Record<string, string> = {},
-    status = 200,
-  ): Promise<void> {
+  const CREATE_FORM = 'rooms.create';
+  const COMPOSER = 'rooms.message';
+
+  async function listPage(req: Request, res: Response): Promise<void> {
     const { workspace, member } = seat(res);
-    const rooms = await listRooms(db, member);
-    renderPage(
-      req,
-      res,
-      (ctx) =>
-        roomsListPage(ctx, {
-          workspace,
-          rooms,
-          canBrowse: can(member.role, 'rooms.browse'),
-          canCreate: can(member.role, 'rooms.create'),
-          values,
-          errors,
-        }),
-      status,
+    const kept = takeForm(req, CREATE_FORM);
+    const values = { name: keptText(kept, 'name') };
+    const errors = kept?.errors ?? {};
+    const rooms = await listRooms(db, member, { page: pageParam(req.query.page) });
+    renderPage(req, res, (ctx) =>
+      roomsListPage(ctx, {
+        workspace,
+        rooms,
+        canBrowse: can(member.role, 'rooms.browse'),
+        canCreate: can(member.role, 'rooms.create'),
+        values,
+        errors,
+      }),
     );
   }
 
@@ -112,14 +110,11 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
   }
 
   /** The room page: the latest messages, or those before `?before=<message id>`. */
-  async function showRoom(
-    req: Request,
-    res: Response,
-    room: RoomSeat,
-    composer: { draft?: string; error?: string | undefined } = {},
-    status = 200,
-  ): Promise<void> {
+  async function showRoom(req: Request, res: Response, room: RoomSeat): Promise<void> {
     const { workspace, member } = seat(res);
+    // A refused post without JavaScript comes back here (303) with its draft and error.
+    const kept = takeForm(req, `${COMPOSER}:${room.room.id}`);
+    const composer = kept ? { draft: keptText(kept, 'body'), error: kept.errors.body } : {};
     const query = req.query as Record<string, unknown>;
     const before = query.before;
     if (before !== undefined && !isId(before, 'message')) {
@@ -155,45 +150,44 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
       canManageWebhooks,
       messages,
     });
-    renderPage(
-      req,
-      res,
-      (ctx) =>
-        roomPage(ctx, {
-          workspace,
-          room: room.room,
-          joined: room.joined,
-          messages,
-          more,
-          latest: before === undefined,
-          handles,
-          memberCount,
-          participants,
-          feedbackId,
-          canManageWebhooks,
-          webhookKeyLinks: keyLinks,
-          payloads,
-          composer,
-          mentions,
-        }),
-      status,
+    renderPage(req, res, (ctx) =>
+      roomPage(ctx, {
+        workspace,
+        room: room.room,
+        joined: room.joined,
+        messages,
+        more,
+        latest: before === undefined,
+        handles,
+        memberCount,
+        participants,
+        feedbackId,
+        canManageWebhooks,
+        webhookKeyLinks: keyLinks,
+        payloads,
+        composer,
+        mentions,
+      }),
     );
   }
 
   routes.get('/', anySeat, async (req, res) => listPage(req, res));
 
   routes.post('/', capability('rooms.create'), async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const name = typeof body.name === 'string' ? body.name : '';
-    const parsed = createRoomSchema.safeParse(body);
-    if (!parsed.success) return listPage(req, res, { name }, fieldErrors(parsed.error), 422);
+    const body: unknown = req.body ?? {};
     const { workspace, member } = seat(res);
+    const back = (errors: Record<string, string>) =>
+      redirectWithForm(req, res, roomsPath(workspace), CREATE_FORM, {
+        values: { name: postedText(body, 'name') },
+        errors,
+      });
+    const parsed = createRoomSchema.safeParse(body);
+    if (!parsed.success) return back(fieldErrors(parsed.error));
     let room;
     try {
       room = await createChannel(db, member, parsed.data.name);
     } catch (error) {
-      if (error instanceof AppError && error.options.fields)
-        return listPage(req, res, { name }, error.options.fields, error.status);
+      if (error instanceof AppError && error.options.fields) return back(error.options.fields);
       throw error;
     }
     res.redirect(roomPath(workspace, room.id));
@@ -264,8 +258,17 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
           fields: { body: problem },
         });
       }
-      const draft = typeof body.body === 'string' ? body.body.slice(0, MESSAGE_BODY_MAX * 2) : '';
-      return showRoom(req, res, room, { draft, error: problem }, 422);
+      const draft = postedText(body, 'body').slice(0, MESSAGE_BODY_MAX * 2);
+      return redirectWithForm(
+        req,
+        res,
+        roomPath(workspace, room.room.id),
+        `${COMPOSER}:${room.room.id}`,
+        {
+          values: { body: draft },
+          errors: { body: problem },
+        },
+      );
     }
     const message = await postMessage(db, {
       roomId: room.room.id,

@@ -6,6 +6,7 @@ import {
   type MentionHandles,
   type MentionSuggestion,
   type Participant,
+  type ListPage,
   type RoomListItem,
   type OriginalPayload,
 } from '@ferry/workspace';
@@ -20,6 +21,7 @@ import {
   type PageContext,
 } from '../../shared/layout.js';
 import { confirmLink, confirmPage } from '../../shared/confirm.js';
+import { listFooter } from '../../shared/pager.js';
 import { messageItems } from './message-views.js';
 
 /** The rooms list and the room page (messages, composer), and the offer to join a channel. */
@@ -70,19 +72,21 @@ function roomRow(
 
 export interface RoomsListData {
   workspace: Pick<Workspace, 'id' | 'slug' | 'name'>;
-  rooms: RoomListItem[];
+  /** A page of them, with how many the viewer is in (of all, not only this page). */
+  rooms: ListPage<RoomListItem> & { joined: number };
   /** The viewer may see and join every channel (not only those they are in). */
   canBrowse: boolean;
   canCreate: boolean;
-  values?: { name?: string };
+  values?: { name?: string | undefined };
   errors?: Record<string, string>;
 }
 
 export function roomsListPage(ctx: PageContext, data: RoomsListData): SafeHtml {
-  const { workspace, rooms, canBrowse: browse, canCreate, values = {}, errors = {} } = data;
+  const { workspace, canBrowse: browse, canCreate, values = {}, errors = {} } = data;
+  const rooms = data.rooms.items;
   const base = roomsPath(workspace);
   const csrf = csrfField(ctx);
-  const joinedCount = rooms.filter((r) => r.joined).length;
+  const joinedCount = data.rooms.joined;
   const section = (title: string, kind: RoomListItem['kind'], id: string): SafeHtml => {
     const items = rooms.filter((r) => r.kind === kind);
     return items.length
@@ -137,8 +141,11 @@ export function roomsListPage(ctx: PageContext, data: RoomsListData): SafeHtml {
               ? html`${section(browse ? 'Channels' : 'Your channels', 'channel', 'channels')}
                 ${section('Direct messages', 'dm', 'dms')}
                 ${section('Conversations', 'conversation', 'conversations')}`
-              : empty
+              : data.rooms.total
+                ? ''
+                : empty
           }
+          ${listFooter(data.rooms, { path: base })}
         </div>
         ${createCard}
       </div>`,

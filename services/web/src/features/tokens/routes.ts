@@ -10,6 +10,8 @@ import {
 } from '@ferry/workspace';
 import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
 import { stashOnce, takeOnce } from '../../shared/show-once.js';
+import { redirectWithForm, takeForm } from '../../shared/kept-form.js';
+import { pageParam } from '../../shared/pager.js';
 import { workspaceBase } from '../../shared/layout.js';
 import { newTokenPage, tokenCreatedPage, tokensPage } from './views.js';
 import { routeTable, type RouteTable } from '@ferry/http';
@@ -25,26 +27,25 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
   routes.get('/', capability('tokens.manage'), async (req, res) => {
     const { workspace } = seat(res);
     const [tokens, cards] = await Promise.all([
-      listTokens(db, workspace.id),
+      listTokens(db, workspace.id, { page: pageParam(req.query.page) }),
       Promise.all(plugins.tokens.map((card) => card({ db }, res))),
     ]);
     noStore(res);
     renderPage(req, res, (ctx) => tokensPage(ctx, { base: tokensPath(res), tokens, cards }));
   });
 
-  function newToken(
-    req: Request,
-    res: Response,
-    values: { name?: string; scopes?: string[] } = {},
-    errors: Record<string, string> = {},
-    status = 200,
-  ): void {
-    renderPage(
-      req,
-      res,
-      (ctx) => newTokenPage(ctx, { base: tokensPath(res), values, errors }),
-      status,
-    );
+  const NEW_FORM = 'tokens.new';
+
+  function newToken(req: Request, res: Response): void {
+    const kept = takeForm(req, NEW_FORM);
+    const name = kept?.values.name;
+    const scopes = kept?.values.scopes;
+    const values = {
+      name: Array.isArray(name) ? name[0] : name,
+      scopes: Array.isArray(scopes) ? scopes : scopes === undefined ? [] : [scopes],
+    };
+    const errors = kept?.errors ?? {};
+    renderPage(req, res, (ctx) => newTokenPage(ctx, { base: tokensPath(res), values, errors }));
   }
 
   routes.get('/new', capability('tokens.manage'), (req, res) => newToken(req, res));
@@ -65,7 +66,7 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
       const errors: Record<string, string> = {};
       for (const [key, message] of Object.entries(fieldErrors(parsed.error)))
         errors[key.split('.')[0] ?? key] ??= message;
-      newToken(req, res, values, errors, 422);
+      redirectWithForm(req, res, `${tokensPath(res)}/new`, NEW_FORM, { values, errors });
       return;
     }
     const { token, raw } = await createToken(db, workspace.id, member.id, parsed.data);

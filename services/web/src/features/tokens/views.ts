@@ -1,8 +1,9 @@
 import type { ApiToken, TokenScope } from '@ferry/db';
-import { TOKEN_SCOPES, type TokenListItem } from '@ferry/workspace';
+import { TOKEN_SCOPES, type ListPage, type TokenListItem } from '@ferry/workspace';
 import { masked, optional, timeAgo } from '../../shared/format.js';
 import { COPY_SCRIPT, copyButton } from '../../shared/copy.js';
 import { html, type SafeHtml } from '../../shared/html.js';
+import { listFooter } from '../../shared/pager.js';
 import {
   csrfField,
   emptyState,
@@ -58,13 +59,15 @@ function tokenRow(csrf: SafeHtml, base: string, t: TokenListItem): SafeHtml {
 export interface TokensData {
   /** The tokens page's own path (`.../settings/tokens`). */
   base: string;
-  tokens: TokenListItem[];
+  /** A page of them. */
+  tokens: ListPage<TokenListItem>;
   /** Cards other features put on this page (deps.cards.tokens), already rendered. */
   cards: SafeHtml[];
 }
 
 export function tokensPage(ctx: PageContext, data: TokensData): SafeHtml {
-  const { base, tokens, cards } = data;
+  const { base, cards } = data;
+  const tokens = data.tokens.items;
   const csrf = csrfField(ctx);
   return layout(ctx, {
     title: 'API tokens',
@@ -101,12 +104,15 @@ export function tokensPage(ctx: PageContext, data: TokensData): SafeHtml {
                 </tbody>
               </table>`,
             )
-          : emptyState(
-              'No API tokens yet',
-              html`Create one to file feedback from your app, call the dispatch API or connect a
-                local agent. <a href="${base}/new">New token</a>`,
-            )
-      }`,
+          : data.tokens.total
+            ? ''
+            : emptyState(
+                'No API tokens yet',
+                html`Create one to file feedback from your app, call the dispatch API or connect a
+                  local agent. <a href="${base}/new">New token</a>`,
+              )
+      }
+      ${listFooter(data.tokens, { path: base })}`,
   });
 }
 
@@ -131,7 +137,7 @@ function scopeChoices(selected: readonly string[], error: string | undefined): S
 
 export interface NewTokenData {
   base: string;
-  values?: { name?: string; scopes?: string[] };
+  values?: { name?: string | undefined; scopes?: string[] };
   errors?: Record<string, string>;
 }
 

@@ -24,12 +24,9 @@ import {
 import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
 import { plural } from '../../shared/format.js';
 import { pageParam } from '../../shared/pager.js';
-import {
-  deleteHookConfirmPage,
-  outgoingHookCreatePage,
-  outgoingHookPage,
-} from './outgoing-views.js';
-import { outgoingHookPath, webhooksPath } from './views.js';
+import { deleteHookConfirmPage, outgoingHookPage } from './outgoing-views.js';
+import { redirectWithForm } from '../../shared/kept-form.js';
+import { OUTGOING_FORM, outgoingHookPath, webhooksPath } from './views.js';
 import { settingsRoom, settingsRoomItem, type SettingsItemKind } from '../rooms/settings-routes.js';
 import { routeTable, type RouteTable } from '@ferry/http';
 import { capability } from '../../shared/access.js';
@@ -88,8 +85,11 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     const targetUrl = typeof body.target_url === 'string' ? body.target_url.trim() : '';
     const problem = await targetUrlProblem(targetUrl, ssrf);
     if (problem) {
-      const data = { workspace, room: room.room, targetUrl, error: problem };
-      return renderPage(req, res, (ctx) => outgoingHookCreatePage(ctx, data), 422);
+      // Back to the tab, whose form shows the problem (webhooks/routes.ts takes it).
+      return redirectWithForm(req, res, webhooksPath(workspace, room.room.id), OUTGOING_FORM, {
+        values: { target_url: targetUrl },
+        errors: { target_url: problem },
+      });
     }
     const { hook } = await createOutgoingHook(db, box, {
       workspaceId: workspace.id,

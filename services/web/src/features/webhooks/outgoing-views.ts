@@ -6,14 +6,7 @@ import { exactTime, optional, plural, timeAgo } from '../../shared/format.js';
 import { pager, pastLastPage } from '../../shared/pager.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 import { csrfField, emptyState, layout, scrollBox, type PageContext } from '../../shared/layout.js';
-import {
-  outgoingHookForm,
-  outgoingHookPath,
-  postButton,
-  settingsCrumbs,
-  STATE_BADGE,
-  webhooksPath,
-} from './views.js';
+import { outgoingHookPath, postButton, settingsCrumbs, STATE_BADGE } from './views.js';
 
 /** An outgoing hook's page (secret, payload documentation, delivery log) and its create form. */
 
@@ -69,26 +62,6 @@ const DELIVERY_BADGE: Record<DeliveryLogItem['status'], string> = {
 };
 
 const MASKED_SECRET = 'whsec_••••••••••••••••••••••••';
-
-/** The create form again with its error (a refused URL), answered to the tab's POST. */
-export function outgoingHookCreatePage(
-  ctx: PageContext,
-  data: { workspace: WorkspaceRef; room: RoomRef; targetUrl: string; error: string },
-): SafeHtml {
-  const { workspace, room } = data;
-  return layout(ctx, {
-    title: `New outgoing webhook · ${roomLabel(room)}`,
-    section: 'rooms',
-    body: html`${settingsCrumbs(workspace, room, { webhooksLink: true })}
-      <div class="card">
-        <h1>New outgoing webhook</h1>
-        <p class="muted">
-          Every message a member posts in ${roomLabel(room)} is sent, signed, to this URL.
-        </p>
-        ${outgoingHookForm(ctx, webhooksPath(workspace, room.id), data)}
-      </div>`,
-  });
-}
 
 function attemptRows(d: DeliveryLogItem): SafeHtml {
   if (!d.attempts_log.length) return html`<p class="muted">No attempt yet.</p>`;

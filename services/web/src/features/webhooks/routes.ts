@@ -16,7 +16,10 @@ import {
   type RoomSeat,
 } from '@ferry/workspace';
 import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
+import { keptText, postedText, redirectWithForm, takeForm } from '../../shared/kept-form.js';
+import { pageParam } from '../../shared/pager.js';
 import {
+  OUTGOING_FORM,
   deleteKeyConfirmPage,
   incomingKeyPage,
   incomingKeyPath,
@@ -52,32 +55,29 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
   const routes = routeTable();
   const admin = capability('webhooks.manage');
 
-  async function tabPage(
-    req: Request,
-    res: Response,
-    room: RoomSeat,
-    values: { name?: string } = {},
-    errors: Record<string, string> = {},
-    status = 200,
-  ): Promise<void> {
+  const INCOMING_FORM = 'webhooks.incoming';
+
+  async function tabPage(req: Request, res: Response, room: RoomSeat): Promise<void> {
     const { workspace } = seat(res);
+    const incoming = takeForm(req, INCOMING_FORM);
+    const outgoing = takeForm(req, OUTGOING_FORM);
     const [keys, hooks] = await Promise.all([
-      listIncomingKeys(db, room.room.id),
-      listRoomOutgoingHooks(db, room.room.id),
+      listIncomingKeys(db, room.room.id, { page: pageParam(req.query.keys_page) }),
+      listRoomOutgoingHooks(db, room.room.id, { page: pageParam(req.query.hooks_page) }),
     ]);
-    renderPage(
-      req,
-      res,
-      (ctx) =>
-        webhooksTabPage(ctx, {
-          workspace,
-          room: room.room,
-          keys,
-          hooks,
-          values,
-          errors,
-        }),
-      status,
+    renderPage(req, res, (ctx) =>
+      webhooksTabPage(ctx, {
+        workspace,
+        room: room.room,
+        keys,
+        hooks,
+        values: { name: keptText(incoming, 'name') },
+        errors: incoming?.errors ?? {},
+        outgoing: {
+          targetUrl: keptText(outgoing, 'target_url'),
+          error: outgoing?.errors.target_url,
+        },
+      }),
     );
   }
 
@@ -110,14 +110,19 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
   routes.post('/incoming', admin, async (req, res) => {
     const { workspace, member } = seat(res);
     const room = await settingsRoom(db, req, res);
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const name = typeof body.name === 'string' ? body.name : '';
+    const body: unknown = req.body ?? {};
+    const back = (errors: Record<string, string>) =>
+      redirectWithForm(req, res, webhooksPath(workspace, room.room.id), INCOMING_FORM, {
+        values: { name: postedText(body, 'name') },
+        errors,
+      });
     const parsed = createIncomingKeySchema.safeParse(body);
-    if (!parsed.success) return tabPage(req, res, room, { name }, fieldErrors(parsed.error), 422);
+    if (!parsed.success) return back(fieldErrors(parsed.error));
     if (!room.joined) {
       // The key would be dead on arrival: posts resolve against the creator's seat in the room.
-      const problem = `Join ${roomLabel(room.room)} first: a key posts with your seat in the room.`;
-      return tabPage(req, res, room, { name }, { name: problem }, 422);
+      return back({
+        name: `Join ${roomLabel(room.room)} first: a key posts with your seat in the room.`,
+      });
     }
     const { webhook } = await createIncomingKey(db, box, {
       workspaceId: workspace.id,

@@ -6,11 +6,13 @@ import {
   type IncomingKeyListItem,
   type IncomingKeyState,
   type OutgoingHookListItem,
+  type ListPage,
 } from '@ferry/workspace';
 import { confirmLink, confirmPage } from '../../shared/confirm.js';
 import { COPY_SCRIPT, copyButton, copyableSnippet } from '../../shared/copy.js';
 import { masked, timeAgo } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
+import { listFooter } from '../../shared/pager.js';
 import {
   csrfField,
   emptyState,
@@ -204,14 +206,20 @@ function hooksTable(base: string, hooks: OutgoingHookListItem[]): SafeHtml {
   );
 }
 
+/** The other list's page, kept in a pager's links (page 1 has no parameter). */
+const pageOrNone = (page: number): number | undefined => (page > 1 ? page : undefined);
+
 export interface WebhooksTabData {
   workspace: WorkspaceRef;
   room: RoomRef;
-  keys: IncomingKeyListItem[];
-  hooks: OutgoingHookListItem[];
+  /** A page of each (`?keys_page=`, `?hooks_page=`: the tab pages them apart). */
+  keys: ListPage<IncomingKeyListItem>;
+  hooks: ListPage<OutgoingHookListItem>;
   /** The incoming key form as posted, with its errors. */
-  values?: { name?: string };
+  values?: { name?: string | undefined };
   errors?: Record<string, string>;
+  /** The outgoing hook form as posted, with its error. */
+  outgoing?: { targetUrl?: string | undefined; error?: string | undefined };
 }
 
 export function webhooksTabPage(ctx: PageContext, data: WebhooksTabData): SafeHtml {
@@ -235,10 +243,13 @@ export function webhooksTabPage(ctx: PageContext, data: WebhooksTabData): SafeHt
           seat, so it stops working if they leave the room or the workspace.
         </p>
         ${
-          keys.length
-            ? keysTable(base, keys)
-            : emptyState('No incoming keys yet', 'Create one to let another system post here.')
+          keys.items.length
+            ? keysTable(base, keys.items)
+            : keys.total
+              ? ''
+              : emptyState('No incoming keys yet', 'Create one to let another system post here.')
         }
+        ${listFooter(keys, { path: base, query: { hooks_page: pageOrNone(hooks.page) }, param: 'keys_page' })}
         <form method="post" action="${base}/incoming" novalidate class="webhook-create">
           ${csrf}
           ${field({
@@ -259,20 +270,26 @@ export function webhooksTabPage(ctx: PageContext, data: WebhooksTabData): SafeHt
           Every message a member posts in ${label} is sent, signed, to each enabled hook's URL.
         </p>
         ${
-          hooks.length
-            ? hooksTable(base, hooks)
-            : emptyState('No outgoing hooks yet', "Create one to receive this room's messages.")
+          hooks.items.length
+            ? hooksTable(base, hooks.items)
+            : hooks.total
+              ? ''
+              : emptyState('No outgoing hooks yet', "Create one to receive this room's messages.")
         }
-        ${outgoingHookForm(ctx, base)}
+        ${listFooter(hooks, { path: base, query: { keys_page: pageOrNone(keys.page) }, param: 'hooks_page' })}
+        ${outgoingHookForm(ctx, base, data.outgoing)}
       </section>`,
   });
 }
 
-/** The outgoing hook create form: on the tab, and again with its error when a URL is refused. */
-export function outgoingHookForm(
+/** The tab's outgoing hook form, as kept-form.ts names it (refused in outgoing-routes.ts). */
+export const OUTGOING_FORM = 'webhooks.outgoing';
+
+/** The outgoing hook create form on the tab, with its error after a refused URL. */
+function outgoingHookForm(
   ctx: PageContext,
   base: string,
-  posted: { targetUrl?: string; error?: string } = {},
+  posted: { targetUrl?: string | undefined; error?: string | undefined } = {},
 ): SafeHtml {
   return html`<form method="post" action="${base}/outgoing" novalidate class="webhook-create">
     ${csrfField(ctx)}
