@@ -21,9 +21,9 @@ describe('invite link limits on the members page', () => {
       );
     for (let i = 0; i < 30; i++) expect((await make()).status).toBe(302);
     const refused = await make();
-    // The list again, saying why, under the refusal's own status.
-    expect(refused.status).toBe(429);
-    expect(refused.text).toContain('at most 30 invite links an hour');
+    // Back to the list (303, #42), which says why.
+    expect(refused.status).toBe(303);
+    expect((await client.follow(refused)).text).toContain('at most 30 invite links an hour');
     const stored = await web.ctx.db
       .selectFrom('workspace_invites')
       .select('id')

@@ -45,6 +45,15 @@ export interface MembersData {
   errors?: Record<string, string>;
 }
 
+/**
+ * An email that may break before its dots and its @ and nowhere else: on a phone's narrow card a
+ * long address wraps at those points instead of every few letters.
+ */
+function breakableEmail(email: string): SafeHtml {
+  const parts = email.split(/(?=[.@])/);
+  return html`${parts.map((part, i) => html`${i ? html`<wbr />` : ''}${part}`)}`;
+}
+
 function roleCell(
   csrf: SafeHtml,
   base: string,
@@ -189,13 +198,15 @@ export function membersPage(ctx: PageContext, data: MembersData): SafeHtml {
               ${members.map(
                 (m) =>
                   html`<tr>
-                    <td>
+                    <td class="name">
                       ${m.name}${m.id === selfId ? html` <span class="badge">you</span>` : ''}
                     </td>
-                    <td class="email">${m.email}</td>
-                    <td>${roleCell(csrf, base, data, m)}</td>
-                    <td class="joined">${timeAgo(m.joined_at)}</td>
-                    <td>
+                    <td class="email">${breakableEmail(m.email)}</td>
+                    <td class="role">${roleCell(csrf, base, data, m)}</td>
+                    <td class="joined">
+                      <span class="cell-label">Joined</span> ${timeAgo(m.joined_at)}
+                    </td>
+                    <td class="actions">
                       ${
                         !removalRefusal({ id: selfId, role: data.selfRole }, m)
                           ? confirmLink(
