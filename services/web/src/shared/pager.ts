@@ -19,6 +19,8 @@ export interface PagerOptions {
   pages: number;
   /** The query parameter of the page number, when a page has two paged lists; `page` otherwise. */
   param?: string;
+  /** The links' words: "← Newer" / "Older →" suit lists by time; lists by name say Previous/Next. */
+  labels?: { prev: string; next: string };
 }
 
 /** Query values on a page are forgiving: junk falls back to the first page instead of an error. */
@@ -54,13 +56,14 @@ export function pager(options: PagerOptions): SafeHtml | '' {
       <span></span>
     </nav>`;
   }
+  const labels = options.labels ?? { prev: 'Newer', next: 'Older' };
   // Past the end, "Newer" leads back to the last page that has rows.
   const prev = page > 1 ? Math.min(page - 1, pages) : undefined;
   const next = page < pages ? page + 1 : undefined;
   return html`<nav class="pager" aria-label="Pages">
-    ${prev ? html`<a href="${pageHref(options, prev)}" rel="prev">← Newer</a>` : html`<span></span>`}
+    ${prev ? html`<a href="${pageHref(options, prev)}" rel="prev">← ${labels.prev}</a>` : html`<span></span>`}
     <span class="muted">Page ${number(page)} of ${number(pages)}</span>
-    ${next ? html`<a href="${pageHref(options, next)}" rel="next">Older →</a>` : html`<span></span>`}
+    ${next ? html`<a href="${pageHref(options, next)}" rel="next">${labels.next} →</a>` : html`<span></span>`}
   </nav>`;
 }
 
@@ -83,7 +86,13 @@ export function listFooter(
   list: Pick<ListPage<unknown>, 'items' | 'total' | 'page' | 'pages' | 'first'>,
   options: Pick<PagerOptions, 'path' | 'query' | 'param'>,
 ): SafeHtml | '' {
-  const at = { ...options, page: list.page, pages: list.pages };
+  // Some of these lists are by name, some newest first: Previous/Next suits both.
+  const at = {
+    ...options,
+    page: list.page,
+    pages: list.pages,
+    labels: { prev: 'Previous', next: 'Next' },
+  };
   if (!list.items.length)
     return list.page > 1 ? html`<p class="list-count">${pastLastPage(at)}</p>` : '';
   const last = list.first + list.items.length - 1;
