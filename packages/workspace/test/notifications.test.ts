@@ -157,6 +157,7 @@ describe('notifications', () => {
     expect(await unreadState(ctx.db, roomless)).toEqual({
       workspaceId: workspace.id,
       rooms: [],
+      roomCount: 0,
       mentions: 1,
     });
     // The guest is not in the channel: the mention is kept but not shown until they are.
