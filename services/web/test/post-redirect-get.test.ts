@@ -85,6 +85,25 @@ describe('a refused form post redirects to its page (Post/Redirect/Get)', () => 
         says: 'aria-invalid="true"',
       },
       {
+        post: `${base}/settings/errors/scrubbing`,
+        form: { extra_keys: 'k'.repeat(61), safe_fields: '' },
+        page: `${base}/settings/errors`,
+        says: 'aria-describedby="f-extra_keys-error"',
+        kept: 'k'.repeat(61),
+      },
+      {
+        post: `${base}/settings/error-alerts`,
+        form: {
+          new_group: 'on',
+          room_id: room.id,
+          url: 'http://127.0.0.1:9/kept',
+          environments: '',
+        },
+        page: `${base}/settings/error-alerts`,
+        says: 'aria-describedby="f-url-error"',
+        kept: 'value="http://127.0.0.1:9/kept"',
+      },
+      {
         post: '/workspaces',
         form: { name: '' },
         page: '/workspaces/new',

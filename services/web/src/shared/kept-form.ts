@@ -61,6 +61,16 @@ export function keptText(kept: KeptForm | undefined, name: string): string | und
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The posted fields named, as text for keeping (a checkbox left unticked is absent). */
+export function postedFields(body: unknown, names: readonly string[]): KeptValues {
+  const kept: KeptValues = {};
+  for (const name of names) {
+    const value = (body as Record<string, unknown> | undefined)?.[name];
+    if (typeof value === 'string') kept[name] = value;
+  }
+  return kept;
+}
+
 /** A posted field as text for keeping: only strings are kept, anything else reads as empty. */
 export function postedText(body: unknown, name: string): string {
   const value = (body as Record<string, unknown> | undefined)?.[name];

@@ -14,6 +14,7 @@ import {
 import { capability } from '../../shared/access.js';
 import type { WebDeps } from '../../deps.js';
 import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
+import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
 import {
   errorAlertsPage,
   errorAlertsPath,
@@ -99,13 +100,28 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
     );
   }
 
+  const RULES_FORM = 'errors.alerts';
+  const RULE_FIELDS = [
+    'room_id',
+    'new_group',
+    'regression',
+    'frequency_on',
+    'frequency_count',
+    'frequency_minutes',
+    'url',
+    'environments',
+  ] as const;
+
   routes.get('/', admin, async (req, res) => {
-    await page(req, res);
+    // A refused save comes back here (303) with what was typed and why.
+    const kept = takeForm(req, RULES_FORM);
+    await page(req, res, kept ? { values: formValues(kept.values), errors: kept.errors } : {});
   });
 
   routes.post('/', admin, async (req, res) => {
     const { workspace, member } = seat(res);
-    const values = formValues((req.body ?? {}) as Record<string, unknown>);
+    const body: unknown = req.body ?? {};
+    const values = formValues(body as Record<string, unknown>);
     try {
       const input = await validateErrorAlertRules(
         db,
@@ -117,8 +133,10 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
       if (saved.hook && saved.releasedDeliveries) await requestDrain(deps.producer, saved.hook.id);
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
-      const fields = error.options.fields ?? {};
-      return page(req, res, { values, errors: fields }, 422);
+      return redirectWithForm(req, res, errorAlertsPath(workspace), RULES_FORM, {
+        values: postedFields(body, RULE_FIELDS),
+        errors: error.options.fields ?? {},
+      });
     }
     flash(req, 'ok', 'Error alert rules saved.');
     res.redirect(303, errorAlertsPath(workspace));

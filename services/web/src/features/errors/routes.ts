@@ -26,6 +26,7 @@ import {
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
+import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
 import { errorListPage, type ErrorListFilter } from './list-views.js';
 import { errorGroupPage } from './group-views.js';
 import {
@@ -240,20 +241,28 @@ export function errorSettingsRoutes({ db, config, settings }: WebDeps): RouteTab
     );
   }
 
+  const SCRUBBING_FORM = 'errors.scrubbing';
+
   routes.get('/', capability('errors.read'), (req, res) => {
-    page(req, res);
+    // A refused save comes back here (303) with what was typed and why.
+    const kept = takeForm(req, SCRUBBING_FORM);
+    page(req, res, kept ? { values: scrubbingFormValues(kept.values), errors: kept.errors } : {});
   });
 
   routes.post('/scrubbing', capability('errors.configure'), async (req, res) => {
     const { workspace } = seat(res);
-    const values = scrubbingFormValues((req.body ?? {}) as Record<string, unknown>);
+    const body: unknown = req.body ?? {};
+    const values = scrubbingFormValues(body as Record<string, unknown>);
     try {
       await saveScrubbingSettings(db, workspace.id, scrubbingBody(values));
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
       // The card is below the fold on a phone: the top of the page says where to look.
       flash(req, 'error', 'The scrubbing settings were not saved: see the marked fields below.');
-      page(req, res, { values, errors: error.options.fields ?? {} }, 422);
+      redirectWithForm(req, res, errorSettingsPath(workspace), SCRUBBING_FORM, {
+        values: postedFields(body, ['extra_keys', 'safe_fields', 'keep_ip']),
+        errors: error.options.fields ?? {},
+      });
       return;
     }
     flash(
