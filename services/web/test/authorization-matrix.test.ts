@@ -129,10 +129,11 @@ const EXAMPLES: Record<string, Example> = {
   },
   // No URL saved: answers with a redirect back to the page (nothing to reveal).
   'POST /w/:workspaceId/:slug/settings/error-alerts/reveal': {},
-  // Authorized, then refused by the flow: the clicker has not authorized GitHub (422).
+  // Authorized, then refused by the flow: the clicker has not authorized GitHub (back to the
+  // ticket, 303, #42).
   'POST /w/:workspaceId/:slug/feedback/:feedbackId/dispatch': {
     body: (w) => ({ repo: w.repoId }),
-    allowedStatus: 422,
+    allowedStatus: 303,
   },
   'POST /w/:workspaceId/:slug/feedback/:feedbackId/triage': { body: () => ({ status: 'triaged' }) },
   'POST /w/:workspaceId/:slug/agents/settings/ship-policy': {

@@ -408,14 +408,14 @@ describe('GitHub settings and ticket dispatch', () => {
     expect(select).toContain('(@ident-member)');
     expect(options).not.toContain(bystander.seat.id);
 
-    const refused = record(
-      await admin.client.post(
-        `${settings}/identity`,
-        { member_id: bystander.seat.id },
-        { csrfFrom: settings },
-      ),
+    const refusedPost = await admin.client.post(
+      `${settings}/identity`,
+      { member_id: bystander.seat.id },
+      { csrfFrom: settings },
     );
-    expect(refused.status).toBe(422);
+    // Back to the page (303, #42), which says why.
+    expect(refusedPost.status).toBe(303);
+    const refused = record(await admin.client.follow(refusedPost));
     expect(refused.text).toContain('Choose a member who has authorized GitHub.');
     const saved = await admin.client.post(
       `${settings}/identity`,
@@ -480,14 +480,14 @@ describe('GitHub settings and ticket dispatch', () => {
     expect(panel.text).toContain('authorize GitHub</a> first');
 
     // No identity and the clicker never authorized: refused, visibly, on the ticket page.
-    const refused = record(
-      await stranger.client.post(
-        `${ticketPath}/dispatch`,
-        { repo: checkout.id },
-        { csrfFrom: ticketPath },
-      ),
+    const refusedPost = await stranger.client.post(
+      `${ticketPath}/dispatch`,
+      { repo: checkout.id },
+      { csrfFrom: ticketPath },
     );
-    expect(refused.status).toBe(422);
+    // Back to the page (303, #42), which says why.
+    expect(refusedPost.status).toBe(303);
+    const refused = record(await stranger.client.follow(refusedPost));
     expect(refused.text).toContain('role="alert"');
     expect(refused.text).toContain(
       'No dispatch identity is set, so this dispatch would run as you',
@@ -495,14 +495,14 @@ describe('GitHub settings and ticket dispatch', () => {
     expect(refused.text).toContain('Pay button dead');
 
     // A repository that is not ready is refused the same way.
-    const notReady = record(
-      await stranger.client.post(
-        `${ticketPath}/dispatch`,
-        { repo: docs.id },
-        { csrfFrom: ticketPath },
-      ),
+    const notReadyPost = await stranger.client.post(
+      `${ticketPath}/dispatch`,
+      { repo: docs.id },
+      { csrfFrom: ticketPath },
     );
-    expect(notReady.status).toBe(422);
+    // Back to the page (303, #42), which says why.
+    expect(notReadyPost.status).toBe(303);
+    const notReady = record(await stranger.client.follow(notReadyPost));
     expect(notReady.text).toContain('disp-admin/docs is not ready for dispatch');
 
     // The clicker authorized: it runs as them.
@@ -531,15 +531,14 @@ describe('GitHub settings and ticket dispatch', () => {
     expect(shown.text).toContain('Dispatched to disp-admin/checkout.');
     expect(shown.text).toContain('data-status="queued">Queued</span>');
 
-    // A second one while the first is in flight: a visible 409.
-    const twice = record(
-      await clicker.client.post(
-        `${ticketPath}/dispatch`,
-        { repo: checkout.id },
-        { csrfFrom: ticketPath },
-      ),
+    // A second one while the first is in flight: refused, visibly, back on the ticket (303, #42).
+    const twicePost = await clicker.client.post(
+      `${ticketPath}/dispatch`,
+      { repo: checkout.id },
+      { csrfFrom: ticketPath },
     );
-    expect(twice.status).toBe(409);
+    expect(twicePost.status).toBe(303);
+    const twice = record(await clicker.client.follow(twicePost));
     expect(twice.text).toContain('is already running');
 
     // Progress as the dispatch service records it: human labels, links to GitHub in a new tab.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMember, createRoom } from '@ferry/testing';
+import { createFeedback, createMember, createRoom } from '@ferry/testing';
 import { signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 /**
@@ -21,6 +21,7 @@ describe('a refused form post redirects to its page (Post/Redirect/Get)', () => 
     const room = await createRoom(web.ctx.db, workspace, { name: 'general', members: [seat] });
     const roomPath = `${base}/rooms/${room.id}`;
     const hooksTab = `${roomPath}/settings/webhooks`;
+    const ticket = `${base}/feedback/${(await createFeedback(web.ctx.db, workspace)).id}`;
     const cases: {
       post: string;
       form: Record<string, string>;
@@ -102,6 +103,12 @@ describe('a refused form post redirects to its page (Post/Redirect/Get)', () => 
         page: `${base}/settings/error-alerts`,
         says: 'aria-describedby="f-url-error"',
         kept: 'value="http://127.0.0.1:9/kept"',
+      },
+      {
+        post: `${ticket}/triage`,
+        form: { status: 'closed', assignee_id: 'mem_nope' },
+        page: ticket,
+        says: 'aria-describedby="triage-assignee_id-error"',
       },
       {
         post: '/workspaces',

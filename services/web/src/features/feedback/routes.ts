@@ -30,6 +30,7 @@ import {
 import type { WebDeps } from '../../deps.js';
 import { workspaceBase } from '../../shared/layout.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
+import { keptText, redirectWithForm, takeForm } from '../../shared/kept-form.js';
 import { inboxPage, type AssigneeChoice } from './inbox-views.js';
 import { ticketPage, type TriagePanel } from './ticket-views.js';
 import type { DispatchPanel } from './dispatch-views.js';
@@ -214,8 +215,31 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
     return feedback;
   }
 
+  // The ticket page's two forms, as kept-form.ts names them per ticket.
+  const dispatchForm = (feedbackId: string) => `feedback.dispatch:${feedbackId}`;
+  const triageForm = (feedbackId: string) => `feedback.triage:${feedbackId}`;
+
   routes.get('/:feedbackId', capability('feedback.read'), async (req, res) => {
-    await showTicket(req, res, await ticketOf(req, res));
+    const feedback = await ticketOf(req, res);
+    // A refused dispatch or triage comes back here (303) with what was chosen and why.
+    const dispatch = takeForm(req, dispatchForm(feedback.id));
+    const triage = takeForm(req, triageForm(feedback.id));
+    await showTicket(
+      req,
+      res,
+      feedback,
+      dispatch ? { selected: keptText(dispatch, 'repo'), error: dispatch.errors.repo } : {},
+      200,
+      triage
+        ? {
+            values: {
+              status: keptText(triage, 'status') ?? '',
+              assignee_id: keptText(triage, 'assignee_id') ?? '',
+            },
+            errors: triage.errors,
+          }
+        : {},
+    );
   });
 
   // The ticket page's "Dispatch to GitHub": runs as the dispatch identity, or as the clicker.
@@ -239,7 +263,10 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
     } catch (error) {
       if (error instanceof AppError && DISPATCH_REFUSALS.has(error.code)) {
         const message = await refusalText(error, workspace.id, repoId);
-        await showTicket(req, res, feedback, { selected: repoId, error: message }, error.status);
+        redirectWithForm(req, res, ticketPath, dispatchForm(feedback.id), {
+          values: { repo: repoId },
+          errors: { repo: message },
+        });
         return;
       }
       throw error;
@@ -272,7 +299,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
     } catch (error) {
       if (error instanceof AppError && error.code === 'validation_failed') {
         const errors = error.options.fields ?? { _: error.message };
-        await showTicket(req, res, feedback, {}, 422, { values, errors });
+        redirectWithForm(req, res, ticketPath, triageForm(feedback.id), { values, errors });
         return;
       }
       throw error;

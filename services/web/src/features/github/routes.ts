@@ -28,6 +28,10 @@ import {
   seat,
 } from '../../shared/request-context.js';
 import { githubCallbackUrl, githubPage, githubProblemPage, githubSettingsPath } from './views.js';
+import { redirectWithForm, takeForm } from '../../shared/kept-form.js';
+
+/** The dispatch identity form of Settings → GitHub, as kept-form.ts names it. */
+const IDENTITY_FORM = 'github.identity';
 import { plural } from '../../shared/format.js';
 import { access, routeTable, type RouteTable } from '@ferry/http';
 import { capability, seatHolds } from '../../shared/access.js';
@@ -89,7 +93,8 @@ export function githubSettingsRoutes(deps: WebDeps): RouteTable {
   const back = (res: Response) => res.redirect(303, githubSettingsPath(seat(res).workspace));
 
   routes.get('/', capability('github.authorize'), async (req, res) => {
-    await show(req, res);
+    // A refused dispatch identity comes back here (303) with why.
+    await show(req, res, takeForm(req, IDENTITY_FORM)?.errors.member_id);
   });
 
   // Install the App (or again, to pick other repositories): GitHub comes back to /github/setup.
@@ -187,7 +192,10 @@ export function githubSettingsRoutes(deps: WebDeps): RouteTable {
       await setDispatchIdentity(db, workspace.id, chosen || null);
     } catch (error) {
       if (error instanceof AppError && error.code === 'validation_failed') {
-        await show(req, res, error.options.fields?.member_id ?? error.message, 422);
+        redirectWithForm(req, res, githubSettingsPath(workspace), IDENTITY_FORM, {
+          values: {},
+          errors: { member_id: error.options.fields?.member_id ?? error.message },
+        });
         return;
       }
       throw error;
