@@ -215,7 +215,7 @@ describe('agents pages', () => {
     expect(made.status).toBe(303);
     const shown = await client.get(made.location!);
     expect(shown.status).toBe(200);
-    const raw = /data-testid="new-token">(fry_[^<]+)</.exec(shown.text)?.[1];
+    const raw = /data-testid="new-token"\s*>(fry_[^<]+)</.exec(shown.text)?.[1];
     expect(raw).toBeDefined();
     expect(shown.text).toContain(command);
     const token = await web.ctx.db
