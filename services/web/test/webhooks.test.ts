@@ -47,6 +47,9 @@ describe('room settings: webhooks tab and incoming key page', () => {
     expect(revealed.status).toBe(200);
     expect(revealed.text).toContain(`${web.ctx.config.PUBLIC_URL}/wh/in/${raw}`);
     expect(revealed.text).toContain('curl -sS -X POST');
+    // A post that answers with a page still has the sidebar's rooms (read only when a post renders,
+    // request-context.ts loadUnread).
+    expect(revealed.text).toContain('id="nav-rooms"');
 
     expect((await client.post(`${keyPath}/rotate`, {}, { csrfFrom: keyPath })).status).toBe(303);
     const after = await client.post(`${keyPath}/reveal`, {}, { csrfFrom: keyPath });

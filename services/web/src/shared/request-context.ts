@@ -19,6 +19,8 @@ export interface Locals {
   member?: Member;
   /** The sidebar's rooms and counts, for pages (see loadUnread). */
   unread?: UnreadState;
+  /** Reads `unread` when a form post answers with a page after all (see loadUnread). */
+  readUnread?: () => Promise<UnreadState>;
 }
 
 export function locals(res: Response): Locals {
@@ -100,14 +102,21 @@ export function loadWorkspace({ db }: { db: Db }): RequestHandler {
 }
 
 /**
- * For workspace pages: the sidebar's rooms with their unread counts and the unread mentions. Read
- * for requests that may answer with a page (not JSON calls), after loadWorkspace.
+ * For workspace pages: the sidebar's rooms with their unread counts and the unread mentions, after
+ * loadWorkspace. Read up front for a page view (GET, HEAD: routes adjust it before rendering, e.g.
+ * a room marks itself read); for a form post only if it answers with a page (renderPage), since
+ * nearly every post redirects (Post/Redirect/Get) and the read is most of a refused post's cost.
+ * Never for JSON calls.
  */
 export function loadUnread({ db }: { db: Db }): RequestHandler {
   return async (req, res, next) => {
     const member = locals(res).member;
     if (member && req.accepts(['html', 'json']) === 'html') {
-      locals(res).unread = await unreadState(db, member);
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        locals(res).unread = await unreadState(db, member);
+      } else {
+        locals(res).readUnread = () => unreadState(db, member);
+      }
     }
     next();
   };
@@ -156,11 +165,15 @@ export function send(res: Response, page: SafeHtml, status = 200): void {
  * Answers with a page: `view` (a feature's views) gets this request's page context (CSRF token, user,
  * seat, flash) and returns the whole document. The one path from a route to HTML.
  */
-export function renderPage(
+export async function renderPage(
   req: Request,
   res: Response,
   view: (ctx: PageContext) => SafeHtml,
   status = 200,
-): void {
+): Promise<void> {
+  const pageLocals = locals(res);
+  if (pageLocals.unread === undefined && pageLocals.readUnread) {
+    pageLocals.unread = await pageLocals.readUnread();
+  }
   send(res, view(pageContext(req, res)), status);
 }

@@ -49,7 +49,7 @@ export function agentRoutes(deps: WebDeps): RouteTable {
       canConfigure: can(member.role, 'settings.manage'),
       install: agentInstall(config, res),
     };
-    renderPage(req, res, (ctx) => agentsPage(ctx, data));
+    await renderPage(req, res, (ctx) => agentsPage(ctx, data));
   });
 
   // What the Dispatch card polls every 5 s.
@@ -83,7 +83,9 @@ export function agentRoutes(deps: WebDeps): RouteTable {
     const install = agentInstall(config, res);
     const tokensUrl = `${workspaceBase(workspace)}/settings/tokens`;
     noStore(res);
-    renderPage(req, res, (ctx) => installPage(ctx, { workspace, token, raw, install, tokensUrl }));
+    await renderPage(req, res, (ctx) =>
+      installPage(ctx, { workspace, token, raw, install, tokensUrl }),
+    );
   });
 
   routes.get('/settings/ship-policy', admin, async (req, res) => {
@@ -94,7 +96,7 @@ export function agentRoutes(deps: WebDeps): RouteTable {
       max_lines: String(policy.maxLines),
       always_reviewed: policy.alwaysReviewed.join('\n'),
     };
-    renderPage(req, res, (ctx) => shipPolicyPage(ctx, { workspace, values }));
+    await renderPage(req, res, (ctx) => shipPolicyPage(ctx, { workspace, values }));
   });
 
   routes.post('/settings/ship-policy', admin, async (req, res) => {
@@ -112,7 +114,7 @@ export function agentRoutes(deps: WebDeps): RouteTable {
       for (const [key, message] of Object.entries(fieldErrors(parsed.error))) {
         errors[key.split('.')[0] ?? key] ??= message;
       }
-      renderPage(req, res, (ctx) => shipPolicyPage(ctx, { workspace, values, errors }), 422);
+      await renderPage(req, res, (ctx) => shipPolicyPage(ctx, { workspace, values, errors }), 422);
       return;
     }
     await saveShipPolicy(db, workspace.id, parsed.data);
@@ -137,7 +139,7 @@ export function agentRoutes(deps: WebDeps): RouteTable {
     const { workspace } = seat(res);
     const work = await recentWork(db, agent.id);
     const data = { workspace, agent, status: agentStatus(agent), work, ...extra };
-    renderPage(req, res, (ctx) => configurePage(ctx, data), status);
+    await renderPage(req, res, (ctx) => configurePage(ctx, data), status);
   }
 
   routes.get('/:agentId', admin, async (req, res) => {

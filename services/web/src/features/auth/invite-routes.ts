@@ -26,7 +26,7 @@ export function inviteRoutes({ db }: WebDeps): RouteTable {
     const { invite, workspace } = await openInvite(db, token);
     const user = locals(res).user;
     const seat = user ? await findMembership(db, user.id, workspace.id) : undefined;
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       invitePage(ctx, {
         workspace,
         role: invite.role,

@@ -82,13 +82,13 @@ export function authRoutes(deps: WebDeps): RouteTable {
     res.redirect(workspaces.total === 1 && first ? `/w/${first.id}/${first.slug}` : '/workspaces');
   });
 
-  routes.get('/login', access.public('sign-in pages'), (req, res) => {
+  routes.get('/login', access.public('sign-in pages'), async (req, res) => {
     if (locals(res).user) {
       res.redirect(safeNext(req.query.next) ?? '/');
       return;
     }
     const values = { next: safeNext(req.query.next) };
-    renderPage(req, res, (ctx) => loginPage(ctx, { values }));
+    await renderPage(req, res, (ctx) => loginPage(ctx, { values }));
   });
 
   routes.post('/login', access.public('signing in'), async (req, res) => {
@@ -100,30 +100,30 @@ export function authRoutes(deps: WebDeps): RouteTable {
       res.setHeader('Retry-After', String(retryAfter));
       const values = { email: account ?? '', next };
       const errors = { _: tooManyAttempts(retryAfter).message };
-      renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 429);
+      await renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 429);
       return;
     }
     const parsed = signInSchema.safeParse(body);
     if (!parsed.success) {
       const values = { email: typeof body.email === 'string' ? body.email : '', next };
       const errors = fieldErrors(parsed.error);
-      renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 422);
+      await renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 422);
       return;
     }
     const user = await authenticate(db, parsed.data.email, parsed.data.password);
     if (!user) {
       const values = { email: parsed.data.email, next };
       const errors = { _: 'That email and password do not match an account.' };
-      renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 401);
+      await renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 401);
       return;
     }
     await startSession(req, user.id);
     res.redirect(next ?? '/');
   });
 
-  routes.get('/signup', access.public('sign-in pages'), (req, res) => {
+  routes.get('/signup', access.public('sign-in pages'), async (req, res) => {
     const values = { next: safeNext(req.query.next) };
-    renderPage(req, res, (ctx) => signupPage(ctx, { values }));
+    await renderPage(req, res, (ctx) => signupPage(ctx, { values }));
   });
 
   routes.post('/signup', access.public('signing up'), async (req, res) => {
@@ -138,13 +138,13 @@ export function authRoutes(deps: WebDeps): RouteTable {
     if (retryAfter !== undefined) {
       res.setHeader('Retry-After', String(retryAfter));
       const errors = { _: tooManyAttempts(retryAfter).message };
-      renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), 429);
+      await renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), 429);
       return;
     }
     const parsed = signUpSchema.safeParse(body);
     if (!parsed.success) {
       const errors = fieldErrors(parsed.error);
-      renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), 422);
+      await renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), 422);
       return;
     }
     try {
@@ -155,7 +155,7 @@ export function authRoutes(deps: WebDeps): RouteTable {
     } catch (error) {
       if (error instanceof AppError && error.options.fields) {
         const errors = error.options.fields;
-        renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), error.status);
+        await renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), error.status);
         return;
       }
       throw error;

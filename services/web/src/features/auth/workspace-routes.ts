@@ -16,15 +16,15 @@ export function workspaceRoutes({ db }: WebDeps): RouteTable {
     const workspaces = await listWorkspacesForUser(db, user.id, {
       page: pageParam(req.query.page),
     });
-    renderPage(req, res, (ctx) => workspacesPage(ctx, { workspaces }));
+    await renderPage(req, res, (ctx) => workspacesPage(ctx, { workspaces }));
   });
 
   const NEW_FORM = 'workspaces.new';
 
-  routes.get('/workspaces/new', signedIn, (req, res) => {
+  routes.get('/workspaces/new', signedIn, async (req, res) => {
     const kept = takeForm(req, NEW_FORM);
     const data = { values: { name: keptText(kept, 'name') }, errors: kept?.errors ?? {} };
-    renderPage(req, res, (ctx) => newWorkspacePage(ctx, data));
+    await renderPage(req, res, (ctx) => newWorkspacePage(ctx, data));
   });
 
   routes.post('/workspaces', signedIn, async (req, res) => {

@@ -65,7 +65,7 @@ export function dashboardRoutes({ db, config, settings, cards: plugins }: WebDep
       cards,
       onboarding,
     };
-    renderPage(req, res, (ctx) => dashboardPage(ctx, data));
+    await renderPage(req, res, (ctx) => dashboardPage(ctx, data));
   });
 
   // Hides the checklist for everyone in the workspace (onboarding_dismissals says why per

@@ -83,7 +83,7 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
         : Promise.resolve([]),
     ]);
     noStore(res);
-    renderPage(
+    await renderPage(
       req,
       res,
       (ctx) =>

@@ -92,7 +92,7 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
       occurrenceSparklines(db, workspace.id, shownIds),
       groupLatestFacts(db, workspace.id, shownIds),
     ]);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       errorListPage(ctx, {
         workspace,
         publicUrl: config.PUBLIC_URL,
@@ -129,7 +129,7 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
       occurrences: await withMappedDetail(symbolicator, page.occurrences),
     };
     const dispatches = ticket ? await listDispatches(db, ticket) : [];
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       errorGroupPage(ctx, {
         workspace,
         group,
@@ -214,15 +214,15 @@ function scrubbingBody(values: ScrubbingFormValues): Record<string, unknown> {
 export function errorSettingsRoutes({ db, config, settings }: WebDeps): RouteTable {
   const routes = routeTable();
 
-  function page(
+  async function page(
     req: Request,
     res: Response,
     extra: { values?: ScrubbingFormValues; errors?: Record<string, string> } = {},
     status = 200,
-  ): void {
+  ): Promise<void> {
     const { workspace, member } = seat(res);
     const saved = scrubbingSettingsOf(workspace.settings);
-    renderPage(
+    await renderPage(
       req,
       res,
       (ctx) =>
@@ -243,10 +243,14 @@ export function errorSettingsRoutes({ db, config, settings }: WebDeps): RouteTab
 
   const SCRUBBING_FORM = 'errors.scrubbing';
 
-  routes.get('/', capability('errors.read'), (req, res) => {
+  routes.get('/', capability('errors.read'), async (req, res) => {
     // A refused save comes back here (303) with what was typed and why.
     const kept = takeForm(req, SCRUBBING_FORM);
-    page(req, res, kept ? { values: scrubbingFormValues(kept.values), errors: kept.errors } : {});
+    await page(
+      req,
+      res,
+      kept ? { values: scrubbingFormValues(kept.values), errors: kept.errors } : {},
+    );
   });
 
   routes.post('/scrubbing', capability('errors.configure'), async (req, res) => {

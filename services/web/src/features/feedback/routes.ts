@@ -88,7 +88,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
     ]);
     const sum = (c: Record<FeedbackStatus, number>) => c.new + c.triaged + c.closed;
     const matching = status ? counts[status] : sum(counts);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       inboxPage(ctx, {
         workspace,
         publicUrl: config.PUBLIC_URL,
@@ -177,7 +177,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
       canManageWebhooks: can(member.role, 'webhooks.manage'),
       messages: conversation.messages,
     });
-    renderPage(
+    await renderPage(
       req,
       res,
       (ctx) =>

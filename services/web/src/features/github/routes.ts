@@ -70,7 +70,7 @@ export function githubSettingsRoutes(deps: WebDeps): RouteTable {
       dispatchIdentity(db, workspace.id),
     ]);
     noStore(res);
-    renderPage(
+    await renderPage(
       req,
       res,
       (ctx) =>
@@ -246,16 +246,16 @@ export function githubFlowRoutes(deps: WebDeps): RouteTable {
   const routes = routeTable();
   const redirectUri = githubCallbackUrl(config.PUBLIC_URL);
 
-  function problem(
+  async function problem(
     req: Request,
     res: Response,
     status: number,
     title: string,
     message: string,
     back?: string,
-  ): void {
+  ): Promise<void> {
     noStore(res);
-    renderPage(
+    await renderPage(
       req,
       res,
       (ctx) =>

@@ -62,7 +62,7 @@ export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
       values,
       errors,
     };
-    renderPage(req, res, (ctx) => membersPage(ctx, data));
+    await renderPage(req, res, (ctx) => membersPage(ctx, data));
   }
 
   const listPath = (res: Response): string => `${workspaceBase(seat(res).workspace)}/members`;
@@ -175,7 +175,7 @@ export function memberRoutes({ db, box, config }: WebDeps): RouteTable {
     if (!target) throw new AppError('not_found', 'No such member.');
     const refusal = removalRefusal(member, target);
     if (refusal) throw new AppError('forbidden', refusal);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       removeMemberConfirmPage(ctx, { workspace, member: target, self }),
     );
   });

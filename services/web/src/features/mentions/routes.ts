@@ -27,7 +27,7 @@ export function mentionRoutes({ db }: WebDeps): RouteTable {
     const newCount = Math.max(unread?.mentions ?? 0, items.filter((item) => item.unread).length);
     if (newCount) await markMentionsRead(db, member.id);
     if (unread) locals(res).unread = { ...unread, mentions: 0 };
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       mentionsPage(ctx, {
         workspace,
         items,

@@ -54,7 +54,7 @@ export function opsRoutes(deps: WebDeps): RouteTable {
       canRetry ? workspaceFailedJobs(deps, workspace.id) : [],
     ]);
     res.set('Cache-Control', 'no-store');
-    renderPage(req, res, (ctx) => opsPage(ctx, { ...data, workspace, failedJobs, canRetry }));
+    await renderPage(req, res, (ctx) => opsPage(ctx, { ...data, workspace, failedJobs, canRetry }));
   });
 
   // What public/ops.js polls every 5 s: the page's numbers and chart paths by key.

@@ -46,7 +46,7 @@ export function roomPeopleRoutes({ db }: WebDeps): RouteTable {
       listRoomPeople(db, room.room.id),
       canAddPeople(room) ? listAddablePeople(db, room.room) : Promise.resolve(undefined),
     ]);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       roomPeoplePage(ctx, { workspace, room: room.room, people, addable, error }),
     );
   }

@@ -77,7 +77,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
     const values = { name: keptText(kept, 'name') };
     const errors = kept?.errors ?? {};
     const rooms = await listRooms(db, member, { page: pageParam(req.query.page) });
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       roomsListPage(ctx, {
         workspace,
         rooms,
@@ -150,7 +150,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
       canManageWebhooks,
       messages,
     });
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       roomPage(ctx, {
         workspace,
         room: room.room,
@@ -226,7 +226,7 @@ export function roomRoutes(deps: WebDeps, realtime: Realtime): RouteTable {
     }
     const fromList = (req.query as Record<string, unknown>).from === 'rooms';
     const cancelHref = fromList ? roomsPath(workspace) : roomPath(workspace, room.room.id);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       leaveRoomConfirmPage(ctx, { workspace, room: room.room, cancelHref }),
     );
   });

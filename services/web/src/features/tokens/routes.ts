@@ -31,12 +31,12 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
       Promise.all(plugins.tokens.map((card) => card({ db }, res))),
     ]);
     noStore(res);
-    renderPage(req, res, (ctx) => tokensPage(ctx, { base: tokensPath(res), tokens, cards }));
+    await renderPage(req, res, (ctx) => tokensPage(ctx, { base: tokensPath(res), tokens, cards }));
   });
 
   const NEW_FORM = 'tokens.new';
 
-  function newToken(req: Request, res: Response): void {
+  async function newToken(req: Request, res: Response): Promise<void> {
     const kept = takeForm(req, NEW_FORM);
     const name = kept?.values.name;
     const scopes = kept?.values.scopes;
@@ -45,7 +45,9 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
       scopes: Array.isArray(scopes) ? scopes : scopes === undefined ? [] : [scopes],
     };
     const errors = kept?.errors ?? {};
-    renderPage(req, res, (ctx) => newTokenPage(ctx, { base: tokensPath(res), values, errors }));
+    await renderPage(req, res, (ctx) =>
+      newTokenPage(ctx, { base: tokensPath(res), values, errors }),
+    );
   }
 
   routes.get('/new', capability('tokens.manage'), (req, res) => newToken(req, res));
@@ -83,7 +85,9 @@ export function tokenRoutes({ db, redis, box, config, cards: plugins }: WebDeps)
     const pending = await takeOnce(slots, req.sessionID, token.id);
     const raw = token.revoked_at ? undefined : pending;
     noStore(res);
-    renderPage(req, res, (ctx) => tokenCreatedPage(ctx, { base: tokensPath(res), token, raw }));
+    await renderPage(req, res, (ctx) =>
+      tokenCreatedPage(ctx, { base: tokensPath(res), token, raw }),
+    );
   });
 
   routes.post('/:tokenId/revoke', capability('tokens.manage'), async (req, res) => {

@@ -63,7 +63,7 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     const page = pageParam((req.query as Record<string, unknown>).page);
     const { deliveries, total } = await listDeliveryLog(db, hook.id, { page });
     noStore(res);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       outgoingHookPage(ctx, {
         workspace,
         room: room.room,
@@ -155,7 +155,7 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
   routes.get('/:hookId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);
     const { room, item: hook, here } = await settingsRoomItem(db, req, res, HOOK);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       deleteHookConfirmPage(ctx, { workspace, room: room.room, hook, cancelHref: here }),
     );
   });

@@ -65,7 +65,7 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
       listIncomingKeys(db, room.room.id, { page: pageParam(req.query.keys_page) }),
       listRoomOutgoingHooks(db, room.room.id, { page: pageParam(req.query.hooks_page) }),
     ]);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       webhooksTabPage(ctx, {
         workspace,
         room: room.room,
@@ -82,16 +82,16 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
   }
 
   /** Pages that can show a raw key are never cached: Back must not bring it back. */
-  function keyPage(
+  async function keyPage(
     req: Request,
     res: Response,
     room: RoomSeat,
     key: IncomingKeyListItem,
     rawKey?: string,
-  ): void {
+  ): Promise<void> {
     const { workspace } = seat(res);
     noStore(res);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       incomingKeyPage(ctx, {
         workspace,
         room: room.room,
@@ -136,21 +136,23 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
 
   routes.get('/incoming/:keyId', admin, async (req, res) => {
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
-    keyPage(req, res, room, key);
+    await keyPage(req, res, room, key);
   });
 
   // A POST (CSRF-checked) that answers the page with the key in it: the raw key is never in a
   // GET-able page, a link or the browser cache.
   routes.post('/incoming/:keyId/reveal', admin, async (req, res) => {
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
-    keyPage(req, res, room, key, revealIncomingKey(box, key));
+    await keyPage(req, res, room, key, revealIncomingKey(box, key));
   });
 
   // Rotating asks first, like deleting: the GET is the question, the POST (its button) rotates.
   routes.get('/incoming/:keyId/rotate', admin, async (req, res) => {
     const { workspace } = seat(res);
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
-    renderPage(req, res, (ctx) => rotateKeyConfirmPage(ctx, { workspace, room: room.room, key }));
+    await renderPage(req, res, (ctx) =>
+      rotateKeyConfirmPage(ctx, { workspace, room: room.room, key }),
+    );
   });
 
   routes.post('/incoming/:keyId/rotate', admin, async (req, res) => {
@@ -183,7 +185,9 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
   routes.get('/incoming/:keyId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);
     const { room, item: key } = await settingsRoomItem(db, req, res, KEY);
-    renderPage(req, res, (ctx) => deleteKeyConfirmPage(ctx, { workspace, room: room.room, key }));
+    await renderPage(req, res, (ctx) =>
+      deleteKeyConfirmPage(ctx, { workspace, room: room.room, key }),
+    );
   });
 
   routes.post('/incoming/:keyId/delete', admin, async (req, res) => {

@@ -8,9 +8,9 @@ import { capability } from '../../shared/access.js';
 export function widgetSettingsRoutes(deps: WebDeps): RouteTable {
   const routes = routeTable();
 
-  routes.get('/', capability('settings.manage'), (req, res) => {
+  routes.get('/', capability('settings.manage'), async (req, res) => {
     const { workspace } = seat(res);
-    renderPage(req, res, (ctx) =>
+    await renderPage(req, res, (ctx) =>
       widgetSettingsPage(ctx, { workspace, publicUrl: deps.config.PUBLIC_URL }),
     );
   });
