@@ -75,7 +75,10 @@ export async function runPrimary(settings: FerryConfig): Promise<void> {
   const stopAll = (reason: string): void => {
     if (stopping) return;
     stopping = true;
-    logger.info({ reason, processes: live().length }, 'draining every worker');
+    const processes = live().length;
+    // At a terminal, one plain line (a person reads it); piped, the fields a log search filters on.
+    if (pretty) logger.info(`stopping (${reason}): draining ${processes} processes`);
+    else logger.info({ reason, processes }, 'draining every worker');
     // A worker still starting gets the message once it is up (see fork).
     for (const worker of live()) if (up.has(worker)) worker.send({ type: STOP });
     const timer = setTimeout(() => {

@@ -70,6 +70,9 @@ describe('npm start, as a person reads it', () => {
     expect(lines[page + 1]).toMatch(/^\[\d\d:\d\d:\d\d\] /);
     expect(screen).not.toContain('/assets/app.css');
     expect(screen.match(/stopped/g)).toHaveLength(1);
+    // The drain is a sentence, not a dump of fields.
+    expect(screen).toMatch(/INFO.*stopping \(SIGINT\): draining 2 processes$/m);
+    expect(screen).not.toMatch(/\{"\w+":/);
     expect(lines.at(-1)).toMatch(/INFO.*stopped$/);
   });
 

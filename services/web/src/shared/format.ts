@@ -75,7 +75,7 @@ export function timeAgo(date: Date | string | null | undefined, now = Date.now()
 
 /** Relative and exact, for detail rows where the relative time alone would hide the order. */
 export function exactTime(date: Date): SafeHtml {
-  return html`${timeAgo(date)} <span class="muted small">(${date.toISOString()})</span>`;
+  return html`${timeAgo(date)} <span class="muted small-text">(${date.toISOString()})</span>`;
 }
 
 type Shown = SafeHtml | string | number;

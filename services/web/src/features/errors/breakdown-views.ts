@@ -90,7 +90,9 @@ export function breakdownSection(data: GroupBreakdown): SafeHtml {
       data.tags.length
         ? html`<h3>
               Tags
-              <span class="muted small">over ${plural(data.total, 'retained occurrence')}</span>
+              <span class="muted small-text"
+                >over ${plural(data.total, 'retained occurrence')}</span
+              >
             </h3>
             <div class="tag-grid">${data.tags.map(tagTable)}</div>`
         : ''

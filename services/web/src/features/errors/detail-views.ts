@@ -37,7 +37,7 @@ function frameCode(frame: DetailFrame): SafeHtml {
 
 function frameItem(frame: DetailFrame, open: boolean): SafeHtml {
   const minified = frame.minified
-    ? html`<p class="muted small frame-minified">
+    ? html`<p class="muted small-text frame-minified">
         Mapped from ${frame.minified.file}:${frame.minified.line}:${frame.minified.column}
       </p>`
     : '';
@@ -64,7 +64,7 @@ function frameList(frames: readonly DetailFrame[]): SafeHtml {
 function exceptionBlock(exception: DetailException, cause: boolean): SafeHtml {
   return html`<div class="exception">
     <p class="exception-head">
-      ${cause ? html`<span class="muted small">Caused by</span> ` : ''}<strong>${exception.type}</strong>${exception.value ? html`: <span class="plain-text">${exception.value}</span>` : ''}
+      ${cause ? html`<span class="muted small-text">Caused by</span> ` : ''}<strong>${exception.type}</strong>${exception.value ? html`: <span class="plain-text">${exception.value}</span>` : ''}
     </p>
     ${frameList(exception.frames)}
   </div>`;
@@ -124,7 +124,7 @@ function crumbText(crumb: Breadcrumb): SafeHtml {
 function breadcrumbsSection(crumbs: readonly Breadcrumb[] | undefined): SafeHtml {
   if (!crumbs?.length) return html``;
   return html`<section aria-label="Breadcrumbs">
-    <h3>Breadcrumbs <span class="muted small">(${crumbs.length}, oldest first)</span></h3>
+    <h3>Breadcrumbs <span class="muted small-text">(${crumbs.length}, oldest first)</span></h3>
     <div class="table-scroll">
       <table class="crumbs-table">
         <thead>
@@ -214,9 +214,9 @@ export function detailSection(id: string, detail: OccurrenceDetail): SafeHtml {
     </div>
     ${
       detail.truncated?.length
-        ? html`<p class="muted small">Cut to fit: ${detail.truncated.join('; ')}.</p>`
+        ? html`<p class="muted small-text">Cut to fit: ${detail.truncated.join('; ')}.</p>`
         : ''
     }
-    ${detail.debug_images?.length ? html`<p class="muted small">Debug IDs: ${detail.debug_images.map((image) => code(image.debug_id))}</p>` : ''}
+    ${detail.debug_images?.length ? html`<p class="muted small-text">Debug IDs: ${detail.debug_images.map((image) => code(image.debug_id))}</p>` : ''}
   </div>`;
 }

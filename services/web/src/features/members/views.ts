@@ -128,7 +128,7 @@ function invitesSection(csrf: SafeHtml, base: string, data: MembersData): SafeHt
                       />
                       ${copyButton(`invite-${invite.id}`, `the ${invite.role} invite link`)}
                     </span>
-                    <p class="muted small">
+                    <p class="muted small-text">
                       Expires ${timeAgo(invite.expiresAt)} · ${String(invite.joinedCount)} joined
                       ${invite.createdByName ? html` · made by ${invite.createdByName}` : ''}
                     </p>
