@@ -102,3 +102,14 @@
     nav.setAttribute('data-unread-synced', 'true');
   });
 })();
+
+// A refused form comes back to its page (Post/Redirect/Get, kept-form.ts), which may be a long
+// list with the form at its foot: put the cursor in the first field it refused, which scrolls
+// there, unless the person has already moved on.
+(function () {
+  'use strict';
+  const refused = document.querySelector('[aria-invalid="true"]');
+  if (refused && (document.activeElement === null || document.activeElement === document.body)) {
+    refused.focus();
+  }
+})();

@@ -108,6 +108,12 @@ describe('paged lists and refused forms in a browser', () => {
     await page.waitForURL(tab);
     await page.getByText(/loopback/).waitFor();
     expect(await page.getByLabel('Target URL').inputValue()).toBe('http://127.0.0.1:9/hook');
+    // The form sits under 50 keys and 50 hooks: the page lands on the refused field, focused.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('f-target_url');
+    const inView = await page
+      .getByLabel('Target URL')
+      .evaluate((input) => input.getBoundingClientRect().bottom <= window.innerHeight);
+    expect(inView).toBe(true);
     await check(page, 'webhooks-refused-hook');
 
     await page.goto(`${base}/members?page=2`);
