@@ -288,6 +288,7 @@ export {
   removeMember,
   revokeInvite,
   roleChangeRefusal,
+  seatRoles,
   signInSchema,
   signUp,
   signUpSchema,
@@ -352,7 +353,6 @@ export {
   dismissOnboarding,
   onboardingProgress,
   onboardingStepsFor,
-  seatRoles,
   showOnboarding,
   stepsShown,
 } from './onboarding/index.js';

@@ -21,6 +21,7 @@ export {
   memberName,
   removeMember,
 } from './members.js';
+export { seatRoles } from './seat-roles.js';
 export {
   assignableRoles,
   lastOwnerRefusal,

@@ -4,7 +4,6 @@ export {
   dismissOnboarding,
   onboardingProgress,
   onboardingStepsFor,
-  seatRoles,
   showOnboarding,
   stepsShown,
 } from './onboarding.js';

@@ -3,6 +3,7 @@ import type { Db, Member, Role, Room, RoomKind } from '@ferry/db';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { can, type Capability } from '../members/capabilities.js';
+import { seatRoles } from '../members/seat-roles.js';
 import { listPage, pageWindow, type ListPage, type PageRequest } from '../common/paging.js';
 
 /**
@@ -148,15 +149,8 @@ export async function usersWhoCan(
   userIds: readonly string[],
   capability: Capability,
 ): Promise<Set<string>> {
-  if (userIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('members')
-    .select(['user_id', 'role'])
-    .where('workspace_id', '=', workspaceId)
-    .where('user_id', 'in', [...new Set(userIds)])
-    .where('left_at', 'is', null)
-    .execute();
-  return new Set(rows.filter((row) => can(row.role, capability)).map((row) => row.user_id));
+  const roles = await seatRoles(db, workspaceId, userIds);
+  return new Set([...roles].filter(([, role]) => can(role, capability)).map(([userId]) => userId));
 }
 
 export interface RoomListItem {
