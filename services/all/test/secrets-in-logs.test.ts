@@ -69,7 +69,7 @@ describe('no secret in any log line', () => {
       email: 'ada@example.test',
       password: 'the wrong one, also secret',
     });
-    expect(wrong.status).toBe(401);
+    expect(wrong.status).toBe(303); // back to /login (Post/Redirect/Get), the password kept nowhere
     secrets.wrongPassword = 'the wrong one, also secret';
     const made = await client.post(
       '/workspaces',

@@ -70,15 +70,24 @@ describe('agents pages', () => {
     expect((await client.get(`${agents}/settings/ship-policy`)).status).toBe(403);
   });
 
-  it('renames, moves "receives new feedback", and refuses a taken or empty name inline', async () => {
+  it('renames, moves "receives new feedback", and refuses a taken or empty name on its page (303)', async () => {
     const { client, agents, first, second } = await withAgents();
     const page = `${agents}/${second.id}`;
     expect((await client.get(page)).status).toBe(200);
+    // Refused: back to the agent's page (303), which shows why beside the name, as posted.
     const taken = await client.post(page, { name: 'SHOP' }, { csrfFrom: page });
-    expect(taken.status).toBe(422);
-    expect(taken.text).toContain('@shop is taken');
+    expect({ status: taken.status, location: taken.location }).toEqual({
+      status: 303,
+      location: page,
+    });
+    const takenShown = (await client.get(page)).text;
+    expect(takenShown).toContain('@shop is taken');
+    expect(takenShown).toContain('value="SHOP"');
     const empty = await client.post(page, { name: '!!!' }, { csrfFrom: page });
-    expect(empty.status).toBe(422);
+    expect(empty.status).toBe(303);
+    const emptyShown = (await client.get(page)).text;
+    expect(emptyShown).toContain('aria-describedby="f-name-error"');
+    expect(emptyShown).toContain('value="!!!"');
     const saved = await client.post(
       page,
       { name: 'API Server', receives_feedback: 'on' },
@@ -113,8 +122,13 @@ describe('agents pages', () => {
       { wake_url: 'http://192.168.1.20:8765/', wake_token: 'x' },
       { csrfFrom: page },
     );
-    expect(privateUrl.status).toBe(422);
-    expect(privateUrl.text).toContain('ALLOW_PRIVATE_WEBHOOK_TARGETS');
+    expect({ status: privateUrl.status, location: privateUrl.location }).toEqual({
+      status: 303,
+      location: page,
+    });
+    const refusedShown = (await client.get(page)).text;
+    expect(refusedShown).toContain('ALLOW_PRIVATE_WEBHOOK_TARGETS');
+    expect(refusedShown).toContain('value="http://192.168.1.20:8765/"');
     const saved = await client.post(
       wake,
       { wake_url: 'https://93.184.216.34/wake', wake_token: 'first-token' },
@@ -152,7 +166,7 @@ describe('agents pages', () => {
     });
   });
 
-  it('saves the ship policy with inline errors for bad values', async () => {
+  it('saves the ship policy; bad values come back (303) with inline errors', async () => {
     const { client, agents, workspace } = await withAgents();
     const page = `${agents}/settings/ship-policy`;
     // Patterns match git's case-sensitive paths; the field's help says so.
@@ -163,8 +177,10 @@ describe('agents pages', () => {
       { max_files: '-1', max_lines: 'many', always_reviewed: 'x' },
       { csrfFrom: page },
     );
-    expect(bad.status).toBe(422);
-    expect(bad.text).toContain('aria-invalid="true"');
+    expect({ status: bad.status, location: bad.location }).toEqual({ status: 303, location: page });
+    const badShown = (await client.get(page)).text;
+    expect(badShown).toContain('aria-invalid="true"');
+    expect(badShown).toContain('value="many"');
     const ok = await client.post(
       page,
       { max_files: '2', max_lines: '40', always_reviewed: 'db/**\n\nconfig/*.yml\n' },

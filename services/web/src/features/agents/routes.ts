@@ -21,6 +21,13 @@ import {
 import type { WebDeps } from '../../deps.js';
 import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
 import { stashOnce, takeOnce } from '../../shared/show-once.js';
+import {
+  keptText,
+  postedFields,
+  redirectWithForm,
+  takeForm,
+  type KeptForm,
+} from '../../shared/kept-form.js';
 import { agentInstall } from './dispatch-card.js';
 import { agentsPage, agentsPath, configurePage, installPage, shipPolicyPage } from './views.js';
 import { routeTable, type RouteTable } from '@ferry/http';
@@ -28,6 +35,12 @@ import { capability } from '../../shared/access.js';
 import { workspaceBase } from '../../shared/layout.js';
 
 const WAKE_TOKEN_MAX = 200;
+
+// The agents pages' forms, as kept-form.ts names them: a refused post comes back (303) to the page
+// with the form, which shows the error beside its field and the values as posted.
+const SHIP_POLICY_FORM = 'agents.ship-policy';
+const settingsForm = (agentId: string) => `agents.settings:${agentId}`;
+const wakeForm = (agentId: string) => `agents.wake:${agentId}`;
 
 export function agentRoutes(deps: WebDeps): RouteTable {
   const { db, box, redis, config } = deps;
@@ -90,31 +103,30 @@ export function agentRoutes(deps: WebDeps): RouteTable {
 
   routes.get('/settings/ship-policy', admin, async (req, res) => {
     const { workspace } = seat(res);
+    const kept = takeForm(req, SHIP_POLICY_FORM);
     const policy = await shipPolicy(db, workspace.id);
     const values = {
-      max_files: String(policy.maxFiles),
-      max_lines: String(policy.maxLines),
-      always_reviewed: policy.alwaysReviewed.join('\n'),
+      max_files: keptText(kept, 'max_files') ?? String(policy.maxFiles),
+      max_lines: keptText(kept, 'max_lines') ?? String(policy.maxLines),
+      always_reviewed: keptText(kept, 'always_reviewed') ?? policy.alwaysReviewed.join('\n'),
     };
-    await renderPage(req, res, (ctx) => shipPolicyPage(ctx, { workspace, values }));
+    const errors = kept?.errors;
+    await renderPage(req, res, (ctx) => shipPolicyPage(ctx, { workspace, values, errors }));
   });
 
   routes.post('/settings/ship-policy', admin, async (req, res) => {
     const { workspace } = seat(res);
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const body: unknown = req.body ?? {};
     const parsed = shipPolicySchema.safeParse(body);
     if (!parsed.success) {
-      const text = (key: string) => (typeof body[key] === 'string' ? body[key] : '');
-      const values = {
-        max_files: text('max_files'),
-        max_lines: text('max_lines'),
-        always_reviewed: text('always_reviewed'),
-      };
       const errors: Record<string, string> = {};
+      // One message per field: a bad pattern's path (always_reviewed.3) is shown on the textarea.
       for (const [key, message] of Object.entries(fieldErrors(parsed.error))) {
         errors[key.split('.')[0] ?? key] ??= message;
       }
-      await renderPage(req, res, (ctx) => shipPolicyPage(ctx, { workspace, values, errors }), 422);
+      const values = postedFields(body, ['max_files', 'max_lines', 'always_reviewed']);
+      const page = `${agentsPath(workspace)}/settings/ship-policy`;
+      redirectWithForm(req, res, page, SHIP_POLICY_FORM, { values, errors });
       return;
     }
     await saveShipPolicy(db, workspace.id, parsed.data);
@@ -129,17 +141,25 @@ export function agentRoutes(deps: WebDeps): RouteTable {
     return agent;
   }
 
-  async function configure(
-    req: Request,
-    res: Response,
-    agent: Agent,
-    extra: { values?: { name?: string; wake_url?: string }; errors?: Record<string, string> } = {},
-    status = 200,
-  ): Promise<void> {
+  const agentPath = (res: Response, agent: Agent) =>
+    `${agentsPath(seat(res).workspace)}/${agent.id}`;
+
+  /** The agent's page; a refused settings or wake form shows again with its error and values. */
+  async function configure(req: Request, res: Response, agent: Agent): Promise<void> {
     const { workspace } = seat(res);
+    const settings = takeForm(req, settingsForm(agent.id));
+    const wake = takeForm(req, wakeForm(agent.id));
     const work = await recentWork(db, agent.id);
-    const data = { workspace, agent, status: agentStatus(agent), work, ...extra };
-    await renderPage(req, res, (ctx) => configurePage(ctx, data), status);
+    const values = {
+      name: keptText(settings, 'name'),
+      receives_feedback: settings
+        ? keptText(settings, 'receives_feedback') !== undefined
+        : undefined,
+      wake_url: keptText(wake, 'wake_url'),
+    };
+    const errors = { ...settings?.errors, ...wake?.errors };
+    const data = { workspace, agent, status: agentStatus(agent), work, values, errors };
+    await renderPage(req, res, (ctx) => configurePage(ctx, data));
   }
 
   routes.get('/:agentId', admin, async (req, res) => {
@@ -148,31 +168,22 @@ export function agentRoutes(deps: WebDeps): RouteTable {
 
   routes.post('/:agentId', admin, async (req, res) => {
     const agent = await agentOf(req, res);
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const body: unknown = req.body ?? {};
+    const back = (errors: KeptForm['errors']) =>
+      redirectWithForm(req, res, agentPath(res, agent), settingsForm(agent.id), {
+        values: postedFields(body, ['name', 'receives_feedback']),
+        errors,
+      });
     const parsed = agentSettingsSchema.safeParse(body);
-    if (!parsed.success) {
-      const name = typeof body.name === 'string' ? body.name : '';
-      await configure(
-        req,
-        res,
-        agent,
-        { values: { name }, errors: fieldErrors(parsed.error) },
-        422,
-      );
-      return;
-    }
+    if (!parsed.success) return back(fieldErrors(parsed.error));
     try {
       await updateAgentSettings(db, agent, parsed.data);
     } catch (error) {
-      if (error instanceof AppError && error.options.fields) {
-        const values = { name: parsed.data.name };
-        await configure(req, res, agent, { values, errors: error.options.fields }, 422);
-        return;
-      }
+      if (error instanceof AppError && error.options.fields) return back(error.options.fields);
       throw error;
     }
     flash(req, 'ok', `Saved @${parsed.data.name}.`);
-    res.redirect(303, `${agentsPath(seat(res).workspace)}/${agent.id}`);
+    res.redirect(303, agentPath(res, agent));
   });
 
   routes.post('/:agentId/wake', admin, async (req, res) => {
@@ -187,7 +198,9 @@ export function agentRoutes(deps: WebDeps): RouteTable {
     }
     if (token.length > WAKE_TOKEN_MAX) errors.wake_token = `At most ${WAKE_TOKEN_MAX} characters.`;
     if (Object.keys(errors).length) {
-      await configure(req, res, agent, { values: { wake_url: url }, errors }, 422);
+      // The wake token is a secret: never kept in the session, so it is typed again.
+      const values = { wake_url: url };
+      redirectWithForm(req, res, agentPath(res, agent), wakeForm(agent.id), { values, errors });
       return;
     }
     await updateAgentWake(db, box, agent.id, {
@@ -195,7 +208,7 @@ export function agentRoutes(deps: WebDeps): RouteTable {
       token: body.clear_token ? null : token ? token : undefined,
     });
     flash(req, 'ok', body.clear_token ? 'The wake token is cleared.' : 'Wake settings saved.');
-    res.redirect(303, `${agentsPath(seat(res).workspace)}/${agent.id}`);
+    res.redirect(303, agentPath(res, agent));
   });
 
   return routes;

@@ -173,7 +173,8 @@ export interface ConfigureData {
   agent: Agent;
   status: AgentStatus;
   work: AgentWork[];
-  values?: { name?: string; wake_url?: string };
+  /** A refused form's values as posted (undefined: the agent's own). */
+  values?: { name?: string; receives_feedback?: boolean; wake_url?: string };
   errors?: Record<string, string>;
 }
 
@@ -219,7 +220,7 @@ export function configurePage(ctx: PageContext, data: ConfigureData): SafeHtml {
                   type="checkbox"
                   name="receives_feedback"
                   value="on"
-                  ${agent.receives_feedback ? html`checked` : ''}
+                  ${(data.values?.receives_feedback ?? agent.receives_feedback) ? html`checked` : ''}
                 />
                 Receives new feedback
               </label>

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { AppError, fieldErrors } from '@ferry/core';
 import { hitRateLimit } from '@ferry/http';
 import type { WebDeps } from '../../deps.js';
@@ -11,6 +11,7 @@ import {
   listWorkspacesForUser,
 } from '@ferry/workspace';
 import { locals, renderPage } from '../../shared/request-context.js';
+import { keptText, redirectWithForm, takeForm, type KeptForm } from '../../shared/kept-form.js';
 import { loginPage, signupPage } from './views.js';
 import { access, routeTable, type RouteTable } from '@ferry/http';
 
@@ -67,6 +68,33 @@ function tooManyAttempts(retryAfter: number): AppError {
   );
 }
 
+// The sign-in and sign-up forms, as kept-form.ts names them. Only the email and name are kept for
+// the page after a refusal: the password never goes into the session.
+const LOGIN_FORM = 'auth.login';
+const SIGNUP_FORM = 'auth.signup';
+
+/** The form's page, carrying `next` (e.g. back to an invite link) as the form did. */
+function formPath(path: '/login' | '/signup', next: string | undefined): string {
+  return next ? `${path}?next=${encodeURIComponent(next)}` : path;
+}
+
+/** A refused sign-in or sign-up: back to its page (303), which shows why, with `kept` filled in. */
+function refuse(
+  req: Request,
+  res: Response,
+  path: '/login' | '/signup',
+  next: string | undefined,
+  kept: KeptForm,
+): void {
+  redirectWithForm(
+    req,
+    res,
+    formPath(path, next),
+    path === '/login' ? LOGIN_FORM : SIGNUP_FORM,
+    kept,
+  );
+}
+
 export function authRoutes(deps: WebDeps): RouteTable {
   const { db } = deps;
   const routes = routeTable();
@@ -87,43 +115,52 @@ export function authRoutes(deps: WebDeps): RouteTable {
       res.redirect(safeNext(req.query.next) ?? '/');
       return;
     }
-    const values = { next: safeNext(req.query.next) };
-    await renderPage(req, res, (ctx) => loginPage(ctx, { values }));
+    const kept = takeForm(req, LOGIN_FORM);
+    const values = { email: keptText(kept, 'email'), next: safeNext(req.query.next) };
+    await renderPage(req, res, (ctx) => loginPage(ctx, { values, errors: kept?.errors }));
   });
 
   routes.post('/login', access.public('signing in'), async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
     const account = typeof body.email === 'string' ? body.email : undefined;
+    const values = { email: account ?? '' };
     const retryAfter = await signInThrottle(deps, req, account);
     if (retryAfter !== undefined) {
+      // Not a refused form but a refused attempt: 429 with Retry-After, which scripts read (see
+      // signInThrottle); /login is a page a GET opens, so this address never dead-ends.
       res.setHeader('Retry-After', String(retryAfter));
-      const values = { email: account ?? '', next };
       const errors = { _: tooManyAttempts(retryAfter).message };
-      await renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 429);
+      await renderPage(
+        req,
+        res,
+        (ctx) => loginPage(ctx, { values: { ...values, next }, errors }),
+        429,
+      );
       return;
     }
     const parsed = signInSchema.safeParse(body);
     if (!parsed.success) {
-      const values = { email: typeof body.email === 'string' ? body.email : '', next };
-      const errors = fieldErrors(parsed.error);
-      await renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 422);
-      return;
+      return refuse(req, res, '/login', next, { values, errors: fieldErrors(parsed.error) });
     }
     const user = await authenticate(db, parsed.data.email, parsed.data.password);
     if (!user) {
-      const values = { email: parsed.data.email, next };
+      // The same words whether or not the email has an account (no account enumeration).
       const errors = { _: 'That email and password do not match an account.' };
-      await renderPage(req, res, (ctx) => loginPage(ctx, { values, errors }), 401);
-      return;
+      return refuse(req, res, '/login', next, { values, errors });
     }
     await startSession(req, user.id);
     res.redirect(next ?? '/');
   });
 
   routes.get('/signup', access.public('sign-in pages'), async (req, res) => {
-    const values = { next: safeNext(req.query.next) };
-    await renderPage(req, res, (ctx) => signupPage(ctx, { values }));
+    const kept = takeForm(req, SIGNUP_FORM);
+    const values = {
+      name: keptText(kept, 'name'),
+      email: keptText(kept, 'email'),
+      next: safeNext(req.query.next),
+    };
+    await renderPage(req, res, (ctx) => signupPage(ctx, { values, errors: kept?.errors }));
   });
 
   routes.post('/signup', access.public('signing up'), async (req, res) => {
@@ -132,20 +169,22 @@ export function authRoutes(deps: WebDeps): RouteTable {
     const values = {
       name: typeof body.name === 'string' ? body.name : '',
       email: typeof body.email === 'string' ? body.email : '',
-      next,
     };
     const retryAfter = await signInThrottle(deps, req, undefined);
     if (retryAfter !== undefined) {
       res.setHeader('Retry-After', String(retryAfter));
       const errors = { _: tooManyAttempts(retryAfter).message };
-      await renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), 429);
+      await renderPage(
+        req,
+        res,
+        (ctx) => signupPage(ctx, { values: { ...values, next }, errors }),
+        429,
+      );
       return;
     }
     const parsed = signUpSchema.safeParse(body);
     if (!parsed.success) {
-      const errors = fieldErrors(parsed.error);
-      await renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), 422);
-      return;
+      return refuse(req, res, '/signup', next, { values, errors: fieldErrors(parsed.error) });
     }
     try {
       const user = await signUp(db, parsed.data);
@@ -154,9 +193,7 @@ export function authRoutes(deps: WebDeps): RouteTable {
       res.redirect(next ?? '/workspaces/new');
     } catch (error) {
       if (error instanceof AppError && error.options.fields) {
-        const errors = error.options.fields;
-        await renderPage(req, res, (ctx) => signupPage(ctx, { values, errors }), error.status);
-        return;
+        return refuse(req, res, '/signup', next, { values, errors: error.options.fields });
       }
       throw error;
     }
