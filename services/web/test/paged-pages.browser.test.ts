@@ -9,7 +9,7 @@ import {
   signInWithForm,
   type TestBrowser,
 } from '@ferry/testing/browser';
-import { createIncomingKey, createWorkspace } from '@ferry/workspace';
+import { createIncomingKey, createWorkspace, registerAgent } from '@ferry/workspace';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/paged-lists';
@@ -127,5 +127,44 @@ describe('paged lists and refused forms in a browser', () => {
 
     await page.goto(`${web.url}/workspaces`);
     await check(page, 'workspaces');
+  });
+
+  it('a refused sign-in and a refused agent rename come back to their page', async () => {
+    const db = web.ctx.db;
+    const ownerUser = await createUser(db, { name: 'Grace Hopper' });
+    const { workspace } = await createWorkspace(db, ownerUser, 'Harbour Ops');
+    const token = await createApiToken(db, workspace, { scopes: ['platform:dispatch'] });
+    const register = (installId: string, name: string) =>
+      registerAgent(db, { workspaceId: workspace.id, installId, name, tokenId: token.id });
+    await register('install-shot-1', 'shop');
+    const agent = await register('install-shot-2', 'api');
+    const base = `${web.url}/w/${workspace.id}/${workspace.slug}`;
+    const page = await (await chrome.newContext()).newPage();
+
+    // A wrong password: back on /login (with where it was going), the email kept, not the password.
+    const next = `/w/${workspace.id}/${workspace.slug}/agents`;
+    await page.goto(`${web.url}/login?next=${encodeURIComponent(next)}`);
+    await page.getByLabel('Email').fill(ownerUser.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That email and password do not match an account.').waitFor();
+    expect(page.url()).toBe(`${web.url}/login?next=${encodeURIComponent(next)}`);
+    expect(await page.getByLabel('Email').inputValue()).toBe(ownerUser.email);
+    expect(await page.getByLabel('Password').inputValue()).toBe('');
+    await check(page, 'signin-refused');
+
+    await page.getByLabel('Password').fill(ownerUser.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/agents`);
+    // A taken name: back on the agent's own page, the error beside the name as typed.
+    await page.goto(`${base}/agents/${agent.id}`);
+    await page.getByLabel('Name').fill('Shop');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('@shop is taken in this workspace.').waitFor();
+    expect(page.url()).toBe(`${base}/agents/${agent.id}`);
+    const name = page.getByLabel('Name');
+    expect(await name.getAttribute('aria-describedby')).toContain('f-name-error');
+    expect(await name.inputValue()).toBe('Shop');
+    await check(page, 'agent-rename-refused');
   });
 });
