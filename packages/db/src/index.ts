@@ -58,6 +58,7 @@ export type {
   IncomingWebhooksTable,
   InviteRole,
   Member,
+  MemberNoticeRoomsTable,
   MembersTable,
   MentionReason,
   MentionsTable,

@@ -79,6 +79,12 @@ export interface MembersTable {
   left_at: Timestamp | null;
 }
 
+/** A seat's direct-message room with Ferry, where its notices go (migration 2026_11_28_0600). */
+export interface MemberNoticeRoomsTable {
+  member_id: string;
+  room_id: string;
+}
+
 export interface RoomsTable {
   id: string;
   workspace_id: string;
@@ -118,7 +124,7 @@ export interface RoomMembersTable {
   last_read_message_id: ColumnType<string | null, never, string | null>;
 }
 
-export type MentionReason = 'mention' | 'ticket_reply';
+export type MentionReason = 'mention' | 'ticket_reply' | 'assignment';
 
 /** A message that asks for a seat's attention (migration 0070). */
 export interface MentionsTable {
@@ -269,6 +275,8 @@ export interface ErrorGroupsTable {
   spike_slot_seconds: ColumnType<number | null, number | null | undefined, number | null>;
   spike_latest_slot: ColumnType<string | null, string | null | undefined, string | null>;
   spike_slots: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
+  /** Who looks after the group (issue 43); null: nobody. Set only by assignErrorGroup. */
+  assignee_member_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A group remembers this many environments: reports can name any, and the key is public. */
@@ -638,6 +646,7 @@ export interface Database {
   visitors: VisitorsTable;
   outbox: OutboxTable;
   error_groups: ErrorGroupsTable;
+  member_notice_rooms: MemberNoticeRoomsTable;
   error_occurrences: ErrorOccurrencesTable;
   error_workspace_stats: ErrorWorkspaceStatsTable;
   error_alert_rules: ErrorAlertRulesTable;

@@ -114,8 +114,13 @@ export {
   ticketForErrorGroup,
   validateErrorAlertRules,
   writtenGroupSchema,
+  assignErrorGroup,
+  assigneeIdSchema,
+  assigneeNames,
+  notifyRegressedAssignees,
 } from './errors/index.js';
 export type {
+  AssignActor,
   AlertCandidate,
   AlertRule,
   Breadcrumb,
@@ -266,6 +271,7 @@ export {
   acceptInvite,
   activeSeatNames,
   assignableRoles,
+  assignableTo,
   authenticate,
   can,
   changeRole,

@@ -24,6 +24,7 @@ interface GroupJson {
   status: 'unresolved' | 'resolved' | 'ignored';
   regressed_at: string | null;
   environments: string[];
+  assignee_id: string | null;
 }
 
 interface ListJson {
@@ -100,6 +101,8 @@ describe('errors read API', () => {
       status: 'unresolved',
       regressed_at: null,
       environments: [],
+      // Issue 43: added beside the fields clients had; nobody is assigned.
+      assignee_id: null,
     });
 
     const second = (await (await get('?page=2', writer)).json()) as ListJson;

@@ -40,6 +40,8 @@ export interface ErrorGroupFilter {
   environment?: string | undefined;
   /** Case-insensitive substring of the error class or the latest message. */
   q?: string | undefined;
+  /** Groups assigned to this member (the list's "Assigned to me", along error_groups_assignee_idx). */
+  assigneeMemberId?: string | undefined;
 }
 
 export interface ErrorGroupPage {
@@ -65,6 +67,9 @@ function narrowed<QB extends SelectQueryBuilder<Database, 'error_groups', object
   if (filter.environment) {
     const environment = storable(filter.environment);
     q = q.where(sql<boolean>`environments @> array[${environment}]::text[]`) as QB;
+  }
+  if (filter.assigneeMemberId) {
+    q = q.where('assignee_member_id', '=', filter.assigneeMemberId) as QB;
   }
   const search = filter.q === undefined ? '' : storable(filter.q).trim();
   if (search) {
@@ -329,6 +334,8 @@ export interface ErrorGroupJson {
   /** When the group last came back after being resolved; null once triaged again. */
   regressed_at: string | null;
   environments: string[];
+  /** The member the group is assigned to (issue 43); null: nobody. */
+  assignee_id: string | null;
 }
 
 export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
@@ -343,6 +350,7 @@ export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
     status: g.status,
     regressed_at: g.regressed_at?.toISOString() ?? null,
     environments: g.environments,
+    assignee_id: g.assignee_member_id,
   };
 }
 

@@ -33,6 +33,13 @@ export type {
   SavedErrorAlertRules,
 } from './error-alerts.js';
 export {
+  assignErrorGroup,
+  assigneeIdSchema,
+  assigneeNames,
+  notifyRegressedAssignees,
+} from './error-assign.js';
+export type { AssignActor } from './error-assign.js';
+export {
   culprit,
   errorTicketInput,
   fileTicketForErrorGroup,

@@ -1,7 +1,7 @@
 import { AppError, isId } from '@ferry/core';
 import type { Db, Feedback, FeedbackStatus } from '@ferry/db';
 import { z } from 'zod';
-import { can } from '../members/capabilities.js';
+import { assignableTo, findAssignable, type Assignee } from '../members/assignable.js';
 import { postMessage } from '../messages/messages.js';
 import { memberName } from '../members/members.js';
 
@@ -40,44 +40,14 @@ export const triageSchema = z
     message: 'Send "status", "assignee_id" or both.',
   });
 export type TriageInput = z.infer<typeof triageSchema>;
-
-export interface Assignee {
-  id: string;
-  name: string;
-}
+export type { Assignee };
 
 /**
  * Who a ticket can be assigned to: active seats of the workspace that may read feedback (a guest
- * could not open the ticket they were given), by name.
+ * could not open the ticket they were given), by name. The rule is members/assignable.ts's.
  */
-export async function assignableMembers(db: Db, workspaceId: string): Promise<Assignee[]> {
-  const rows = await db
-    .selectFrom('members')
-    .innerJoin('users', 'users.id', 'members.user_id')
-    .select(['members.id', 'members.role', 'users.name'])
-    .where('members.workspace_id', '=', workspaceId)
-    .where('members.left_at', 'is', null)
-    .orderBy('users.name')
-    .orderBy('members.id')
-    .execute();
-  return rows.filter((r) => can(r.role, 'feedback.read')).map(({ id, name }) => ({ id, name }));
-}
-
-async function findAssignable(
-  db: Db,
-  workspaceId: string,
-  memberId: string,
-): Promise<Assignee | undefined> {
-  if (!isId(memberId, 'member')) return undefined;
-  const row = await db
-    .selectFrom('members')
-    .innerJoin('users', 'users.id', 'members.user_id')
-    .select(['members.id', 'members.role', 'users.name'])
-    .where('members.id', '=', memberId)
-    .where('members.workspace_id', '=', workspaceId)
-    .where('members.left_at', 'is', null)
-    .executeTakeFirst();
-  return row && can(row.role, 'feedback.read') ? { id: row.id, name: row.name } : undefined;
+export function assignableMembers(db: Db, workspaceId: string): Promise<Assignee[]> {
+  return assignableTo(db, workspaceId, 'feedback.read');
 }
 
 /** Who made the change: a member (by name), or an API client, which is no person. */
@@ -129,7 +99,7 @@ export async function triageFeedback(
 
     let assignee: Assignee | null | undefined;
     if (change.assignee_id) {
-      assignee = await findAssignable(trx, workspaceId, change.assignee_id);
+      assignee = await findAssignable(trx, workspaceId, change.assignee_id, 'feedback.read');
       if (!assignee) {
         const message = 'Pick an active member of this workspace.';
         throw new AppError('validation_failed', `The assignee is not valid. ${message}`, {

@@ -1,3 +1,4 @@
+export { assignableTo, findAssignable } from './assignable.js';
 export { CAPABILITIES, ROLES, can, outranks } from './capabilities.js';
 export type { Capability } from './capabilities.js';
 export {

@@ -15,6 +15,7 @@ import {
   addRetainedOccurrences,
   culprit,
   detailTags,
+  notifyRegressedAssignees,
   occurrencesCounted,
   raiseErrorAlerts,
   readAlertRules,
@@ -446,9 +447,13 @@ export async function writeErrorBatch(
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
-    await raiseErrorAlerts(tx, alertCandidates(upserted, fresh, replayed, spikeWindows), rules, {
-      publicUrl: deps.publicUrl ?? '',
-    });
+    const candidates = alertCandidates(upserted, fresh, replayed, spikeWindows);
+    await raiseErrorAlerts(tx, candidates, rules, { publicUrl: deps.publicUrl ?? '' });
+    // Issue 43: a reopened group's assignee hears of it (Mentions), in this same commit.
+    await notifyRegressedAssignees(
+      tx,
+      candidates.filter((candidate) => candidate.regressed).map((candidate) => candidate.groupId),
+    );
     return {
       retained: await addRetainedOccurrences(tx, countByWorkspace(inserted)),
       news: deps.announcer ? liveNews(upserted, inserted) : [],

@@ -50,6 +50,13 @@ const NAV: NavEntry[] = [
   { key: 'mentions', label: 'Mentions', path: '/mentions' },
   { key: 'feedback', label: 'Feedback', path: '/feedback', capability: 'feedback.read' },
   { key: 'errors', label: 'Errors', path: '/errors', capability: 'errors.read' },
+  // Issue 43: one click to one's own groups. The query language's `q=assigned:me` may replace it.
+  {
+    key: 'errors-assigned',
+    label: 'Assigned to me',
+    path: '/errors?assigned=me',
+    capability: 'errors.read',
+  },
   { key: 'agents', label: 'Agents', path: '/agents', capability: 'feedback.read' },
   { key: 'members', label: 'Members', path: '/members' },
   { key: 'tokens', label: 'API tokens', path: '/settings/tokens', capability: 'tokens.manage' },

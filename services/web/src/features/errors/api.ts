@@ -16,6 +16,8 @@ import {
   retainedOccurrences,
   setErrorGroupStatus,
   apiAuth,
+  assignErrorGroup,
+  assigneeIdSchema,
   fileTicketForErrorGroup,
   ticketJson,
   withMappedDetail,
@@ -56,13 +58,22 @@ const listQuerySchema = z.object({
   ),
 });
 
-const statusBodySchema = z.object({
-  status: z.enum(ERROR_STATUSES, `Must be one of ${ERROR_STATUSES.join(', ')}.`),
-});
+/** `status`, `assignee_id` (issue 43; null unassigns) or both; before 43 `status` was required. */
+const groupChangeSchema = z
+  .object(
+    {
+      status: z.enum(ERROR_STATUSES, `Must be one of ${ERROR_STATUSES.join(', ')}.`).optional(),
+      assignee_id: assigneeIdSchema.optional(),
+    },
+    'Send a JSON object with "status", "assignee_id" or both.',
+  )
+  .refine((change) => change.status !== undefined || change.assignee_id !== undefined, {
+    message: 'Send "status", "assignee_id" or both.',
+  });
 
 /**
  * /api/v1/errors: reads need `tenant:read` (which `tenant:write` implies); setting a group's status
- * (`PATCH /:groupId`) and filing its ticket (`POST /:groupId/feedback`) need `tenant:write`. Scoped to the token's workspace; another workspace's
+ * or assignee (`PATCH /:groupId`) and filing its ticket (`POST /:groupId/feedback`) need `tenant:write`. Scoped to the token's workspace; another workspace's
  * ids answer 404 like ids that never existed.
  */
 export function errorsApi(deps: WebDeps): RouteTable {
@@ -114,9 +125,23 @@ export function errorsApi(deps: WebDeps): RouteTable {
     { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] },
     async (req, res) => {
       const { workspace } = apiAuth(res);
-      const { status } = parseInput(statusBodySchema, req.body, 'error group');
-      const group = await setErrorGroupStatus(db, workspace.id, String(req.params.groupId), status);
+      const groupId = String(req.params.groupId);
+      const change = parseInput(groupChangeSchema, req.body, 'error group');
+      // The assignment first: when it is refused (422), the status is left as it was too.
+      let group = await findErrorGroup(db, workspace.id, groupId);
       if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+      if (change.assignee_id !== undefined) {
+        group = await assignErrorGroup(db, {
+          workspaceId: workspace.id,
+          groupId,
+          actor: { kind: 'api' },
+          assigneeId: change.assignee_id,
+        });
+      }
+      if (change.status !== undefined) {
+        group = await setErrorGroupStatus(db, workspace.id, groupId, change.status);
+        if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+      }
       res.json({ group: errorGroupJson(group) });
     },
   );

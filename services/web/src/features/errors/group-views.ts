@@ -3,6 +3,7 @@ import {
   excerpt,
   OCCURRENCES_PAGE_SIZE,
   OCCURRENCES_SHOWN,
+  type Assignee,
   type DispatchJson,
   type OccurrenceWithVisitor,
   type Ticket,
@@ -144,8 +145,12 @@ export interface ErrorGroupData {
   pages: number;
   /** Retained occurrences the pages cover (at most OCCURRENCES_SHOWN). */
   shown: number;
-  /** Whether the viewer may resolve, ignore and reopen. */
+  /** Whether the viewer may resolve, ignore and reopen, and assign. */
   canTriage: boolean;
+  /** Who looks after the group (issue 43); null: nobody. */
+  assignee: Assignee | null;
+  /** Whom the viewer may assign it to (empty when they may not assign). */
+  assignees: Assignee[];
   /** Whether the viewer may file the group's ticket ("Fix with agent"). */
   canFileTicket: boolean;
   /** The ticket filed from this group, with its dispatches; null before "Fix with agent". */
@@ -223,6 +228,36 @@ function triageForms(ctx: PageContext, action: string, status: ErrorStatus): Saf
   </div>`;
 }
 
+/**
+ * The assignee line, and for those who may triage a select of the members (never guests: the
+ * choices are assignableTo's) with "Nobody" first. A small POST form with the CSRF token.
+ */
+function assigneeControl(ctx: PageContext, data: ErrorGroupData, action: string): SafeHtml {
+  const { assignee } = data;
+  const current = assignee?.id ?? '';
+  return html`<div class="assignee-control" data-testid="group-assignee">
+    <p class="assignee-line">Assigned to <strong>${assignee ? assignee.name : 'nobody'}</strong></p>
+    ${
+      data.canTriage
+        ? html`<form method="post" action="${action}" class="assignee-form">
+            ${csrfField(ctx)}
+            <label class="visually-hidden" for="group-assignee_id">Assignee</label>
+            <select id="group-assignee_id" name="assignee_id">
+              <option value="" ${current ? '' : html`selected`}>Nobody</option>
+              ${data.assignees.map(
+                (m) =>
+                  html`<option value="${m.id}" ${current === m.id ? html`selected` : ''}>
+                    ${m.name}
+                  </option>`,
+              )}
+            </select>
+            <button type="submit" class="secondary">Assign</button>
+          </form>`
+        : ''
+    }
+  </div>`;
+}
+
 function statusLine(group: ErrorGroup): SafeHtml {
   return html`<p class="triage-status" data-testid="group-status">
     <strong>${STATUS_LABEL[group.status]}</strong>
@@ -294,6 +329,7 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
       <section class="card triage" aria-label="Status">
         ${statusLine(group)}
         ${data.canTriage ? triageForms(ctx, `${path}/status`, group.status) : ''}
+        ${assigneeControl(ctx, data, `${path}/assignee`)}
       </section>
       ${agentSection(ctx, data, path)}
       <section class="card group-summary">

@@ -34,9 +34,18 @@ import { firstReportHelp, ingestionOffNotice } from './setup-views.js';
  * The row's second line, under the title: the source, where it broke (the culprit), the
  * environments it was seen in and its last release. One line, cut at the cell's end (app.css).
  */
-function groupFacts(g: ErrorGroup, facts: GroupLatestFacts | undefined): SafeHtml {
+function groupFacts(
+  g: ErrorGroup,
+  facts: GroupLatestFacts | undefined,
+  assignee: string | undefined,
+): SafeHtml {
   const parts = [
     sourceBadge(g.source),
+    g.assignee_member_id
+      ? html`<span class="error-assignee" data-testid="row-assignee" title="Assigned to"
+          >→ ${assignee ?? 'a former member'}</span
+        >`
+      : '',
     facts?.culprit
       ? html`<span class="culprit" title="${facts.culprit}"
           ><code>${excerpt(facts.culprit, 120)}</code></span
@@ -88,6 +97,7 @@ function groupsTable(
   groups: ErrorGroup[],
   sparklines: ReadonlyMap<string, readonly number[]>,
   facts: ReadonlyMap<string, GroupLatestFacts>,
+  assignees: ReadonlyMap<string, string>,
 ): SafeHtml {
   return html`<table class="errors">
     <thead>
@@ -103,7 +113,14 @@ function groupsTable(
       ${groups.map(
         (g) =>
           html`<tr>
-            <td class="error-cell">${groupTitle(base, g)} ${groupFacts(g, facts.get(g.id))}</td>
+            <td class="error-cell">
+              ${groupTitle(base, g)}
+              ${groupFacts(
+                g,
+                facts.get(g.id),
+                g.assignee_member_id ? assignees.get(g.assignee_member_id) : undefined,
+              )}
+            </td>
             <td class="trend">${dailyBars(sparklines.get(g.id) ?? [], SPARKLINE_DAYS)}</td>
             <td class="num">
               ${number(Number(g.occurrence_count))}<span class="narrow-only">
@@ -124,6 +141,11 @@ export interface ErrorListFilter {
   source: ErrorSource | undefined;
   environment: string | undefined;
   q: string | undefined;
+  /**
+   * `me`: groups assigned to the viewer (the sidebar's "Assigned to me"). Issue 43's query
+   * language will say `assigned:me` in `q`; until then this is its own parameter.
+   */
+  assigned: 'me' | undefined;
 }
 
 export interface ErrorListData {
@@ -139,6 +161,8 @@ export interface ErrorListData {
   sparklines: ReadonlyMap<string, readonly number[]>;
   /** Culprit and last release per group shown (from its latest retained occurrence). */
   facts: ReadonlyMap<string, GroupLatestFacts>;
+  /** The names of the shown groups' assignees, by member id. */
+  assignees: ReadonlyMap<string, string>;
   /** Groups per source and per status under the other filters. */
   counts: Record<ErrorSource, number>;
   statusCounts: Record<ErrorStatus, number>;
@@ -157,6 +181,7 @@ function listQuery(filter: ErrorListFilter): Record<string, string | undefined> 
     environment: filter.environment,
     q: filter.q,
     source: filter.source,
+    assigned: filter.assigned,
   };
 }
 
@@ -196,6 +221,7 @@ function filterForm(path: string, data: ErrorListData): SafeHtml {
         : ''
     }
     ${filter.source ? html`<input type="hidden" name="source" value="${filter.source}" />` : ''}
+    ${filter.assigned ? html`<input type="hidden" name="assigned" value="${filter.assigned}" />` : ''}
     <div class="filter-actions">
       <button type="submit" class="secondary">Filter</button>
       ${
@@ -269,6 +295,14 @@ function noMatches(path: string, data: ErrorListData): SafeHtml {
         >`,
     );
   }
+  if (filter.assigned) {
+    return emptyState(
+      `No ${filter.status === 'all' ? '' : `${filter.status} `}errors assigned to you`,
+      html`<a href="${withQuery(path, { ...query, assigned: undefined })}"
+        >Show everyone’s errors</a
+      >`,
+    );
+  }
   const what = filter.status === 'all' ? '' : `${filter.status} `;
   return emptyState(
     `No ${what}errors${filter.source ? ` from ${filter.source}` : ''}`,
@@ -296,8 +330,8 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
   const base = workspaceBase(data.workspace);
   const path = `${base}/errors`;
   return layout(ctx, {
-    title: 'Errors',
-    section: 'errors',
+    title: filter.assigned ? 'Errors assigned to me' : 'Errors',
+    section: filter.assigned ? 'errors-assigned' : 'errors',
     scripts: data.allGroups === 0 ? [COPY_SCRIPT, ERRORS_LIVE_SCRIPT] : [ERRORS_LIVE_SCRIPT],
     // What the live line counts: this workspace, this filter (live.ts, errors:join).
     body: html`<div
@@ -319,6 +353,16 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
       </div>
       ${arrivedNotice(path, filter)}
       ${
+        filter.assigned
+          ? html`<p class="assigned-filter" data-testid="assigned-filter">
+              Showing errors assigned to you.
+              <a href="${withQuery(path, { ...listQuery(filter), assigned: undefined })}"
+                >Show everyone’s</a
+              >
+            </p>`
+          : ''
+      }
+      ${
         data.allGroups === 0
           ? html`<div class="empty">
               <h2>No errors reported yet</h2>
@@ -327,7 +371,7 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
             </div>`
           : html`${data.ingestionEnabled ? '' : ingestionOffNotice()} ${statusTabs(path, data)}
             ${filterForm(path, data)} ${sourceTabs(path, data)}
-            ${data.groups.length ? groupsTable(base, data.groups, data.sparklines, data.facts) : noMatches(path, data)}
+            ${data.groups.length ? groupsTable(base, data.groups, data.sparklines, data.facts, data.assignees) : noMatches(path, data)}
             ${pager({ path, query: listQuery(filter), page, pages: data.pages })}`
       }
     </div>`,

@@ -2,6 +2,9 @@ import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import type { ErrorSource, ErrorStatus } from '@ferry/db';
 import {
+  assignErrorGroup,
+  assignableTo,
+  assigneeNames,
   can,
   errorEnvironments,
   findErrorGroup,
@@ -69,18 +72,20 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
   const routes = routeTable();
 
   routes.get('/', capability('errors.read'), async (req, res) => {
-    const { workspace } = seat(res);
+    const { workspace, member } = seat(res);
     const filter: ErrorListFilter = {
       status: statusParam(req.query.status),
       source: sourceParam(req.query.source),
       environment: textParam(req.query.environment, 40),
       q: textParam(req.query.q, 200),
+      assigned: req.query.assigned === 'me' ? 'me' : undefined,
     };
     const page = pageParam(req.query.page);
     const [list, retained, allGroups, environments] = await Promise.all([
       listErrorGroups(db, workspace.id, {
         ...filter,
         status: filter.status === 'all' ? undefined : filter.status,
+        assigneeMemberId: filter.assigned === 'me' ? member.id : undefined,
         page,
       }),
       retainedOccurrences(db, workspace.id),
@@ -88,9 +93,13 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
       errorEnvironments(db, workspace.id),
     ]);
     const shownIds = list.groups.map((g) => g.id);
-    const [sparklines, facts] = await Promise.all([
+    const [sparklines, facts, assignees] = await Promise.all([
       occurrenceSparklines(db, workspace.id, shownIds),
       groupLatestFacts(db, workspace.id, shownIds),
+      assigneeNames(
+        db,
+        list.groups.map((g) => g.assignee_member_id),
+      ),
     ]);
     await renderPage(req, res, (ctx) =>
       errorListPage(ctx, {
@@ -103,6 +112,7 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
         groups: list.groups,
         sparklines,
         facts,
+        assignees,
         counts: list.counts,
         statusCounts: list.statusCounts,
         allGroups,
@@ -116,12 +126,15 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
     const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
-    const [page, ticket, hours, days, tags] = await Promise.all([
+    const canTriage = can(member.role, 'errors.triage');
+    const [page, ticket, hours, days, tags, names, assignees] = await Promise.all([
       occurrencePage(db, group, pageParam(req.query.page)),
       ticketForErrorGroup(db, workspace.id, group.id),
       occurrenceHours(db, workspace.id, group.id),
       occurrenceSparklines(db, workspace.id, [group.id]),
       tagBreakdown(db, workspace.id, group.id),
+      assigneeNames(db, [group.assignee_member_id]),
+      canTriage ? assignableTo(db, workspace.id, 'errors.read') : Promise.resolve([]),
     ]);
     // Frames still minified are mapped now: a map uploaded after the event shows here too.
     const occurrences = {
@@ -134,7 +147,9 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
         workspace,
         group,
         ...occurrences,
-        canTriage: can(member.role, 'errors.triage'),
+        canTriage,
+        assignee: assigneeOf(group.assignee_member_id, names),
+        assignees,
         canFileTicket: can(member.role, 'errors.file_ticket'),
         ticket: ticket ? { ...ticket, dispatches } : null,
         breakdown: { hours, days: days.get(group.id) ?? [], ...tags },
@@ -179,7 +194,41 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
     res.redirect(303, groupPath);
   });
 
+  // The group page's assignee control. Who may assign, and whom, is assignErrorGroup's to decide.
+  routes.post('/:groupId/assignee', capability('errors.read'), async (req, res) => {
+    const { workspace, member, user } = seat(res);
+    const groupId = String(req.params.groupId);
+    const groupPath = `${workspaceBase(workspace)}/errors/${encodeURIComponent(groupId)}`;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const assigneeId = typeof body.assignee_id === 'string' ? body.assignee_id.trim() : '';
+    try {
+      const group = await assignErrorGroup(db, {
+        workspaceId: workspace.id,
+        groupId,
+        actor: { kind: 'member', memberId: member.id, role: member.role, name: user.name },
+        assigneeId: assigneeId || null,
+      });
+      const names = await assigneeNames(db, [group.assignee_member_id]);
+      const name = group.assignee_member_id ? names.get(group.assignee_member_id) : undefined;
+      flash(req, 'ok', name ? `Assigned to ${name}.` : 'Nobody is assigned now.');
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'validation_failed') {
+        flash(req, 'error', error.options.fields?.assignee_id ?? error.message);
+      } else throw error;
+    }
+    res.redirect(303, groupPath);
+  });
+
   return routes;
+}
+
+/** The group's assignee as the page names them; a seat since removed keeps its place, unnamed. */
+function assigneeOf(
+  memberId: string | null,
+  names: ReadonlyMap<string, string>,
+): { id: string; name: string } | null {
+  if (!memberId) return null;
+  return { id: memberId, name: names.get(memberId) ?? 'A former member' };
 }
 
 const formText = (value: unknown): string => (typeof value === 'string' ? value : '');

@@ -31,7 +31,14 @@ function shortTitle(title: string): string {
 const REASONS = {
   mention: 'mentioned you in',
   ticket_reply: 'replied on',
+  assignment: 'wrote to you about',
 } as const;
+
+/** The error group a notice from Ferry is about (issue 43: assignment), read from its metadata. */
+function noticeGroupId(item: MentionItem): string | undefined {
+  const id = item.message.metadata.errorGroupId;
+  return item.reason === 'assignment' && typeof id === 'string' ? id : undefined;
+}
 
 function mentionCard(
   workspace: MentionsPageData['workspace'],
@@ -40,9 +47,13 @@ function mentionCard(
 ): SafeHtml {
   const base = workspaceBase(workspace);
   // A ticket's conversation is named by its ticket, and opens there (the conversation is on it).
-  const [href, where] = item.ticket
-    ? [`${base}/feedback/${item.ticket.id}`, `the ticket “${shortTitle(item.ticket.title)}”`]
-    : [roomPath(workspace, item.room.id), roomLabel(item.room)];
+  // An assignment notice opens the error group it is about.
+  const groupId = noticeGroupId(item);
+  const [href, where] = groupId
+    ? [`${base}/errors/${encodeURIComponent(groupId)}`, 'an error assigned to you']
+    : item.ticket
+      ? [`${base}/feedback/${item.ticket.id}`, `the ticket “${shortTitle(item.ticket.title)}”`]
+      : [roomPath(workspace, item.room.id), roomLabel(item.room)];
   return html`<li class="mention-card ${item.unread ? 'is-new' : ''}">
     <p class="mention-where">
       ${item.unread ? html`<span class="badge ok">new</span>` : ''}
@@ -71,7 +82,7 @@ export function mentionsPage(ctx: PageContext, data: MentionsPageData): SafeHtml
           ${
             data.newCount
               ? html`${plural(data.newCount, 'new mention')} since you last looked.`
-              : 'Messages that @-mention you, and agents\u2019 replies on tickets assigned to you.'
+              : 'Messages that @-mention you, agents\u2019 replies on tickets assigned to you, and errors assigned to you.'
           }
         </p>
       </div>
