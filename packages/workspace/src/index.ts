@@ -155,6 +155,19 @@ export type {
   WorkspaceErrorsWritten,
   WrittenGroup,
 } from './errors/index.js';
+// Issue 43: the Errors search grammar and its SQL.
+export {
+  ERROR_LEVELS,
+  SEARCH_QUERY_MAX,
+  SearchSyntaxError,
+  checkedSearch,
+  globPattern,
+  parseSearch,
+  searchCondition,
+  searchValue,
+  withKeyReplaced,
+} from './errors/index.js';
+export type { SearchTerm } from './errors/index.js';
 export {
   CONTEXT_OUTER_HTML_MAX,
   CONTEXT_PARTIALS_MAX,

@@ -29,6 +29,7 @@ import * as occurrenceDetail from './2026_11_28_0100_occurrence_detail.js';
 import * as sourceMaps from './2026_11_28_0200_source_maps.js';
 import * as occurrenceTags from './2026_11_28_0300_occurrence_tags.js';
 import * as onboarding from './2026_11_28_0400_onboarding.js';
+import * as errorSearch from './2026_11_28_0500_error_search.js';
 import * as errorGroupAssignee from './2026_11_28_0600_error_group_assignee.js';
 
 /**
@@ -66,5 +67,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0200_source_maps': sourceMaps,
   '2026_11_28_0300_occurrence_tags': occurrenceTags,
   '2026_11_28_0400_onboarding': onboarding,
+  '2026_11_28_0500_error_search': errorSearch,
   '2026_11_28_0600_error_group_assignee': errorGroupAssignee,
 };

@@ -10,8 +10,9 @@ import type {
   ErrorStatus,
   Visitor,
 } from '@ferry/db';
-import { escapeLike } from '../common/like.js';
 import type { OccurrenceFields } from './occurrence.js';
+import type { SearchTerm } from './search-query.js';
+import { checkedSearch, searchCondition } from './search-sql.js';
 import type { OccurrenceDetail } from './detail.js';
 
 export { ERROR_SOURCES, ERROR_STATUSES, isErrorSource, isErrorStatus };
@@ -38,7 +39,7 @@ export interface ErrorGroupFilter {
   status?: ErrorStatus | undefined;
   /** Groups with at least one occurrence in this environment. */
   environment?: string | undefined;
-  /** Case-insensitive substring of the error class or the latest message. */
+  /** A search in the grammar of search-query.ts (issue 43); malformed, a 422 naming the token. */
   q?: string | undefined;
   /** Groups assigned to this member (the list's "Assigned to me", along error_groups_assignee_idx). */
   assigneeMemberId?: string | undefined;
@@ -60,7 +61,9 @@ export interface ErrorGroupPage {
 /** The environment and search narrowing, which the list and its tab counts share. */
 function narrowed<QB extends SelectQueryBuilder<Database, 'error_groups', object>>(
   query: QB,
+  workspaceId: string,
   filter: ErrorGroupFilter,
+  terms: readonly SearchTerm[],
 ): QB {
   let q = query;
   // Query strings skip the body's storable pass, and Postgres refuses a NUL in any text.
@@ -71,14 +74,21 @@ function narrowed<QB extends SelectQueryBuilder<Database, 'error_groups', object
   if (filter.assigneeMemberId) {
     q = q.where('assignee_member_id', '=', filter.assigneeMemberId) as QB;
   }
-  const search = filter.q === undefined ? '' : storable(filter.q).trim();
-  if (search) {
-    const pattern = `%${escapeLike(search)}%`;
-    q = q.where((eb) =>
-      eb.or([eb('error_class', 'ilike', pattern), eb('latest_message', 'ilike', pattern)]),
-    ) as QB;
-  }
+  if (terms.length > 0) q = q.where(searchCondition(workspaceId, terms)) as QB;
   return q;
+}
+
+/** Whether a (source, status) cell of the grouped count passes the query's is: and source: terms. */
+function cellPasses(
+  terms: readonly SearchTerm[],
+  kind: 'status' | 'source',
+  cell: { source: ErrorSource; status: ErrorStatus },
+): boolean {
+  return terms.every((term) => {
+    if (term.kind !== kind) return true;
+    const hit = term.kind === 'status' ? cell.status === term.status : cell.source === term.source;
+    return hit !== term.negated;
+  });
 }
 
 /**
@@ -91,9 +101,12 @@ export async function listErrorGroups(
   options: ErrorGroupFilter & { page?: number } = {},
 ): Promise<ErrorGroupPage> {
   const page = Math.max(1, Math.floor(options.page ?? 1));
+  const terms = await checkedSearch(db, workspaceId, options.q);
   let query = narrowed(
     db.selectFrom('error_groups').selectAll().where('workspace_id', '=', workspaceId),
+    workspaceId,
     options,
+    terms,
   )
     .orderBy('last_seen_at', 'desc')
     .orderBy('id', 'desc')
@@ -103,14 +116,16 @@ export async function listErrorGroups(
   if (options.status) query = query.where('status', '=', options.status);
   const [groups, cells] = await Promise.all([
     query.execute(),
-    countGroupsBySourceAndStatus(db, workspaceId, options),
+    countGroupsBySourceAndStatus(db, workspaceId, options, terms),
   ]);
   const counts = zeroes(ERROR_SOURCES);
   const statusCounts = zeroes(ERROR_STATUSES);
   let totalGroups = 0;
   for (const cell of cells) {
-    const sourceMatches = !options.source || cell.source === options.source;
-    const statusMatches = !options.status || cell.status === options.status;
+    const sourceMatches =
+      (!options.source || cell.source === options.source) && cellPasses(terms, 'source', cell);
+    const statusMatches =
+      (!options.status || cell.status === options.status) && cellPasses(terms, 'status', cell);
     if (statusMatches) counts[cell.source] += cell.n;
     if (sourceMatches) statusCounts[cell.status] += cell.n;
     if (sourceMatches && statusMatches) totalGroups += cell.n;
@@ -137,13 +152,16 @@ export async function errorGroupsMatching(
 ): Promise<Set<string>> {
   const ids = groupIds.filter((id) => isId(id, 'errorGroup'));
   if (ids.length === 0) return new Set();
+  const terms = await checkedSearch(db, workspaceId, filter.q);
   let query = narrowed(
     db
       .selectFrom('error_groups')
       .select('id')
       .where('workspace_id', '=', workspaceId)
       .where('id', 'in', ids),
+    workspaceId,
     filter,
+    terms,
   );
   if (filter.source) query = query.where('source', '=', filter.source);
   if (filter.status) query = query.where('status', '=', filter.status);
@@ -161,19 +179,24 @@ export function sumCounts(counts: Record<string, number>): number {
 
 /**
  * Groups per (source, status) under the environment and search filters: one small grouped count
- * (groups are few, ~2,000 in a busy workspace) that feeds the pager and both tab strips.
+ * (groups are few, ~2,000 in a busy workspace) that feeds the pager and both tab strips. The
+ * query's is: and source: terms are left out here and applied per cell (cellPasses), so each tab
+ * strip counts under the other filters.
  */
 async function countGroupsBySourceAndStatus(
   db: Db,
   workspaceId: string,
   filter: ErrorGroupFilter,
+  terms: readonly SearchTerm[],
 ): Promise<{ source: ErrorSource; status: ErrorStatus; n: number }[]> {
   const rows = await narrowed(
     db
       .selectFrom('error_groups')
       .select(['source', 'status', (eb) => eb.fn.countAll<string>().as('n')])
       .where('workspace_id', '=', workspaceId),
+    workspaceId,
     filter,
+    terms.filter((term) => term.kind !== 'status' && term.kind !== 'source'),
   )
     .groupBy(['source', 'status'])
     .execute();

@@ -121,3 +121,13 @@ export type { Symbolicator } from './symbolicate.js';
 export type { Breadcrumb, DetailException, DetailFrame, OccurrenceDetail } from './detail.js';
 export { OCCURRENCE_LIMITS, occurrenceFieldsSchema } from './occurrence.js';
 export type { OccurrenceFields } from './occurrence.js';
+export {
+  ERROR_LEVELS,
+  SEARCH_QUERY_MAX,
+  SearchSyntaxError,
+  parseSearch,
+  searchValue,
+  withKeyReplaced,
+} from './search-query.js';
+export type { SearchTerm } from './search-query.js';
+export { checkedSearch, globPattern, searchCondition } from './search-sql.js';
