@@ -99,7 +99,8 @@ describe('Errors pages', () => {
     const js = await client.get(`${errors}?source=js`);
     expect(js.text).toMatch(/aria-current="page"\s*>js <span class="count">27<\/span>/);
     expect(js.text).toContain('Page 1 of 2');
-    expect(js.text).toContain(`href="${errors}?source=js&amp;page=2"`);
+    // Issue 43: ?source= is folded into the search, which the links carry from then on.
+    expect(js.text).toContain(`href="${errors}?q=is%3Aunresolved+source%3Ajs&amp;page=2"`);
     const rows = [...js.text.matchAll(/<span class="badge source source-(\w+)">/g)].map(
       (m) => m[1],
     );

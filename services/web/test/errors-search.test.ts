@@ -4,9 +4,10 @@ import {
   createApiToken,
   createErrorGroup,
   createErrorOccurrence,
+  createMember,
   createWorkspace,
 } from '@ferry/testing';
-import { startWeb, type WebHarness } from './harness.js';
+import { signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 interface ListJson {
   groups: { error_class: string }[];
@@ -29,16 +30,20 @@ const HOUR = 3_600_000;
  *   no level (a native report: error), browser Safari, https://shop.test/cart;
  * - RangeError: ignored, ruby, production, 1,000 seen, first in 2020, last 2 hours ago; no
  *   tags, culprit order.rb.
+ * TimeoutError is assigned to Ana, who made the token (so `assigned:me` is Ana for it).
  */
 describe('errors search (q=)', () => {
   let web: WebHarness;
   let workspace: Workspace;
   let token: string;
+  let anaEmail: string;
   beforeAll(async () => {
     web = await startWeb();
     const db = web.ctx.db;
     workspace = await createWorkspace(db);
-    token = (await createApiToken(db, workspace, { scopes: ['tenant:read'] })).raw;
+    const ana = await createMember(db, workspace, { role: 'member' });
+    anaEmail = ana.user.email;
+    token = (await createApiToken(db, workspace, { scopes: ['tenant:read'], createdBy: ana })).raw;
     const now = Date.now();
     const seed = async (
       group: Partial<Omit<ErrorGroup, 'occurrence_count'>> & { occurrence_count: number },
@@ -111,6 +116,12 @@ describe('errors search (q=)', () => {
       },
       { backtrace: ['app/models/order.rb:42:in `charge`'] },
     );
+    await db
+      .updateTable('error_groups')
+      .set({ assignee_member_id: ana.id })
+      .where('workspace_id', '=', workspace.id)
+      .where('error_class', '=', 'TimeoutError')
+      .execute();
   });
   afterAll(async () => {
     await web.close();
@@ -177,8 +188,34 @@ describe('errors search (q=)', () => {
     ['!"bad range" is:ignored', []],
     ['env:production !is:ignored browser:Chrome payment', ['TimeoutError']],
     ['100%', []],
+    ['assigned:me', ['TimeoutError']],
+    ['assigned:none', ['RangeError', 'TypeError']],
+    ['!assigned:me', ['RangeError', 'TypeError']],
+    ['assigned:none is:resolved', ['TypeError']],
   ])('%s', async (q, expected) => {
     expect(await classes(q)).toEqual(expected);
+  });
+
+  it('assigned:<email> is that member, in any case; an email nobody here has is refused', async () => {
+    expect(await classes(`assigned:${anaEmail}`)).toEqual(['TimeoutError']);
+    expect(await classes(`!assigned:${anaEmail.toUpperCase()}`)).toEqual([
+      'RangeError',
+      'TypeError',
+    ]);
+    const res = await get(`q=${encodeURIComponent('assigned:nobody@example.test')}`);
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as ErrorJson).error.fields?.q).toContain(
+      '“assigned:nobody@example.test”: no member of this workspace has that email.',
+    );
+  });
+
+  it('assigned:me from a token nobody made (a seed token) is refused, naming the token', async () => {
+    const orphan = await createApiToken(web.ctx.db, workspace, { scopes: ['tenant:read'] });
+    const res = await fetch(`${web.url}/api/v1/errors?q=assigned%3Ame`, {
+      headers: { authorization: `Bearer ${orphan.raw}` },
+    });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as ErrorJson).error.fields?.q).toContain('“assigned:me”');
   });
 
   it('ANDs q= with the older status, source and environment parameters', async () => {
@@ -190,7 +227,6 @@ describe('errors search (q=)', () => {
   it.each([
     ['is:open', 'is:open', 'unresolved, resolved, ignored'],
     ['lvel:error', 'lvel:error', 'unknown key lvel'],
-    ['assigned:me', 'assigned:me', 'assigned: is not available yet'],
     ['times-seen:many', 'times-seen:many', '>N, <N or =N'],
     ['first-seen:yesterday', 'first-seen:yesterday', '-24h'],
     ['level:loud', 'level:loud', 'fatal, error'],
@@ -203,5 +239,25 @@ describe('errors search (q=)', () => {
     expect(body.error.message).toContain(`“${token}”`);
     expect(body.error.message).toContain(why);
     expect(body.error.fields?.q).toContain(`“${token}”`);
+  });
+
+  it('the page: is:unresolved by default, a refusal under the box (422), the query in links', async () => {
+    const { client, base, workspace: own } = await signedInSeat(web, 'member');
+    await createErrorGroup(web.ctx.db, own, { error_class: 'SeenError', environments: ['prod'] });
+    const page = await client.get(`${base}/errors`);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/id="errors-q"[^>]*value="is:unresolved"/);
+    expect(page.text).toContain('>SeenError<');
+    // The source tab and environment shortcut edit the query.
+    expect(page.text).toContain(`href="${base}/errors?q=is%3Aunresolved+source%3Ajs"`);
+    expect(page.text).toContain(`href="${base}/errors?q=is%3Aunresolved+env%3Aprod"`);
+
+    const refused = await client.get(`${base}/errors?q=${encodeURIComponent('is:open <b>')}`);
+    expect(refused.status).toBe(422);
+    expect(refused.text).toMatch(/data-testid="search-error">\s*“is:open”: use one of unresolved/);
+    expect(refused.text).toContain('Fix the search to see errors');
+    expect(refused.text).not.toContain('>SeenError<');
+    expect(refused.text).not.toContain('<b>');
+    expect(refused.text).toContain('value="is:open &lt;b&gt;"');
   });
 });

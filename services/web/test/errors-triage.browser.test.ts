@@ -155,33 +155,49 @@ describe('triaging errors in a browser', () => {
     );
     await checkBothWidths(page, 'list-unresolved');
 
-    // Search, case-insensitive over class and message.
-    await page.getByLabel('Search').fill('econnrefused');
-    await page.getByRole('button', { name: 'Filter' }).click();
-    await page.waitForURL(/\/errors\?q=econnrefused&environment=$/);
+    // Issue 43: the box holds the query, is:unresolved by default; free text ignores case.
+    const box = page.getByRole('searchbox', { name: 'Search' });
+    expect(await box.inputValue()).toBe('is:unresolved');
+    await box.fill('is:unresolved econnrefused');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/\/errors\?q=is%3Aunresolved\+econnrefused$/);
     expect(await rows.count()).toBe(1);
     expect(await rows.first().textContent()).toContain('Redis::CannotConnectError');
     expect(await axeViolations(page)).toEqual([]);
 
-    // Every status, in staging: the resolved and the ignored group, each badged.
+    // The status tabs edit the query's is: term: All takes it out.
     await statusNav.getByRole('link', { name: /^All/ }).click();
-    await page.waitForURL(/\/errors\?status=all&q=econnrefused$/);
-    await page.getByLabel('Search').fill('');
-    await page.getByLabel('Environment').selectOption('staging');
-    await page.getByRole('button', { name: 'Filter' }).click();
-    await page.waitForURL(/\/errors\?q=&environment=staging&status=all$/);
+    await page.waitForURL(/\/errors\?q=econnrefused$/);
+    expect(await box.inputValue()).toBe('econnrefused');
+
+    // Every status, then the environment menu's staging shortcut: the resolved and ignored groups.
+    await box.fill('');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/\/errors\?q=$/);
+    expect(await rows.count()).toBe(9);
+    await page.locator('.env-menu summary').click();
+    await page.locator('.env-menu').getByRole('link', { name: 'staging' }).click();
+    await page.waitForURL(/\/errors\?q=env%3Astaging$/);
     expect(await rows.count()).toBe(2);
     expect(await rows.nth(0).textContent()).toMatch(/Net::ReadTimeout\s+Resolved/);
     expect(await rows.nth(1).textContent()).toMatch(/ActionController::RoutingError\s+Ignored/);
     await checkBothWidths(page, 'list-staging-all');
 
+    // A malformed query is said under the box, naming the token, never as an empty list.
+    await box.fill('env:staging lvel:error');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('heading', { name: 'Fix the search to see errors' }).waitFor();
+    expect(await page.getByTestId('search-error').textContent()).toContain('“lvel:error”');
+    expect(await box.getAttribute('aria-invalid')).toBe('true');
+    await checkBothWidths(page, 'list-search-error');
+
     // A search that matches nothing says so and offers the way back.
-    await page.getByLabel('Search').fill('100% nothing_like_this');
-    await page.getByRole('button', { name: 'Filter' }).click();
+    await box.fill('100% nothing_like_this');
+    await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('heading', { name: 'No error groups match' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
-    await page.getByRole('link', { name: 'Clear the search' }).click();
-    await page.waitForURL(/\/errors\?status=all$/);
+    await page.getByRole('link', { name: 'Show every error group' }).click();
+    await page.waitForURL(/\/errors\?q=\+$/);
     expect(await rows.count()).toBe(9);
 
     // The group: occurrences collapsed but the first, 20 a page.

@@ -41,8 +41,8 @@ export interface ErrorGroupFilter {
   environment?: string | undefined;
   /** A search in the grammar of search-query.ts (issue 43); malformed, a 422 naming the token. */
   q?: string | undefined;
-  /** Groups assigned to this member (the list's "Assigned to me", along error_groups_assignee_idx). */
-  assigneeMemberId?: string | undefined;
+  /** Who is looking: what the search's `assigned:me` means (a page's seat, an API token's maker). */
+  viewerMemberId?: string | undefined;
 }
 
 export interface ErrorGroupPage {
@@ -71,9 +71,6 @@ function narrowed<QB extends SelectQueryBuilder<Database, 'error_groups', object
     const environment = storable(filter.environment);
     q = q.where(sql<boolean>`environments @> array[${environment}]::text[]`) as QB;
   }
-  if (filter.assigneeMemberId) {
-    q = q.where('assignee_member_id', '=', filter.assigneeMemberId) as QB;
-  }
   if (terms.length > 0) q = q.where(searchCondition(workspaceId, terms)) as QB;
   return q;
 }
@@ -101,7 +98,9 @@ export async function listErrorGroups(
   options: ErrorGroupFilter & { page?: number } = {},
 ): Promise<ErrorGroupPage> {
   const page = Math.max(1, Math.floor(options.page ?? 1));
-  const terms = await checkedSearch(db, workspaceId, options.q);
+  const terms = await checkedSearch(db, workspaceId, options.q, {
+    viewerMemberId: options.viewerMemberId,
+  });
   let query = narrowed(
     db.selectFrom('error_groups').selectAll().where('workspace_id', '=', workspaceId),
     workspaceId,
@@ -152,7 +151,9 @@ export async function errorGroupsMatching(
 ): Promise<Set<string>> {
   const ids = groupIds.filter((id) => isId(id, 'errorGroup'));
   if (ids.length === 0) return new Set();
-  const terms = await checkedSearch(db, workspaceId, filter.q);
+  const terms = await checkedSearch(db, workspaceId, filter.q, {
+    viewerMemberId: filter.viewerMemberId,
+  });
   let query = narrowed(
     db
       .selectFrom('error_groups')

@@ -35,7 +35,12 @@ export type SearchTerm = TermBase &
   (
     | { kind: 'status'; status: ErrorStatus }
     | { kind: 'source'; source: ErrorSource }
-    | { kind: 'assigned'; assignee: 'me' | 'none' | { email: string } }
+    | {
+        kind: 'assigned';
+        assignee: 'me' | 'none' | { email: string };
+        /** The seat `me` or the email names, filled in by checkedSearch (search-sql.ts). */
+        memberId?: string;
+      }
     /** Environment: a value, `*` globs (the group's environments). */
     | { kind: 'env'; value: string }
     | { kind: 'occurrence'; field: OccurrenceField; value: string }

@@ -48,11 +48,15 @@ function textCondition(workspaceId: string, text: string): RawBuilder<boolean> {
 }
 
 /**
- * `assigned:` parses, but groups have no assignee yet (issue 43's assignment slice adds
- * `error_groups.assignee`): this is the one place it plugs in.
+ * `assigned:none` is a group nobody holds; `me` and an email are the seat checkedSearch resolved
+ * (error_groups.assignee_member_id, along error_groups_assignee_idx).
  */
 function assignedCondition(term: SearchTerm & { kind: 'assigned' }): RawBuilder<boolean> {
-  throw searchRefused(term.token, 'assigned: is not available yet.');
+  if (term.assignee === 'none') return sql<boolean>`error_groups.assignee_member_id is null`;
+  if (term.memberId === undefined) {
+    throw new Error('assigned: term not resolved: checkedSearch resolves it before SQL');
+  }
+  return sql<boolean>`error_groups.assignee_member_id = ${term.memberId}`;
 }
 
 function termCondition(workspaceId: string, term: SearchTerm): RawBuilder<boolean> {
@@ -135,8 +139,9 @@ export async function checkedSearch(
   db: Db,
   workspaceId: string,
   query: string | undefined,
-  now: Date = new Date(),
+  options: { viewerMemberId?: string | undefined; now?: Date } = {},
 ): Promise<SearchTerm[]> {
+  const now = options.now ?? new Date();
   if (!query?.trim()) return [];
   let terms: SearchTerm[];
   try {
@@ -160,5 +165,34 @@ export async function checkedSearch(
       );
     }
   }
-  return terms;
+  return Promise.all(terms.map((term) => resolveAssignee(db, workspaceId, term, options)));
+}
+
+/**
+ * `assigned:me` is the viewer's seat (a page's member, an API token's maker); `assigned:<email>`
+ * the workspace's seat of that email, or a 422 naming the token: an email nobody here has would
+ * otherwise list nothing, silently.
+ */
+async function resolveAssignee(
+  db: Db,
+  workspaceId: string,
+  term: SearchTerm,
+  options: { viewerMemberId?: string | undefined },
+): Promise<SearchTerm> {
+  if (term.kind !== 'assigned' || term.assignee === 'none') return term;
+  if (term.assignee === 'me') {
+    if (!options.viewerMemberId) {
+      throw searchRefused(term.token, 'me is a member, and this caller is none: use an email.');
+    }
+    return { ...term, memberId: options.viewerMemberId };
+  }
+  const seat = await db
+    .selectFrom('members')
+    .innerJoin('users', 'users.id', 'members.user_id')
+    .select('members.id')
+    .where('members.workspace_id', '=', workspaceId)
+    .where(sql<boolean>`lower(users.email) = lower(${term.assignee.email})`)
+    .executeTakeFirst();
+  if (!seat) throw searchRefused(term.token, 'no member of this workspace has that email.');
+  return { ...term, memberId: seat.id };
 }

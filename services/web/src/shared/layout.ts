@@ -50,11 +50,11 @@ const NAV: NavEntry[] = [
   { key: 'mentions', label: 'Mentions', path: '/mentions' },
   { key: 'feedback', label: 'Feedback', path: '/feedback', capability: 'feedback.read' },
   { key: 'errors', label: 'Errors', path: '/errors', capability: 'errors.read' },
-  // Issue 43: one click to one's own groups. The query language's `q=assigned:me` may replace it.
+  // Issue 43: one click to one's own open groups, as a search the box shows and can edit.
   {
     key: 'errors-assigned',
     label: 'Assigned to me',
-    path: '/errors?assigned=me',
+    path: '/errors?q=is%3Aunresolved+assigned%3Ame',
     capability: 'errors.read',
   },
   { key: 'agents', label: 'Agents', path: '/agents', capability: 'feedback.read' },

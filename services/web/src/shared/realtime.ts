@@ -7,6 +7,7 @@ import { listen, type Db } from '@ferry/db';
 import {
   ERRORS_WRITTEN_EVENT,
   errorsWrittenSchema,
+  findMembership,
   findMessage,
   findRoomSeat,
   liveChannelKey,
@@ -276,11 +277,14 @@ async function onRoomJoin(
 
 /** Joins an Errors page's live line; `receive` has checked the seat holds errors.read. */
 async function onErrorsJoin(
+  db: Db,
   socket: RealtimeSocket,
   join: SocketPayload<'errors:join'>,
   reply: (value: JoinReply) => void,
 ): Promise<void> {
-  const watch = watchOf(join);
+  // The seat is what the page's `assigned:me` means, as on the page itself.
+  const seat = await findMembership(db, socket.data.userId, join.workspaceId);
+  const watch = watchOf(join, seat?.member.id);
   const previous = socket.data.errors;
   if (previous && previous.workspaceId !== watch.workspaceId) {
     await socket.leave(errorsChannel(previous.workspaceId));
@@ -440,7 +444,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
         if (state) socket.emit('unread:state', state);
       },
       'room:join': (join, reply) => onRoomJoin(db, socket, join, reply),
-      'errors:join': (join, reply) => onErrorsJoin(socket, join, reply),
+      'errors:join': (join, reply) => onErrorsJoin(db, socket, join, reply),
       'onboarding:join': async ({ workspaceId }, reply) => {
         const previous = socket.data.onboarding;
         if (previous && previous !== workspaceId) {

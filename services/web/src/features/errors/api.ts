@@ -88,10 +88,14 @@ export function errorsApi(deps: WebDeps): RouteTable {
   const read = tokenScope(deps, 'tenant:read');
 
   routes.get('/', read, async (req, res) => {
-    const { workspace } = apiAuth(res);
+    const { workspace, token } = apiAuth(res);
     const query = parseInput(listQuerySchema, req.query, 'query');
     const [list, retained] = await Promise.all([
-      listErrorGroups(db, workspace.id, query),
+      // `assigned:me` is the token's maker.
+      listErrorGroups(db, workspace.id, {
+        ...query,
+        viewerMemberId: token.created_by ?? undefined,
+      }),
       retainedOccurrences(db, workspace.id),
     ]);
     res.json({

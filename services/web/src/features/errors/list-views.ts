@@ -3,9 +3,13 @@ import {
   ERROR_SOURCES,
   ERROR_STATUSES,
   excerpt,
+  SEARCH_QUERY_MAX,
   SPARKLINE_DAYS,
+  searchValue,
   sumCounts,
+  withKeyReplaced,
   type GroupLatestFacts,
+  type SearchTerm,
 } from '@ferry/workspace';
 import {
   noun,
@@ -135,17 +139,16 @@ function groupsTable(
   </table>`;
 }
 
-/** What the list shows: `status` 'all' for every status; the rest undefined when not filtered. */
+/** The page's query when the URL has none (issue 43); the API's default stays every group. */
+export const DEFAULT_ERROR_SEARCH = 'is:unresolved';
+
+/** What the list shows: the search as typed, its terms, and why it was refused, if it was. */
 export interface ErrorListFilter {
-  status: ErrorStatus | 'all';
-  source: ErrorSource | undefined;
-  environment: string | undefined;
-  q: string | undefined;
-  /**
-   * `me`: groups assigned to the viewer (the sidebar's "Assigned to me"). Issue 43's query
-   * language will say `assigned:me` in `q`; until then this is its own parameter.
-   */
-  assigned: 'me' | undefined;
+  q: string;
+  /** Empty when refused. */
+  terms: SearchTerm[];
+  /** The refusal naming the token, shown under the box. */
+  error: string | undefined;
 }
 
 export interface ErrorListData {
@@ -174,90 +177,124 @@ export interface ErrorListData {
   retained: number;
 }
 
-/** The list's query, in one order, with the first-page and default values left out. */
-function listQuery(filter: ErrorListFilter): Record<string, string | undefined> {
-  return {
-    status: filter.status === 'unresolved' ? undefined : filter.status,
-    environment: filter.environment,
-    q: filter.q,
-    source: filter.source,
-    assigned: filter.assigned,
-  };
+/**
+ * The list's URL query for a search: none for the default; an empty search (every group) as a
+ * single space, since an absent `q` means the default and withQuery drops empty values.
+ */
+function listQuery(q: string): Record<string, string | undefined> {
+  return { q: q === DEFAULT_ERROR_SEARCH ? undefined : q || ' ' };
 }
 
-/** GET form: search and environment; the status and source tabs are kept as hidden fields. */
+/**
+ * The one value a key's positive terms pick, when exactly one term of that kind is typed and it
+ * is not negated: what the tabs and the environment menu mark as current. `null`: none typed.
+ */
+function picked<K extends 'status' | 'source' | 'env'>(
+  terms: readonly SearchTerm[],
+  kind: K,
+): string | null | undefined {
+  const of = terms.filter((t) => t.kind === kind);
+  if (of.length === 0) return null;
+  const [only] = of;
+  if (of.length > 1 || !only || only.negated) return undefined;
+  if (only.kind === 'status') return only.status;
+  if (only.kind === 'source') return only.source;
+  return only.kind === 'env' && !only.value.includes('*') ? only.value : undefined;
+}
+
+/** The environment menu: shortcuts that put one env: term in the query (or take it out). */
+function environmentMenu(path: string, data: ErrorListData): SafeHtml {
+  const { filter } = data;
+  const current = picked(filter.terms, 'env');
+  const entries: { value: string | undefined; label: string }[] = [
+    { value: undefined, label: 'All environments' },
+    ...data.environments.map((e) => ({ value: e, label: e })),
+  ];
+  return html`<details class="env-menu">
+    <summary>
+      Environment: <strong>${current === null ? 'all' : (current ?? 'as searched')}</strong>
+    </summary>
+    <ul>
+      ${entries.map((e) => {
+        const q = withKeyReplaced(
+          filter.q,
+          ['env', 'environment'],
+          e.value === undefined ? undefined : `env:${searchValue(e.value)}`,
+        );
+        const isCurrent = e.value === undefined ? current === null : e.value === current;
+        return html`<li>
+          <a href="${withQuery(path, listQuery(q))}" ${isCurrent ? html`aria-current="true"` : ''}
+            >${e.label}</a
+          >
+        </li>`;
+      })}
+    </ul>
+  </details>`;
+}
+
+/** GET form: the search box (its refusal under it) and the environment shortcuts. */
 function filterForm(path: string, data: ErrorListData): SafeHtml {
   const { filter } = data;
-  const environments = [
-    ...new Set([...data.environments, ...(filter.environment ? [filter.environment] : [])]),
-  ];
   return html`<form class="error-filters" method="get" action="${path}" role="search">
-    <div class="field">
+    <div class="field search-field ${filter.error ? 'has-error' : ''}">
       <label for="errors-q">Search</label>
       <input
         id="errors-q"
         type="search"
         name="q"
-        value="${filter.q ?? ''}"
-        maxlength="200"
-        placeholder="Class or message"
+        value="${filter.q}"
+        maxlength="${SEARCH_QUERY_MAX}"
+        placeholder="is:unresolved browser:Chrome timeout"
+        autocomplete="off"
+        spellcheck="false"
+        ${filter.error ? html`aria-invalid="true"` : ''}
+        aria-describedby="errors-q-${filter.error ? 'error' : 'hint'}"
       />
-    </div>
-    <div class="field">
-      <label for="errors-environment">Environment</label>
-      <select id="errors-environment" name="environment">
-        <option value="">All environments</option>
-        ${environments.map(
-          (e) =>
-            html`<option value="${e}" ${e === filter.environment ? html`selected` : ''}>
-              ${e}
-            </option>`,
-        )}
-      </select>
-    </div>
-    ${
-      filter.status !== 'unresolved'
-        ? html`<input type="hidden" name="status" value="${filter.status}" />`
-        : ''
-    }
-    ${filter.source ? html`<input type="hidden" name="source" value="${filter.source}" />` : ''}
-    ${filter.assigned ? html`<input type="hidden" name="assigned" value="${filter.assigned}" />` : ''}
-    <div class="filter-actions">
-      <button type="submit" class="secondary">Filter</button>
       ${
-        filter.q || filter.environment
-          ? html`<a
-              href="${withQuery(path, { ...listQuery(filter), q: undefined, environment: undefined })}"
-              >Clear</a
-            >`
-          : ''
+        filter.error
+          ? html`<p class="error" id="errors-q-error" data-testid="search-error">
+              ${filter.error}
+            </p>`
+          : html`<p class="hint" id="errors-q-hint">
+              Keys: <code>is:</code> <code>env:</code> <code>source:</code> <code>release:</code>
+              <code>level:</code> <code>url:</code> <code>first-seen:-24h</code>
+              <code>times-seen:&gt;10</code>, any tag (<code>browser:Chrome</code>),
+              <code>*</code> globs, <code>!</code> to negate, <code>"quoted phrases"</code>.
+            </p>`
       }
     </div>
+    <div class="filter-actions">
+      <button type="submit" class="secondary">Search</button>
+      ${filter.q !== DEFAULT_ERROR_SEARCH ? html`<a href="${path}">Reset</a>` : ''}
+    </div>
+    ${data.environments.length ? environmentMenu(path, data) : ''}
   </form>`;
 }
 
 function statusTabs(path: string, data: ErrorListData): SafeHtml {
   const { filter, statusCounts } = data;
-  const entries: { value: ErrorStatus | 'all'; label: string; count: number }[] = [
+  const current = picked(filter.terms, 'status');
+  const entries: { value: ErrorStatus | undefined; label: string; count: number }[] = [
     ...ERROR_STATUSES.map((s) => ({ value: s, label: STATUS_LABEL[s], count: statusCounts[s] })),
-    { value: 'all', label: 'All', count: sumCounts(statusCounts) },
+    { value: undefined, label: 'All', count: sumCounts(statusCounts) },
   ];
   return tabs(
     'Filter by status',
     entries.map((e) => ({
-      href: withQuery(path, {
-        ...listQuery(filter),
-        status: e.value === 'unresolved' ? undefined : e.value,
-      }),
+      href: withQuery(
+        path,
+        listQuery(withKeyReplaced(filter.q, ['is'], e.value ? `is:${e.value}` : undefined)),
+      ),
       label: e.label,
       count: e.count,
-      current: e.value === filter.status,
+      current: e.value === undefined ? current === null : e.value === current,
     })),
   );
 }
 
 function sourceTabs(path: string, data: ErrorListData): SafeHtml {
   const { filter, counts } = data;
+  const current = picked(filter.terms, 'source');
   const entries: { value: ErrorSource | undefined; label: string; count: number }[] = [
     { value: undefined, label: 'All', count: sumCounts(counts) },
     ...ERROR_SOURCES.map((s) => ({ value: s, label: s, count: counts[s] })),
@@ -265,10 +302,13 @@ function sourceTabs(path: string, data: ErrorListData): SafeHtml {
   return tabs(
     'Filter by source',
     entries.map((e) => ({
-      href: withQuery(path, { ...listQuery(filter), source: e.value }),
+      href: withQuery(
+        path,
+        listQuery(withKeyReplaced(filter.q, ['source'], e.value ? `source:${e.value}` : undefined)),
+      ),
       label: e.label,
       count: e.count,
-      current: e.value === filter.source,
+      current: e.value === undefined ? current === null : e.value === current,
     })),
   );
 }
@@ -276,7 +316,14 @@ function sourceTabs(path: string, data: ErrorListData): SafeHtml {
 /** Why the list is empty, and the one link that gets back to groups. */
 function noMatches(path: string, data: ErrorListData): SafeHtml {
   const { filter, page } = data;
-  const query = listQuery(filter);
+  const query = listQuery(filter.q);
+  if (filter.error) {
+    return emptyState(
+      'Fix the search to see errors',
+      html`The search above was not run, so nothing is counted.
+        <a href="${path}">Show unresolved errors</a>`,
+    );
+  }
   if (page > 1) {
     return emptyState(
       'No more error groups',
@@ -285,29 +332,31 @@ function noMatches(path: string, data: ErrorListData): SafeHtml {
         : html`<a href="${pageHref({ path, query }, 1)}">Back to the first page</a>`,
     );
   }
-  if (filter.q || filter.environment) {
+  if (filter.q === DEFAULT_ERROR_SEARCH) {
     return emptyState(
-      'No error groups match',
-      html`Nothing matches ${filter.q ? html`“${filter.q}”` : ''}
-        ${filter.environment ? html` in ${filter.environment}` : ''}.
-        <a href="${withQuery(path, { ...query, q: undefined, environment: undefined })}"
-          >Clear the search</a
+      'No unresolved errors',
+      html`<a href="${withQuery(path, listQuery(''))}">Show every error group</a>`,
+    );
+  }
+  if (assignedToViewer(filter)) {
+    return emptyState(
+      'Nothing assigned to you here',
+      html`Nothing matches “${filter.q}”.
+        <a href="${withQuery(path, listQuery(withKeyReplaced(filter.q, ['assigned'], undefined)))}"
+          >Show everyone’s errors</a
         >`,
     );
   }
-  if (filter.assigned) {
-    return emptyState(
-      `No ${filter.status === 'all' ? '' : `${filter.status} `}errors assigned to you`,
-      html`<a href="${withQuery(path, { ...query, assigned: undefined })}"
-        >Show everyone’s errors</a
-      >`,
-    );
-  }
-  const what = filter.status === 'all' ? '' : `${filter.status} `;
   return emptyState(
-    `No ${what}errors${filter.source ? ` from ${filter.source}` : ''}`,
-    html`<a href="${withQuery(path, { status: 'all' })}">Show every error group</a>`,
+    'No error groups match',
+    html`Nothing matches “${filter.q}”.
+      <a href="${withQuery(path, listQuery(''))}">Show every error group</a>`,
   );
+}
+
+/** The search asks for the viewer's own groups (`assigned:me`: the sidebar's "Assigned to me"). */
+function assignedToViewer(filter: ErrorListFilter): boolean {
+  return filter.terms.some((t) => t.kind === 'assigned' && t.assignee === 'me' && !t.negated);
 }
 
 /** The live list's script (public/errors-live.js): the "N new errors" line below. */
@@ -320,28 +369,29 @@ export const ERRORS_LIVE_SCRIPT = '/assets/errors-live.js';
 function arrivedNotice(path: string, filter: ErrorListFilter): SafeHtml {
   return html`<div class="live-notice errors-arrived" role="status">
     <p class="flash ok" id="errors-arrived" data-testid="errors-arrived" hidden>
-      <a href="${withQuery(path, listQuery(filter))}">New errors arrived: show them</a>
+      <a href="${withQuery(path, listQuery(filter.q))}">New errors arrived: show them</a>
     </p>
   </div>`;
 }
 
+/** A refused search counts nothing, so it shows no tabs: tabs of zeroes would say "none". */
 export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
   const { page, filter } = data;
   const base = workspaceBase(data.workspace);
   const path = `${base}/errors`;
+  // The sidebar's "Assigned to me" is this search; the page says so, with the way back.
+  const mine = assignedToViewer(filter);
   return layout(ctx, {
-    title: filter.assigned ? 'Errors assigned to me' : 'Errors',
-    section: filter.assigned ? 'errors-assigned' : 'errors',
+    title: mine ? 'Errors assigned to me' : 'Errors',
+    section: mine ? 'errors-assigned' : 'errors',
     scripts: data.allGroups === 0 ? [COPY_SCRIPT, ERRORS_LIVE_SCRIPT] : [ERRORS_LIVE_SCRIPT],
     // What the live line counts: this workspace, this filter (live.ts, errors:join).
     body: html`<div
       class="errors-view"
       data-live-errors
       data-workspace-id="${data.workspace.id}"
-      data-status="${filter.status}"
-      data-source="${filter.source ?? ''}"
-      data-environment="${filter.environment ?? ''}"
-      data-q="${filter.q ?? ''}"
+      data-status="all"
+      data-q="${filter.q}"
     >
       <div class="page-head">
         <h1>Errors</h1>
@@ -353,10 +403,11 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
       </div>
       ${arrivedNotice(path, filter)}
       ${
-        filter.assigned
+        mine
           ? html`<p class="assigned-filter" data-testid="assigned-filter">
               Showing errors assigned to you.
-              <a href="${withQuery(path, { ...listQuery(filter), assigned: undefined })}"
+              <a
+                href="${withQuery(path, listQuery(withKeyReplaced(filter.q, ['assigned'], undefined)))}"
                 >Show everyone’s</a
               >
             </p>`
@@ -369,10 +420,11 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
               ${firstReportHelp(data.publicUrl, data.workspace, data.ingestionEnabled)}
               <p>Reports with the same class and top backtrace frame are grouped here.</p>
             </div>`
-          : html`${data.ingestionEnabled ? '' : ingestionOffNotice()} ${statusTabs(path, data)}
-            ${filterForm(path, data)} ${sourceTabs(path, data)}
+          : html`${data.ingestionEnabled ? '' : ingestionOffNotice()}
+            ${filter.error ? '' : statusTabs(path, data)} ${filterForm(path, data)}
+            ${filter.error ? '' : sourceTabs(path, data)}
             ${data.groups.length ? groupsTable(base, data.groups, data.sparklines, data.facts, data.assignees) : noMatches(path, data)}
-            ${pager({ path, query: listQuery(filter), page, pages: data.pages })}`
+            ${pager({ path, query: listQuery(filter.q), page, pages: data.pages })}`
       }
     </div>`,
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isId } from '@ferry/core';
+import { AppError, isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import {
   errorGroupsMatching,
@@ -62,11 +62,12 @@ export interface ErrorsWatch {
   filter: ErrorGroupFilter;
 }
 
-export function watchOf(join: ErrorsJoin): ErrorsWatch {
+/** `viewerMemberId`: the joining seat, what the page's `assigned:me` means. */
+export function watchOf(join: ErrorsJoin, viewerMemberId?: string): ErrorsWatch {
   const { status, ...rest } = join.filter;
   return {
     workspaceId: join.workspaceId,
-    filter: { ...rest, status: status === 'all' ? undefined : status },
+    filter: { ...rest, status: status === 'all' ? undefined : status, viewerMemberId },
   };
 }
 
@@ -150,14 +151,30 @@ export function createLiveErrors(deps: {
       }
       const filter = socket.watch?.filter;
       if (!filter) continue;
-      const key = JSON.stringify([filter.status, filter.source, filter.environment, filter.q]);
+      // Pages share a filter's read unless the search names its viewer (`assigned:me`).
+      const viewer = filter.q?.includes('assigned:') ? filter.viewerMemberId : undefined;
+      const key = JSON.stringify([
+        filter.status,
+        filter.source,
+        filter.environment,
+        filter.q,
+        viewer,
+      ]);
       const entry = byFilter.get(key) ?? { filter, sockets: [] };
       entry.sockets.push(socket);
       byFilter.set(key, entry);
     }
     const ids = [...pending.keys()];
     for (const { filter, sockets: watching } of byFilter.values()) {
-      const matching = await errorGroupsMatching(deps.db, workspaceId, ids, filter);
+      // A search can stop being valid after the page loaded (its tag key's last occurrence
+      // pruned): that page hears nothing new, and the other filters still do.
+      const matching = await errorGroupsMatching(deps.db, workspaceId, ids, filter).catch(
+        (error: unknown) => {
+          if (error instanceof AppError && error.code === 'validation_failed')
+            return new Set<string>();
+          throw error;
+        },
+      );
       const { occurrences, newGroups } = countFor(pending, matching, filter);
       if (occurrences === 0) continue;
       for (const socket of watching)

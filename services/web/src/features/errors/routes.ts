@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
-import type { ErrorSource, ErrorStatus } from '@ferry/db';
+import { ERROR_SOURCES, ERROR_STATUSES, type ErrorStatus } from '@ferry/db';
 import {
   assignErrorGroup,
   assignableTo,
@@ -15,6 +15,9 @@ import {
   occurrenceHours,
   occurrencePage,
   occurrenceSparklines,
+  parseSearch,
+  searchValue,
+  withKeyReplaced,
   tagBreakdown,
   groupLatestFacts,
   retainedOccurrences,
@@ -30,7 +33,7 @@ import {
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
 import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
-import { errorListPage, type ErrorListFilter } from './list-views.js';
+import { DEFAULT_ERROR_SEARCH, errorListPage, type ErrorListFilter } from './list-views.js';
 import { errorGroupPage } from './group-views.js';
 import {
   errorSettingsPage,
@@ -44,22 +47,26 @@ import { routeTable, type RouteTable } from '@ferry/http';
 import { capability } from '../../shared/access.js';
 
 /**
- * Query values on a page are forgiving, as on the feedback inbox: an unknown source or status
- * shows the default view and a junk page number shows the first page, rather than an error page.
- * The API is strict instead (422), since a program should learn its query is wrong.
+ * The page's search (issue 43), as the URL carries it: `q` as typed; without one, the default
+ * `is:unresolved`. Links from before the grammar (`?status=`, `?source=`, `?environment=`) still
+ * open what they showed: each is folded into the query as the term it stands for, and an unknown
+ * status or source is skipped (the default view), as it always was.
  */
-function sourceParam(value: unknown): ErrorSource | undefined {
-  return isErrorSource(value) ? value : undefined;
+function searchParam(query: Request['query']): string {
+  const typed = typeof query.q === 'string' ? query.q.trim() : undefined;
+  let q = typed ?? DEFAULT_ERROR_SEARCH;
+  if (typed === undefined && query.status === 'all') q = '';
+  if (typed === undefined && isErrorStatus(query.status)) q = `is:${query.status}`;
+  if (isErrorSource(query.source)) q = withKeyReplaced(q, ['source'], `source:${query.source}`);
+  const environment = typeof query.environment === 'string' ? query.environment.trim() : '';
+  if (environment) {
+    q = withKeyReplaced(q, ['env', 'environment'], `env:${searchValue(environment.slice(0, 40))}`);
+  }
+  return q;
 }
 
-function statusParam(value: unknown): ErrorStatus | 'all' {
-  return value === 'all' || isErrorStatus(value) ? value : 'unresolved';
-}
-
-/** Free text from the filter form: trimmed, capped like the API's limits, empty as absent. */
-function textParam(value: unknown, max: number): string | undefined {
-  const text = typeof value === 'string' ? value.trim().slice(0, max) : '';
-  return text || undefined;
+function zeroCounts<K extends string>(keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 }
 
 const STATUS_DONE: Record<ErrorStatus, string> = {
@@ -73,52 +80,53 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
 
   routes.get('/', capability('errors.read'), async (req, res) => {
     const { workspace, member } = seat(res);
-    const filter: ErrorListFilter = {
-      status: statusParam(req.query.status),
-      source: sourceParam(req.query.source),
-      environment: textParam(req.query.environment, 40),
-      q: textParam(req.query.q, 200),
-      assigned: req.query.assigned === 'me' ? 'me' : undefined,
-    };
+    const q = searchParam(req.query);
     const page = pageParam(req.query.page);
-    const [list, retained, allGroups, environments] = await Promise.all([
-      listErrorGroups(db, workspace.id, {
-        ...filter,
-        status: filter.status === 'all' ? undefined : filter.status,
-        assigneeMemberId: filter.assigned === 'me' ? member.id : undefined,
-        page,
-      }),
+    const [listed, retained, allGroups, environments] = await Promise.all([
+      listErrorGroups(db, workspace.id, { q, page, viewerMemberId: member.id }).then(
+        (list) => ({ list, error: undefined }),
+        (error: unknown) => {
+          // A malformed search is said under the box (the page answers 422), never an empty list.
+          if (error instanceof AppError && error.code === 'validation_failed') {
+            return { list: undefined, error: error.options.fields?.q ?? error.message };
+          }
+          throw error;
+        },
+      ),
       retainedOccurrences(db, workspace.id),
       countErrorGroups(db, workspace.id),
       errorEnvironments(db, workspace.id),
     ]);
-    const shownIds = list.groups.map((g) => g.id);
+    const { list, error } = listed;
+    const shownIds = list?.groups.map((g) => g.id) ?? [];
     const [sparklines, facts, assignees] = await Promise.all([
       occurrenceSparklines(db, workspace.id, shownIds),
       groupLatestFacts(db, workspace.id, shownIds),
-      assigneeNames(
-        db,
-        list.groups.map((g) => g.assignee_member_id),
-      ),
+      assigneeNames(db, list?.groups.map((g) => g.assignee_member_id) ?? []),
     ]);
-    await renderPage(req, res, (ctx) =>
-      errorListPage(ctx, {
-        workspace,
-        publicUrl: config.PUBLIC_URL,
-        ingestionEnabled: settings.errorIngestionEnabled,
-        filter,
-        page,
-        pages: list.pages,
-        groups: list.groups,
-        sparklines,
-        facts,
-        assignees,
-        counts: list.counts,
-        statusCounts: list.statusCounts,
-        allGroups,
-        environments,
-        retained,
-      }),
+    const filter: ErrorListFilter = { q, terms: error ? [] : parseSearch(q), error };
+    await renderPage(
+      req,
+      res,
+      (ctx) =>
+        errorListPage(ctx, {
+          workspace,
+          publicUrl: config.PUBLIC_URL,
+          ingestionEnabled: settings.errorIngestionEnabled,
+          filter,
+          page,
+          pages: list?.pages ?? 1,
+          groups: list?.groups ?? [],
+          sparklines,
+          facts,
+          assignees,
+          counts: list?.counts ?? zeroCounts(ERROR_SOURCES),
+          statusCounts: list?.statusCounts ?? zeroCounts(ERROR_STATUSES),
+          allGroups,
+          environments,
+          retained,
+        }),
+      error ? 422 : 200,
     );
   });
 
