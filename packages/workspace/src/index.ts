@@ -161,6 +161,7 @@ export {
   SEARCH_QUERY_MAX,
   SearchSyntaxError,
   checkedSearch,
+  contextTags,
   globPattern,
   parseSearch,
   searchCondition,

@@ -151,3 +151,28 @@ export function detailTags(detail: OccurrenceDetail): Record<string, string> | u
   const tags = { ...derived, ...detail.tags };
   return Object.keys(tags).length ? tags : undefined;
 }
+
+/** Sentry's own caps on a tag: what a native report's context.tags keeps. */
+const NATIVE_TAG_LIMITS = { tags: 50, key: 32, value: 200 } as const;
+
+/**
+ * Issue 43: a native `/ingest/errors` report's tags are the scalar entries (string, number,
+ * boolean) of its `context.tags` when that is an object, as text; undefined without any.
+ */
+export function contextTags(context: Record<string, unknown>): Record<string, string> | undefined {
+  const tags = context.tags;
+  if (!tags || typeof tags !== 'object' || Array.isArray(tags)) return undefined;
+  const entries = Object.entries(tags as Record<string, unknown>)
+    .filter(
+      (entry): entry is [string, string | number | boolean] =>
+        ['string', 'number', 'boolean'].includes(typeof entry[1]) &&
+        entry[0].length > 0 &&
+        entry[0].length <= NATIVE_TAG_LIMITS.key,
+    )
+    .slice(0, NATIVE_TAG_LIMITS.tags)
+    .map(([key, value]): [string, string] => [
+      key,
+      String(value).slice(0, NATIVE_TAG_LIMITS.value),
+    ]);
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}

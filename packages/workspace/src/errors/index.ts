@@ -112,6 +112,7 @@ export {
   detailFrameLine,
   detailFrames,
   detailTags,
+  contextTags,
   occurrenceDetailSchema,
 } from './detail.js';
 export { createSymbolicator, withMappedDetail } from './symbolicate.js';

@@ -13,6 +13,7 @@ import { queuedReportSchema, type QueuedReport } from '../queued.js';
 import { prepareReport, type WritableReport } from '../prepare-report.js';
 import {
   addRetainedOccurrences,
+  contextTags,
   culprit,
   detailTags,
   notifyRegressedAssignees,
@@ -31,9 +32,12 @@ import {
 } from '@ferry/workspace';
 import { pruneOccurrences, shouldPrune } from '../retention.js';
 
-/** What the group page's tag breakdown counts (detailTags), as jsonb; null without any. */
+/**
+ * What the group page's tag breakdown counts and search's `key:value` reads, as jsonb; null
+ * without any: a Sentry event's (detailTags), or a native report's context.tags (contextTags).
+ */
 function tagsJson(report: WritableReport): string | null {
-  const tags = report.detail ? detailTags(report.detail) : undefined;
+  const tags = report.detail ? detailTags(report.detail) : contextTags(report.context);
   return tags ? JSON.stringify(tags) : null;
 }
 
