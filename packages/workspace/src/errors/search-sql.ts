@@ -117,7 +117,9 @@ export function searchCondition(
   return sql<boolean>`(${sql.join(
     terms.map((term) => {
       const condition = termCondition(workspaceId, term);
-      return term.negated ? sql`not (${condition})` : condition;
+      // SQL's null is neither true nor false: `not (assignee = X)` would drop the unassigned
+      // groups that `!assigned:me` means. A negated term holds wherever its term does not.
+      return term.negated ? sql`not coalesce(${condition}, false)` : condition;
     }),
     sql` and `,
   )})`;
