@@ -3,6 +3,7 @@ import { AppError, isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import {
   errorGroupsMatching,
+  parseSearch,
   ERROR_SOURCES,
   ERROR_STATUSES,
   usersWhoCan,
@@ -79,18 +80,51 @@ interface PendingGroup {
   environments: Map<string, number>;
 }
 
-/** What one page's filter counts of the pending groups. */
+/** Whether an environment passes the page's own environment filter and its query's env: terms. */
+function environmentFilter(
+  filter: ErrorGroupFilter,
+): ((environment: string) => boolean) | undefined {
+  let envTerms: { value: RegExp; negated: boolean }[] = [];
+  try {
+    envTerms = parseSearch(filter.q ?? '').flatMap((term) =>
+      term.kind === 'env' ? [{ value: globRegExp(term.value), negated: term.negated }] : [],
+    );
+  } catch {
+    // A query that no longer parses matched nothing (errorGroupsMatching): nothing is counted.
+  }
+  if (!filter.environment && envTerms.length === 0) return undefined;
+  return (environment) =>
+    (!filter.environment || environment === filter.environment) &&
+    envTerms.every((term) => term.value.test(environment) !== term.negated);
+}
+
+/** An env: value with `*` globs, as the search matches it (search-sql.ts globPattern). */
+function globRegExp(value: string): RegExp {
+  const parts = value.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('.*')}$`, 's');
+}
+
+/**
+ * What one page's filter counts of the pending groups: a group's occurrences in the environments
+ * the page asks for (its `env:` terms), so an `env:production` page does not count staging's.
+ */
 function countFor(
   pending: ReadonlyMap<string, PendingGroup>,
   matching: ReadonlySet<string>,
   filter: ErrorGroupFilter,
 ): { occurrences: number; newGroups: number } {
+  const inEnvironment = environmentFilter(filter);
   let occurrences = 0;
   let newGroups = 0;
   for (const id of matching) {
     const group = pending.get(id);
     if (!group) continue;
-    const n = filter.environment ? (group.environments.get(filter.environment) ?? 0) : group.n;
+    const n = inEnvironment
+      ? [...group.environments].reduce(
+          (sum, [env, count]) => sum + (inEnvironment(env) ? count : 0),
+          0,
+        )
+      : group.n;
     if (n === 0) continue;
     occurrences += n;
     if (group.created) newGroups += 1;
