@@ -87,6 +87,7 @@ async function setAlerts(ctx: TestContext, workspaceIds: readonly string[], on: 
     .insertInto('error_alert_rules')
     .values(
       rooms.map((room) => ({
+        id: newId('errorAlertRule'),
         workspace_id: room.workspace_id,
         room_id: room.id,
         new_group: true,

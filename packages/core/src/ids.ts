@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   invite: 'inv',
   artifactBundle: 'bnd',
   releaseDeploy: 'dpl',
+  errorAlertRule: 'alr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -372,8 +372,12 @@ export interface ReleaseDeploysTable {
 }
 
 /** Issue 26: a workspace's error alert rule (its URL is the hook `hook_id` names). */
+/** Issue 43: several per workspace, each with its triggers, filters and actions. */
 export interface ErrorAlertRulesTable {
+  id: string;
   workspace_id: string;
+  name: ColumnType<string, string | undefined, string>;
+  created_at: CreatedAt;
   room_id: string | null;
   new_group: boolean;
   regression: boolean;
@@ -381,6 +385,13 @@ export interface ErrorAlertRulesTable {
   frequency_minutes: number | null;
   hook_id: string | null;
   environments: string[] | null;
+  /** Filters: null is every value; a list keeps occurrences matching one of them. */
+  sources: ErrorSource[] | null;
+  levels: string[] | null;
+  releases: string[] | null;
+  /** `key=value`, the value a `*` glob; every one must match. */
+  tags: string[] | null;
+  hand_to_agent: ColumnType<boolean, boolean | undefined, boolean>;
   updated_by: string | null;
   updated_at: DefaultTimestamp;
 }
@@ -389,15 +400,23 @@ export type ErrorAlertTrigger = 'created' | 'regressed' | 'spiking';
 
 export interface ErrorAlertStateTable {
   group_id: string;
+  rule_id: string;
   trigger: ErrorAlertTrigger;
   last_alert_at: Timestamp;
 }
 
 export interface ErrorAlertWindowsTable {
+  rule_id: string;
   workspace_id: string;
   window_start: Timestamp;
   alerts: number;
   held_posted: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+export interface ErrorAlertHandoffsTable {
+  group_id: string;
+  rule_id: string | null;
+  handed_at: DefaultTimestamp;
 }
 
 /** Kept by triggers on error_occurrences; a workspace without a row has none retained. */
@@ -652,6 +671,7 @@ export interface Database {
   error_alert_rules: ErrorAlertRulesTable;
   error_alert_state: ErrorAlertStateTable;
   error_alert_windows: ErrorAlertWindowsTable;
+  error_alert_handoffs: ErrorAlertHandoffsTable;
   upload_chunks: UploadChunksTable;
   artifact_bundles: ArtifactBundlesTable;
   artifact_files: ArtifactFilesTable;

@@ -199,6 +199,7 @@ export const queueCatalog = {
   'error-alerts-held': defineQueue({
     schema: z.object({
       workspaceId: idSchema('workspace'),
+      ruleId: idSchema('errorAlertRule').optional(),
       windowStart: z.iso.datetime({ offset: true }),
       errorsUrl: z.url(),
     }),

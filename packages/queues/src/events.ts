@@ -104,19 +104,22 @@ export const eventCatalog = {
     },
   }),
   /**
-   * A workspace's alerts went over the room's hourly cap: at the hour's end one line says how many
+   * A rule's alerts went over the room's hourly cap: at the hour's end one line says how many
    * were held (the job is delayed until then).
    */
   error_alerts_held: defineEvent({
     schema: z.object({
       workspaceId: idSchema('workspace'),
+      /** The rule whose cap it was (issue 43); absent in events written before. */
+      ruleId: idSchema('errorAlertRule').optional(),
       windowStart: z.iso.datetime({ offset: true }),
       windowEnd: z.iso.datetime({ offset: true }),
       errorsUrl: z.url(),
     }),
     relayTo: {
-      'error-alerts-held': ({ workspaceId, windowStart, errorsUrl }) => ({
+      'error-alerts-held': ({ workspaceId, ruleId, windowStart, errorsUrl }) => ({
         workspaceId,
+        ruleId,
         windowStart,
         errorsUrl,
       }),

@@ -10,6 +10,7 @@ import {
   type ErrorAlert,
 } from './error-alerts.js';
 import { postMessages } from '../messages/messages.js';
+import { occurrencesMatching, type AlertFacets } from './alert-filters.js';
 
 /**
  * Raising error alerts inside the error writer's transaction (services/ingest-errors
@@ -17,11 +18,14 @@ import { postMessages } from '../messages/messages.js';
  * (inserted, regressed, status) and how many occurrences were really new once replays were taken
  * back out. Everything here commits with the occurrences or not at all; nothing polls.
  *
- * Caps, both atomic under concurrent writers:
- * - one alert per group per trigger per hour: an upsert on error_alert_state that only moves
+ * A workspace may have several rules (issue 43): each is decided on its own, with its own filters,
+ * cooldowns and cap.
+ *
+ * Caps, both atomic under concurrent writers, both per rule:
+ * - one alert per group per rule and trigger per hour: an upsert on error_alert_state that only moves
  *   `last_alert_at` when the last one is an hour old (the group's row lock, taken by the writer's
  *   upsert, already serialises writers of one group);
- * - 30 room messages per workspace per clock hour: an upsert on error_alert_windows counts them;
+ * - 30 room messages per rule per clock hour: an upsert on error_alert_windows counts them;
  *   what is over is held, and the first hold of an hour writes an `error_alerts_held` event whose
  *   job, delayed to the hour's end, posts one "N more alerts held" line.
  */
@@ -43,6 +47,8 @@ export interface AlertCandidate {
   newOccurrences: number;
   /** Those occurrences per environment named (reports without one are in no environment). */
   environments: ReadonlyMap<string, number>;
+  /** What the rules' filters look at, one per new occurrence of the batch. */
+  facets: readonly AlertFacets[];
   /**
    * The group's occurrences within its workspace's spike window after this batch (replays taken
    * out), as the writer's upsert counted them; null without a spike rule.
@@ -56,8 +62,9 @@ export interface RaiseOptions {
   publicUrl: string;
 }
 
-/** A workspace's alert rule as the error writer reads it: readAlertRules. */
+/** An alert rule as the error writer reads it: readAlertRules. */
 export interface AlertRule {
+  id: string;
   workspace_id: string;
   slug: string;
   room_id: string | null;
@@ -68,52 +75,67 @@ export interface AlertRule {
   hook_id: string | null;
   hook_state: 'enabled' | 'disabled' | null;
   environments: string[] | null;
+  sources: string[] | null;
+  levels: string[] | null;
+  releases: string[] | null;
+  tags: string[] | null;
+  hand_to_agent: boolean;
+}
+
+/** What the batch raised: the alerts, and the groups to hand to the agent once committed. */
+export interface RaisedAlerts {
+  alerts: ErrorAlert[];
+  handoffs: { workspaceId: string; groupId: string }[];
 }
 
 /**
  * Decides and raises the batch's alerts, given the rules of its workspaces (readAlertRules, read
  * once by the writer before its upsert: the spike counts need them there too). With no rule
- * (alerts off) it does nothing more. Returns the alerts raised (tests, logs).
+ * (alerts off) it does nothing more. A rule alerts for a group when one of the batch's new
+ * occurrences of it passes the rule's filters (a spike also needs the group's recent count).
  */
 export async function raiseErrorAlerts(
   tx: Db,
   candidates: readonly AlertCandidate[],
-  rules: ReadonlyMap<string, AlertRule>,
+  rules: ReadonlyMap<string, readonly AlertRule[]>,
   options: RaiseOptions,
-): Promise<ErrorAlert[]> {
-  if (!rules.size) return [];
+): Promise<RaisedAlerts> {
+  const none: RaisedAlerts = { alerts: [], handoffs: [] };
+  if (!rules.size) return none;
   const live = candidates.filter((c) => c.newOccurrences > 0 && c.status !== 'ignored');
-  if (!live.length) return [];
+  if (!live.length) return none;
 
   const wanted: { candidate: AlertCandidate; trigger: ErrorAlertTrigger; rule: AlertRule }[] = [];
   for (const candidate of live) {
-    const rule = rules.get(candidate.workspaceId);
-    if (!rule || (rule.room_id === null && rule.hook_id === null)) continue;
-    const counted = occurrencesCounted(
-      rule.environments,
-      candidate.newOccurrences,
-      candidate.environments,
-    );
-    if (counted === 0) continue;
-    if (rule.new_group && candidate.created) wanted.push({ candidate, trigger: 'created', rule });
-    if (rule.regression && candidate.regressed) {
-      wanted.push({ candidate, trigger: 'regressed', rule });
-    }
-    const { recent } = candidate;
-    if (rule.frequency_count !== null && recent !== null && recent >= rule.frequency_count) {
-      wanted.push({ candidate, trigger: 'spiking', rule });
+    for (const rule of rules.get(candidate.workspaceId) ?? []) {
+      if (rule.room_id === null && rule.hook_id === null && !rule.hand_to_agent) continue;
+      if (occurrencesMatching(rule, candidate.facets) === 0) continue;
+      if (rule.new_group && candidate.created) {
+        wanted.push({ candidate, trigger: 'created', rule });
+      }
+      if (rule.regression && candidate.regressed) {
+        wanted.push({ candidate, trigger: 'regressed', rule });
+      }
+      const { recent } = candidate;
+      if (rule.frequency_count !== null && recent !== null && recent >= rule.frequency_count) {
+        wanted.push({ candidate, trigger: 'spiking', rule });
+      }
     }
   }
-  if (!wanted.length) return [];
+  if (!wanted.length) return none;
 
   const claimed = await claimCooldowns(
     tx,
-    wanted.map(({ candidate, trigger }) => ({ groupId: candidate.groupId, trigger })),
+    wanted.map(({ candidate, trigger, rule }) => ({
+      groupId: candidate.groupId,
+      ruleId: rule.id,
+      trigger,
+    })),
   );
-  const raised = wanted.filter(({ candidate, trigger }) =>
-    claimed.has(`${candidate.groupId}\n${trigger}`),
+  const raised = wanted.filter(({ candidate, trigger, rule }) =>
+    claimed.has(cooldownKey(candidate.groupId, rule.id, trigger)),
   );
-  if (!raised.length) return [];
+  if (!raised.length) return none;
 
   const alerts = raised.map(({ candidate, trigger, rule }) => ({
     rule,
@@ -133,20 +155,53 @@ export async function raiseErrorAlerts(
   await postToRooms(tx, alerts, options, events);
   await oweDeliveries(tx, alerts, events);
   await writeEvents(tx, events);
-  return alerts.map(({ alert }) => alert);
+  return {
+    alerts: alerts.map(({ alert }) => alert),
+    handoffs: await claimHandoffs(tx, alerts),
+  };
 }
 
-/** The alert rules of the batch's workspaces, by workspace: one indexed read a batch. */
+/**
+ * The groups of the raised alerts whose rule hands them to the agent, and which no rule handed
+ * before: marked now, in the writer's transaction, so each group is handed at most once. The
+ * ticket is filed once committed (fileTicketForErrorGroup: its own transaction and events).
+ */
+async function claimHandoffs(tx: Db, alerts: readonly Raised[]): Promise<RaisedAlerts['handoffs']> {
+  const byGroup = new Map<string, Raised>();
+  for (const raised of alerts) {
+    if (raised.rule.hand_to_agent && !byGroup.has(raised.alert.group.id)) {
+      byGroup.set(raised.alert.group.id, raised);
+    }
+  }
+  if (!byGroup.size) return [];
+  const rows = await tx
+    .insertInto('error_alert_handoffs')
+    .values(
+      [...byGroup.values()]
+        .sort((a, b) => (a.alert.group.id < b.alert.group.id ? -1 : 1))
+        .map(({ rule, alert }) => ({ group_id: alert.group.id, rule_id: rule.id })),
+    )
+    .onConflict((oc) => oc.column('group_id').doNothing())
+    .returning('group_id')
+    .execute();
+  return rows.map((row) => ({
+    workspaceId: byGroup.get(row.group_id)!.rule.workspace_id,
+    groupId: row.group_id,
+  }));
+}
+
+/** The alert rules of the batch's workspaces, by workspace (oldest first): one indexed read. */
 export async function readAlertRules(
   tx: Db,
   workspaceIds: readonly string[],
-): Promise<Map<string, AlertRule>> {
+): Promise<Map<string, AlertRule[]>> {
   if (!workspaceIds.length) return new Map();
   const rows = await tx
     .selectFrom('error_alert_rules as r')
     .innerJoin('workspaces as w', 'w.id', 'r.workspace_id')
     .leftJoin('outgoing_webhooks as h', 'h.id', 'r.hook_id')
     .select([
+      'r.id',
       'r.workspace_id',
       'w.slug',
       'r.room_id',
@@ -157,10 +212,23 @@ export async function readAlertRules(
       'r.hook_id',
       'h.state as hook_state',
       'r.environments',
+      'r.sources',
+      'r.levels',
+      'r.releases',
+      'r.tags',
+      'r.hand_to_agent',
     ])
     .where('r.workspace_id', 'in', workspaceIds)
+    .orderBy('r.created_at')
+    .orderBy('r.id')
     .execute();
-  return new Map(rows.map((row) => [row.workspace_id, row]));
+  const byWorkspace = new Map<string, AlertRule[]>();
+  for (const row of rows) {
+    const list = byWorkspace.get(row.workspace_id) ?? [];
+    list.push(row);
+    byWorkspace.set(row.workspace_id, list);
+  }
+  return byWorkspace;
 }
 
 /** A workspace's spike rule as the error writer counts for it. */
@@ -174,15 +242,25 @@ const SPIKE_SLOTS_PER_WINDOW = 6;
 
 /**
  * The spike windows among the rules (those with a `frequency`), for the writer's upsert to count
- * each group's recent occurrences on the group's row (spikeCountsOnUpsert).
+ * each group's recent occurrences on the group's row (spikeCountsOnUpsert). A workspace's spike
+ * rules share one window (validateErrorAlertRule); the count covers the environments any of them
+ * names (every environment when one names none), and each rule's other filters then decide.
  */
-export function spikeWindows(rules: ReadonlyMap<string, AlertRule>): Map<string, SpikeWindow> {
+export function spikeWindows(
+  rules: ReadonlyMap<string, readonly AlertRule[]>,
+): Map<string, SpikeWindow> {
   const windows = new Map<string, SpikeWindow>();
-  for (const [workspaceId, rule] of rules) {
-    if (rule.frequency_count === null || rule.frequency_minutes === null) continue;
+  for (const [workspaceId, list] of rules) {
+    const spikes = list.filter(
+      (rule) => rule.frequency_count !== null && rule.frequency_minutes !== null,
+    );
+    if (!spikes.length) continue;
+    const environments = spikes.some((rule) => rule.environments === null)
+      ? null
+      : [...new Set(spikes.flatMap((rule) => rule.environments ?? []))].sort();
     windows.set(workspaceId, {
-      slotSeconds: Math.ceil((rule.frequency_minutes * 60) / SPIKE_SLOTS_PER_WINDOW),
-      environments: rule.environments,
+      slotSeconds: Math.ceil((spikes[0]!.frequency_minutes! * 60) / SPIKE_SLOTS_PER_WINDOW),
+      environments,
     });
   }
   return windows;
@@ -254,51 +332,54 @@ export const spikeRecent = sql<
   number | null
 >`(select sum(v) from unnest(spike_slots) as v)::int`.as('spike_recent');
 
-/** The (group, trigger) pairs whose hour of silence is over, now marked as alerted. */
+const cooldownKey = (groupId: string, ruleId: string, trigger: ErrorAlertTrigger): string =>
+  `${groupId}\n${ruleId}\n${trigger}`;
+
+/** The (group, rule, trigger) triples whose hour of silence is over, now marked as alerted. */
 async function claimCooldowns(
   tx: Db,
-  pairs: readonly { groupId: string; trigger: ErrorAlertTrigger }[],
+  triples: readonly { groupId: string; ruleId: string; trigger: ErrorAlertTrigger }[],
 ): Promise<Set<string>> {
   // Sorted: writers lock these rows in the same order.
-  const sorted = [...pairs].sort((a, b) =>
-    a.groupId === b.groupId ? (a.trigger < b.trigger ? -1 : 1) : a.groupId < b.groupId ? -1 : 1,
-  );
-  const { rows } = await sql<{ group_id: string; trigger: ErrorAlertTrigger }>`
-    insert into error_alert_state (group_id, trigger, last_alert_at)
-    select g, t, now()
-    from unnest(${sorted.map((p) => p.groupId)}::text[], ${sorted.map((p) => p.trigger)}::text[])
-      as x(g, t)
-    on conflict (group_id, trigger) do update set last_alert_at = now()
+  const keyOf = (t: (typeof triples)[number]) => cooldownKey(t.groupId, t.ruleId, t.trigger);
+  const sorted = [...triples].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1));
+  const { rows } = await sql<{ group_id: string; rule_id: string; trigger: ErrorAlertTrigger }>`
+    insert into error_alert_state (group_id, rule_id, trigger, last_alert_at)
+    select g, r, t, now()
+    from unnest(${sorted.map((p) => p.groupId)}::text[], ${sorted.map((p) => p.ruleId)}::text[],
+      ${sorted.map((p) => p.trigger)}::text[]) as x(g, r, t)
+    on conflict (group_id, rule_id, trigger) do update set last_alert_at = now()
       where error_alert_state.last_alert_at
         <= now() - ${ALERT_COOLDOWN_MS} * interval '1 millisecond'
-    returning group_id, trigger`.execute(tx);
-  return new Set(rows.map((row) => `${row.group_id}\n${row.trigger}`));
+    returning group_id, rule_id, trigger`.execute(tx);
+  return new Set(rows.map((row) => cooldownKey(row.group_id, row.rule_id, row.trigger)));
 }
 
 type Raised = { rule: AlertRule; alert: ErrorAlert };
 
-/** One message per alert into the rule's room, up to the hour's cap; the rest held. */
+/** One message per alert into the rule's room, up to the rule's hourly cap; the rest held. */
 async function postToRooms(
   tx: Db,
   alerts: readonly Raised[],
   options: RaiseOptions,
   events: OutboxEvent[],
 ): Promise<void> {
-  const byWorkspace = new Map<string, Raised[]>();
+  const byRule = new Map<string, Raised[]>();
   for (const raised of alerts) {
     if (raised.rule.room_id === null) continue;
-    const list = byWorkspace.get(raised.rule.workspace_id) ?? [];
+    const list = byRule.get(raised.rule.id) ?? [];
     list.push(raised);
-    byWorkspace.set(raised.rule.workspace_id, list);
+    byRule.set(raised.rule.id, list);
   }
   const messages: Parameters<typeof postMessages>[1][number][] = [];
-  for (const workspaceId of [...byWorkspace.keys()].sort()) {
-    const list = byWorkspace.get(workspaceId)!;
+  for (const ruleId of [...byRule.keys()].sort()) {
+    const list = byRule.get(ruleId)!;
     const rule = list[0]!.rule;
+    const workspaceId = rule.workspace_id;
     const window = await sql<{ alerts: number; window_start: Date }>`
-      insert into error_alert_windows (workspace_id, window_start, alerts)
-      values (${workspaceId}, date_trunc('hour', now()), ${list.length})
-      on conflict (workspace_id, window_start)
+      insert into error_alert_windows (rule_id, workspace_id, window_start, alerts)
+      values (${ruleId}, ${workspaceId}, date_trunc('hour', now()), ${list.length})
+      on conflict (rule_id, window_start)
         do update set alerts = error_alert_windows.alerts + excluded.alerts
       returning alerts, window_start`.execute(tx);
     const { alerts: after, window_start: windowStart } = window.rows[0]!;
@@ -321,6 +402,7 @@ async function postToRooms(
         type: 'error_alerts_held',
         payload: {
           workspaceId,
+          ruleId,
           windowStart: windowStart.toISOString(),
           windowEnd: new Date(windowStart.getTime() + HOUR_MS).toISOString(),
           errorsUrl: `${options.publicUrl}/w/${workspaceId}/${rule.slug}/errors`,
@@ -375,26 +457,36 @@ async function oweDeliveries(
  */
 export async function postHeldAlertsLine(
   db: Db,
-  input: { workspaceId: string; windowStart: string; errorsUrl: string },
+  /** A job queued before issue 43 names no rule: the workspace's first. */
+  input: {
+    workspaceId: string;
+    ruleId?: string | undefined;
+    windowStart: string;
+    errorsUrl: string;
+  },
   message: (held: number, errorsUrl: string) => string,
 ): Promise<number> {
   return db.transaction().execute(async (trx) => {
+    const rule = await trx
+      .selectFrom('error_alert_rules')
+      .select(['id', 'room_id'])
+      .where('workspace_id', '=', input.workspaceId)
+      .$if(input.ruleId !== undefined, (qb) => qb.where('id', '=', input.ruleId!))
+      .orderBy('created_at')
+      .orderBy('id')
+      .executeTakeFirst();
+    if (!rule) return 0;
     const window = await trx
       .updateTable('error_alert_windows')
       .set({ held_posted: true })
-      .where('workspace_id', '=', input.workspaceId)
+      .where('rule_id', '=', rule.id)
       .where('window_start', '=', new Date(input.windowStart))
       .where('held_posted', '=', false)
       .where('alerts', '>', ROOM_ALERTS_PER_HOUR)
       .returning('alerts')
       .executeTakeFirst();
     if (!window) return 0;
-    const rule = await trx
-      .selectFrom('error_alert_rules')
-      .select('room_id')
-      .where('workspace_id', '=', input.workspaceId)
-      .executeTakeFirst();
-    if (!rule?.room_id) return 0;
+    if (!rule.room_id) return 0;
     const held = window.alerts - ROOM_ALERTS_PER_HOUR;
     await postMessages(trx, [
       {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { AppError, fieldErrors, isId, newId, type SecretBox, type SsrfSettings } from '@ferry/core';
 import {
   ERROR_GROUP_ENVIRONMENTS_MAX,
+  ERROR_SOURCES,
   type Db,
   type ErrorAlertRule,
   type ErrorAlertTrigger,
@@ -17,7 +18,7 @@ import {
 import { OCCURRENCE_LIMITS } from './occurrence.js';
 
 /**
- * Error alert rules (issue 26 part 1): one row per workspace saying which of the three triggers
+ * Error alert rules (issue 26 part 1; several per workspace since issue 43): each row says which of the three triggers
  * alert (a new group, a regression, a frequency spike), into which room, for which environments,
  * and which URL gets a signed POST. The URL is an outgoing hook owned by the rule (owner
  * 'error_alerts', no room), so it is sent by the same delivery engine as room hooks. Detection is
@@ -65,6 +66,65 @@ export const errorAlertRulesSchema = z.object({
 
 export type ErrorAlertRulesInput = z.output<typeof errorAlertRulesSchema>;
 
+const TAG_FILTER = /^[^=\s]{1,64}=.{1,200}$/s;
+
+const nameList = (what: string, max: number) =>
+  z
+    .array(
+      z
+        .string(`Each ${what} must be text.`)
+        .trim()
+        .min(1, `A ${what} cannot be empty.`)
+        .max(max, `At most ${max} characters per ${what}.`),
+      `Must be a list of ${what}s or null.`,
+    )
+    .min(1, `List at least one ${what}, or send null for all of them.`)
+    .max(50, `At most 50 ${what}s.`)
+    .nullable()
+    .default(null);
+
+/**
+ * One rule of several (issue 43): the single rule's fields (when, where, which environments),
+ * with a name, more filters and the "hand to the agent" action. `/api/v1/error-alerts/rules`.
+ */
+export const errorAlertRuleSchema = errorAlertRulesSchema.extend({
+  name: z
+    .string('Must be a name.')
+    .trim()
+    .min(1, 'Give the rule a name.')
+    .max(80, 'At most 80 characters.')
+    .default('Error alerts'),
+  sources: z
+    .array(z.enum(ERROR_SOURCES, `Each source is one of ${ERROR_SOURCES.join(', ')}.`), {
+      error: 'Must be a list of sources or null.',
+    })
+    .min(1, 'List at least one source, or send null for all of them.')
+    .nullable()
+    .default(null),
+  levels: nameList('level', 20).transform(
+    (levels) => levels?.map((level) => level.toLowerCase()) ?? null,
+  ),
+  releases: nameList('release', 200),
+  tags: z
+    .array(
+      z
+        .string('Each tag filter must be text.')
+        .trim()
+        .regex(
+          TAG_FILTER,
+          'Each tag filter is key=value, e.g. browser=Chrome or feature=checkout-*.',
+        ),
+      'Must be a list of key=value tag filters or null.',
+    )
+    .min(1, 'List at least one tag filter, or send null for none.')
+    .max(20, 'At most 20 tag filters.')
+    .nullable()
+    .default(null),
+  hand_to_agent: z.boolean('Must be true or false.').default(false),
+});
+
+export type ErrorAlertRuleInput = z.output<typeof errorAlertRuleSchema>;
+
 /** The rule as the API answers it (and the Settings page shows it). */
 export interface ErrorAlertRulesJson {
   room_id: string | null;
@@ -78,30 +138,69 @@ export interface ErrorAlertRulesJson {
   updated_at: string | null;
 }
 
+/** One of several rules (`/api/v1/error-alerts/rules`). */
+export interface ErrorAlertRuleJson extends ErrorAlertRulesJson {
+  id: string;
+  name: string;
+  sources: string[] | null;
+  levels: string[] | null;
+  releases: string[] | null;
+  tags: string[] | null;
+  hand_to_agent: boolean;
+  created_at: string;
+}
+
 export interface ErrorAlertSettings {
   rule: ErrorAlertRule | undefined;
   hook: OutgoingWebhook | undefined;
 }
 
-/** The workspace's rule and its URL's hook (either may be missing: no rule saved yet). */
+export interface ErrorAlertRuleSettings extends ErrorAlertSettings {
+  rule: ErrorAlertRule;
+}
+
+/** A workspace's rules, oldest first (the first is the one `/api/v1/error-alerts` speaks for). */
+export async function listErrorAlertRules(
+  db: Db,
+  workspaceId: string,
+): Promise<ErrorAlertRuleSettings[]> {
+  const rules = await db
+    .selectFrom('error_alert_rules')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const hookIds = rules.flatMap((rule) => (rule.hook_id ? [rule.hook_id] : []));
+  const hooks = hookIds.length
+    ? await db
+        .selectFrom('outgoing_webhooks')
+        .selectAll()
+        .where('id', 'in', hookIds)
+        .where('workspace_id', '=', workspaceId)
+        .execute()
+    : [];
+  return rules.map((rule) => ({ rule, hook: hooks.find((hook) => hook.id === rule.hook_id) }));
+}
+
+/** One rule of the workspace and its URL's hook; undefined when the workspace has no such rule. */
+export async function findErrorAlertRule(
+  db: Db,
+  workspaceId: string,
+  ruleId: string,
+): Promise<ErrorAlertRuleSettings | undefined> {
+  if (!isId(ruleId, 'errorAlertRule')) return undefined;
+  const rules = await listErrorAlertRules(db, workspaceId);
+  return rules.find(({ rule }) => rule.id === ruleId);
+}
+
+/** The workspace's first rule and its URL's hook (either may be missing: no rule saved yet). */
 export async function findErrorAlertSettings(
   db: Db,
   workspaceId: string,
 ): Promise<ErrorAlertSettings> {
-  const rule = await db
-    .selectFrom('error_alert_rules')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirst();
-  const hook = rule?.hook_id
-    ? await db
-        .selectFrom('outgoing_webhooks')
-        .selectAll()
-        .where('id', '=', rule.hook_id)
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirst()
-    : undefined;
-  return { rule, hook };
+  const [first] = await listErrorAlertRules(db, workspaceId);
+  return first ?? { rule: undefined, hook: undefined };
 }
 
 export function errorAlertRulesJson({ rule, hook }: ErrorAlertSettings): ErrorAlertRulesJson {
@@ -120,6 +219,21 @@ export function errorAlertRulesJson({ rule, hook }: ErrorAlertSettings): ErrorAl
   };
 }
 
+export function errorAlertRuleJson(settings: ErrorAlertRuleSettings): ErrorAlertRuleJson {
+  const { rule } = settings;
+  return {
+    id: rule.id,
+    name: rule.name,
+    ...errorAlertRulesJson(settings),
+    sources: rule.sources,
+    levels: rule.levels,
+    releases: rule.releases,
+    tags: rule.tags,
+    hand_to_agent: rule.hand_to_agent,
+    created_at: rule.created_at.toISOString(),
+  };
+}
+
 /** One 422 naming every bad field, so a client fixes them all in one go. */
 function invalid(fields: Record<string, string>): AppError {
   const detail = Object.entries(fields)
@@ -131,20 +245,19 @@ function invalid(fields: Record<string, string>): AppError {
 }
 
 /**
- * Parses a body into the rule, or throws a 422 naming the bad field: its shape (zod), a room the
- * workspace does not have (or a direct message: alerts go to shared rooms), a URL that is not
- * http(s) or, under the usual SSRF rules, reaches a private or loopback address.
+ * The room, the URL and the spike window of a parsed rule, checked together (every bad one named):
+ * a room the workspace does not have (or a direct message: alerts go to shared rooms), a URL that
+ * is not http(s) or, under the usual SSRF rules, reaches a private or loopback address, and a
+ * spike window other than the workspace's other spike rules' (each group counts its recent
+ * occurrences on its own row, over one window a workspace).
  */
-export async function validateErrorAlertRules(
+async function checkTargets(
   db: Db,
   workspaceId: string,
-  body: unknown,
+  ruleId: string | null,
+  input: ErrorAlertRulesInput,
   ssrf: SsrfSettings,
-): Promise<ErrorAlertRulesInput> {
-  const parsed = errorAlertRulesSchema.safeParse(body);
-  if (!parsed.success) throw invalid(fieldErrors(parsed.error));
-  const input = parsed.data;
-  // The shape is right: the room and the URL are checked together, both named when both are bad.
+): Promise<void> {
   const problems: Record<string, string> = {};
   if (input.room_id !== null) {
     const room = isId(input.room_id, 'room')
@@ -164,12 +277,56 @@ export async function validateErrorAlertRules(
     const problem = await targetUrlProblem(input.url, ssrf);
     if (problem) problems.url = problem;
   }
+  if (input.frequency) {
+    const other = await db
+      .selectFrom('error_alert_rules')
+      .select(['name', 'frequency_minutes'])
+      .where('workspace_id', '=', workspaceId)
+      .where('frequency_minutes', 'is not', null)
+      .where('frequency_minutes', '<>', input.frequency.minutes)
+      .$if(ruleId !== null, (qb) => qb.where('id', '<>', ruleId!))
+      .executeTakeFirst();
+    if (other) {
+      problems['frequency.minutes'] =
+        `Spike rules of a workspace share one window: "${other.name}" counts over ${other.frequency_minutes} minutes.`;
+    }
+  }
   if (Object.keys(problems).length) throw invalid(problems);
   if (input.environments) input.environments = [...new Set(input.environments)].sort();
-  return input;
 }
 
-export interface SavedErrorAlertRules extends ErrorAlertSettings {
+/**
+ * Parses a PUT /api/v1/error-alerts body into the single rule's fields (the workspace's first
+ * rule), or throws a 422 naming the bad field (see checkTargets).
+ */
+export async function validateErrorAlertRules(
+  db: Db,
+  workspaceId: string,
+  body: unknown,
+  ssrf: SsrfSettings,
+): Promise<ErrorAlertRulesInput> {
+  const parsed = errorAlertRulesSchema.safeParse(body);
+  if (!parsed.success) throw invalid(fieldErrors(parsed.error));
+  const first = await findErrorAlertSettings(db, workspaceId);
+  await checkTargets(db, workspaceId, first.rule?.id ?? null, parsed.data, ssrf);
+  return parsed.data;
+}
+
+/** Parses one rule of several (`ruleId` null: a new one), or throws a 422 naming the bad field. */
+export async function validateErrorAlertRule(
+  db: Db,
+  workspaceId: string,
+  ruleId: string | null,
+  body: unknown,
+  ssrf: SsrfSettings,
+): Promise<ErrorAlertRuleInput> {
+  const parsed = errorAlertRuleSchema.safeParse(body);
+  if (!parsed.success) throw invalid(fieldErrors(parsed.error));
+  await checkTargets(db, workspaceId, ruleId, parsed.data, ssrf);
+  return parsed.data;
+}
+
+export interface SavedErrorAlertRules extends ErrorAlertRuleSettings {
   /** The URL hook's signing secret, when the rule has a URL (receivers verify with it). */
   secret: string | null;
   /** Held deliveries made pending again (the hook was disabled): its drain should be woken. */
@@ -177,9 +334,9 @@ export interface SavedErrorAlertRules extends ErrorAlertSettings {
 }
 
 /**
- * Saves the workspace's rule (validated by validateErrorAlertRules) in one transaction: the row,
- * and its URL's hook created (fresh signing secret), re-pointed (same secret) or deleted with its
- * deliveries when the URL is cleared.
+ * Saves the workspace's first rule from PUT /api/v1/error-alerts (validateErrorAlertRules): its
+ * fields as sent, and what that API does not know (name, other filters, hand to the agent) as
+ * they were. Creates the first rule when there is none.
  */
 export async function saveErrorAlertRules(
   db: Db,
@@ -189,97 +346,187 @@ export async function saveErrorAlertRules(
   updatedBy: string | null,
 ): Promise<SavedErrorAlertRules> {
   return db.transaction().execute(async (trx) => {
-    // Locks the rule (or takes the insert's place) so two saves at once do not make two hooks.
+    // One first rule even when two of these run at once: the workspace row is the lock.
+    await trx
+      .selectFrom('workspaces')
+      .select('id')
+      .where('id', '=', workspaceId)
+      .forUpdate()
+      .execute();
+    const { rule } = await findErrorAlertSettings(trx, workspaceId);
+    const kept: Omit<ErrorAlertRuleInput, keyof ErrorAlertRulesInput> = {
+      name: rule?.name ?? 'Error alerts',
+      sources: rule?.sources ?? null,
+      levels: rule?.levels ?? null,
+      releases: rule?.releases ?? null,
+      tags: rule?.tags ?? null,
+      hand_to_agent: rule?.hand_to_agent ?? false,
+    };
+    return writeRule(trx, box, workspaceId, rule?.id ?? null, { ...input, ...kept }, updatedBy);
+  });
+}
+
+/**
+ * Saves one rule (validated by validateErrorAlertRule): a new one when `ruleId` is null.
+ * Undefined when the workspace has no such rule (deleted meanwhile).
+ */
+export async function saveErrorAlertRule(
+  db: Db,
+  box: SecretBox,
+  workspaceId: string,
+  ruleId: string | null,
+  input: ErrorAlertRuleInput,
+  updatedBy: string | null,
+): Promise<SavedErrorAlertRules | undefined> {
+  if (ruleId !== null && !isId(ruleId, 'errorAlertRule')) return undefined;
+  return db.transaction().execute(async (trx) => {
+    if (ruleId !== null) {
+      const exists = await trx
+        .selectFrom('error_alert_rules')
+        .select('id')
+        .where('id', '=', ruleId)
+        .where('workspace_id', '=', workspaceId)
+        .executeTakeFirst();
+      if (!exists) return undefined;
+    }
+    return writeRule(trx, box, workspaceId, ruleId, input, updatedBy);
+  });
+}
+
+/** Deletes a rule and its URL's hook (with its deliveries); false when there is no such rule. */
+export async function deleteErrorAlertRule(
+  db: Db,
+  workspaceId: string,
+  ruleId: string,
+): Promise<boolean> {
+  if (!isId(ruleId, 'errorAlertRule')) return false;
+  return db.transaction().execute(async (trx) => {
+    const rule = await trx
+      .deleteFrom('error_alert_rules')
+      .where('id', '=', ruleId)
+      .where('workspace_id', '=', workspaceId)
+      .returning('hook_id')
+      .executeTakeFirst();
+    if (!rule) return false;
+    if (rule.hook_id) {
+      await trx.deleteFrom('outgoing_webhooks').where('id', '=', rule.hook_id).execute();
+    }
+    return true;
+  });
+}
+
+/**
+ * Writes a rule in the caller's transaction: the row (inserted when `ruleId` is null), and its
+ * URL's hook created (fresh signing secret), re-pointed (same secret) or deleted with its
+ * deliveries when the URL is cleared.
+ */
+async function writeRule(
+  trx: Db,
+  box: SecretBox,
+  workspaceId: string,
+  ruleId: string | null,
+  input: ErrorAlertRuleInput,
+  updatedBy: string | null,
+): Promise<SavedErrorAlertRules> {
+  let id = ruleId;
+  if (id === null) {
+    id = newId('errorAlertRule');
     await trx
       .insertInto('error_alert_rules')
-      .values({ workspace_id: workspaceId, new_group: false, regression: false })
-      .onConflict((oc) => oc.column('workspace_id').doUpdateSet({ updated_at: sql`now()` }))
+      .values({ id, workspace_id: workspaceId, new_group: false, regression: false })
       .execute();
-    const current = await trx
-      .selectFrom('error_alert_rules')
-      .select('hook_id')
-      .where('workspace_id', '=', workspaceId)
+  }
+  // Locks the rule so two saves at once do not make two hooks.
+  const current = await trx
+    .selectFrom('error_alert_rules')
+    .select('hook_id')
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  let hookId = current.hook_id;
+  let releasedDeliveries = 0;
+  if (input.url === null && hookId) {
+    await trx.deleteFrom('outgoing_webhooks').where('id', '=', hookId).execute();
+    hookId = null;
+  } else if (input.url !== null && hookId) {
+    // Saving is also how the owner says the endpoint is fixed (SPEC's re-enable): a hook that
+    // webhooks-out disabled is enabled again and what it was owed goes out, in order.
+    const previous = await trx
+      .selectFrom('outgoing_webhooks')
+      .select('state')
+      .where('id', '=', hookId)
       .forUpdate()
-      .executeTakeFirstOrThrow();
-    let hookId = current.hook_id;
-    let releasedDeliveries = 0;
-    if (input.url === null && hookId) {
-      await trx.deleteFrom('outgoing_webhooks').where('id', '=', hookId).execute();
-      hookId = null;
-    } else if (input.url !== null && hookId) {
-      // Saving is also how the owner says the endpoint is fixed (SPEC's re-enable): a hook that
-      // webhooks-out disabled is enabled again and what it was owed goes out, in order.
-      const previous = await trx
-        .selectFrom('outgoing_webhooks')
-        .select('state')
-        .where('id', '=', hookId)
-        .forUpdate()
-        .executeTakeFirst();
-      await trx
-        .updateTable('outgoing_webhooks')
-        .set({
-          target_url: input.url,
-          state: 'enabled',
-          consecutive_failures: 0,
-          disabled_reason: null,
-          updated_at: sql<Date>`now()`,
-        })
-        .where('id', '=', hookId)
-        .execute();
-      if (previous?.state === 'disabled') {
-        const released = await trx
-          .updateTable('webhook_deliveries')
-          .set({ status: 'pending', attempts: 0, next_attempt_at: sql<Date>`now()` })
-          .where('hook_id', '=', hookId)
-          .where('status', '=', 'held')
-          .executeTakeFirst();
-        releasedDeliveries = Number(released.numUpdatedRows);
-      }
-    } else if (input.url !== null) {
-      hookId = newId('outgoingWebhook');
-      await trx
-        .insertInto('outgoing_webhooks')
-        .values({
-          id: hookId,
-          workspace_id: workspaceId,
-          room_id: null,
-          owner: 'error_alerts',
-          target_url: input.url,
-          secret_sealed: box.encrypt(generateSigningSecret()),
-          created_by: updatedBy,
-        })
-        .execute();
-    }
-    const rule = await trx
-      .updateTable('error_alert_rules')
+      .executeTakeFirst();
+    await trx
+      .updateTable('outgoing_webhooks')
       .set({
-        room_id: input.room_id,
-        new_group: input.new_group,
-        regression: input.regression,
-        frequency_count: input.frequency?.count ?? null,
-        frequency_minutes: input.frequency?.minutes ?? null,
-        environments: input.environments,
-        hook_id: hookId,
-        updated_by: updatedBy,
+        target_url: input.url,
+        state: 'enabled',
+        consecutive_failures: 0,
+        disabled_reason: null,
         updated_at: sql<Date>`now()`,
       })
-      .where('workspace_id', '=', workspaceId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const hook = hookId
-      ? await trx
-          .selectFrom('outgoing_webhooks')
-          .selectAll()
-          .where('id', '=', hookId)
-          .executeTakeFirstOrThrow()
-      : undefined;
-    return {
-      rule,
-      hook,
-      secret: hook ? revealSigningSecret(box, hook) : null,
-      releasedDeliveries,
-    };
-  });
+      .where('id', '=', hookId)
+      .execute();
+    if (previous?.state === 'disabled') {
+      const released = await trx
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', attempts: 0, next_attempt_at: sql<Date>`now()` })
+        .where('hook_id', '=', hookId)
+        .where('status', '=', 'held')
+        .executeTakeFirst();
+      releasedDeliveries = Number(released.numUpdatedRows);
+    }
+  } else if (input.url !== null) {
+    hookId = newId('outgoingWebhook');
+    await trx
+      .insertInto('outgoing_webhooks')
+      .values({
+        id: hookId,
+        workspace_id: workspaceId,
+        room_id: null,
+        owner: 'error_alerts',
+        target_url: input.url,
+        secret_sealed: box.encrypt(generateSigningSecret()),
+        created_by: updatedBy,
+      })
+      .execute();
+  }
+  const rule = await trx
+    .updateTable('error_alert_rules')
+    .set({
+      name: input.name,
+      room_id: input.room_id,
+      new_group: input.new_group,
+      regression: input.regression,
+      frequency_count: input.frequency?.count ?? null,
+      frequency_minutes: input.frequency?.minutes ?? null,
+      environments: input.environments,
+      sources: input.sources,
+      levels: input.levels,
+      releases: input.releases,
+      tags: input.tags,
+      hand_to_agent: input.hand_to_agent,
+      hook_id: hookId,
+      updated_by: updatedBy,
+      updated_at: sql<Date>`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const hook = hookId
+    ? await trx
+        .selectFrom('outgoing_webhooks')
+        .selectAll()
+        .where('id', '=', hookId)
+        .executeTakeFirstOrThrow()
+    : undefined;
+  return {
+    rule,
+    hook,
+    secret: hook ? revealSigningSecret(box, hook) : null,
+    releasedDeliveries,
+  };
 }
 
 // ---- What an alert says -------------------------------------------------------------------

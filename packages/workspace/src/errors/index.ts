@@ -10,15 +10,36 @@ export {
   spikeRecent,
   spikeWindows,
 } from './error-alert-raise.js';
-export type { AlertCandidate, AlertRule, RaiseOptions, SpikeWindow } from './error-alert-raise.js';
+export type {
+  AlertCandidate,
+  AlertRule,
+  RaiseOptions,
+  RaisedAlerts,
+  SpikeWindow,
+} from './error-alert-raise.js';
+export {
+  alertFacets,
+  facetsMatch,
+  globMatches,
+  occurrencesMatching,
+  splitTagFilter,
+} from './alert-filters.js';
+export type { AlertFacets, AlertFilters, FacetSource } from './alert-filters.js';
 export {
   ALERT_EVENT,
   ENVIRONMENT_NAME_MAX,
   ERROR_ALERT_SENDER,
   errorAlertMessage,
   errorAlertPayload,
+  deleteErrorAlertRule,
+  errorAlertRuleJson,
+  errorAlertRuleSchema,
   errorAlertRulesJson,
   errorAlertRulesSchema,
+  findErrorAlertRule,
+  listErrorAlertRules,
+  saveErrorAlertRule,
+  validateErrorAlertRule,
   findErrorAlertSettings,
   heldAlertsMessage,
   saveErrorAlertRules,
@@ -27,6 +48,9 @@ export {
 export type {
   ErrorAlert,
   ErrorAlertPayload,
+  ErrorAlertRuleInput,
+  ErrorAlertRuleJson,
+  ErrorAlertRuleSettings,
   ErrorAlertRulesInput,
   ErrorAlertRulesJson,
   ErrorAlertSettings,

@@ -14,7 +14,9 @@ import { prepareReport, type WritableReport } from '../prepare-report.js';
 import {
   addRetainedOccurrences,
   contextTags,
+  alertFacets,
   culprit,
+  fileTicketForErrorGroup,
   detailTags,
   notifyRegressedAssignees,
   occurrencesCounted,
@@ -25,6 +27,7 @@ import {
   spikeRecent,
   spikeWindows as spikeWindowsOf,
   type AlertCandidate,
+  type AlertFacets,
   type SpikeWindow,
   type ErrorsAnnouncer,
   type Symbolicator,
@@ -146,6 +149,8 @@ interface GroupBatch {
   n: number;
   /** The batch's reports in this group per environment named (spike rules filter by it). */
   environments: Map<string, number>;
+  /** What alert rules filter on, one per report of the batch in this group. */
+  facets: AlertFacets[];
 }
 
 interface Placed {
@@ -167,10 +172,12 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
         firstSeen: report.occurred_at,
         n: 1,
         environments: new Map(report.environment ? [[report.environment, 1]] : []),
+        facets: [alertFacets(report)],
       });
       continue;
     }
     group.n += 1;
+    group.facets.push(alertFacets(report));
     if (report.environment) {
       group.environments.set(
         report.environment,
@@ -382,7 +389,7 @@ export async function writeErrorBatch(
   if (placed.length === 0) return results;
   const groups = byGroup(placed);
 
-  const { retained, news } = await deps.db.transaction().execute(async (tx) => {
+  const { retained, news, handoffs } = await deps.db.transaction().execute(async (tx) => {
     const rules = await readAlertRules(tx, [...new Set(groups.map((group) => group.workspaceId))]);
     const spikeWindows = spikeWindowsOf(rules);
     // The shared rows (a group's counts, a workspace's counter) are written last, after the
@@ -452,13 +459,16 @@ export async function writeErrorBatch(
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
     const candidates = alertCandidates(upserted, fresh, replayed, spikeWindows);
-    await raiseErrorAlerts(tx, candidates, rules, { publicUrl: deps.publicUrl ?? '' });
+    const raised = await raiseErrorAlerts(tx, candidates, rules, {
+      publicUrl: deps.publicUrl ?? '',
+    });
     // Issue 43: a reopened group's assignee hears of it (Mentions), in this same commit.
     await notifyRegressedAssignees(
       tx,
       candidates.filter((candidate) => candidate.regressed).map((candidate) => candidate.groupId),
     );
     return {
+      handoffs: raised.handoffs,
       retained: await addRetainedOccurrences(tx, countByWorkspace(inserted)),
       news: deps.announcer ? liveNews(upserted, inserted) : [],
     };
@@ -469,6 +479,7 @@ export async function writeErrorBatch(
   // Committed: one publish for the whole batch, not awaited (announce never rejects; a failure is
   // logged), so the jobs complete as fast as without it.
   if (news.length) void deps.announcer?.announce(news);
+  await handToAgent(deps, handoffs);
 
   for (const [workspaceId, count] of retained) {
     if (!shouldPrune(count, deps.retentionLimit, deps.random ?? Math.random)) continue;
@@ -483,6 +494,31 @@ export async function writeErrorBatch(
     }
   }
   return results;
+}
+
+/**
+ * Files the "Fix with agent" ticket of each group an alert rule hands to the agent (issue 43),
+ * once the batch is committed: the ticket has its own transaction and events (the local agent
+ * receives it as it is filed). Marked handed in the batch's transaction (error_alert_handoffs),
+ * so at most once a group; a failure is logged and does not fail the jobs (the group's page
+ * still offers "Fix with agent").
+ */
+async function handToAgent(
+  deps: WriteErrorsDeps,
+  handoffs: readonly { workspaceId: string; groupId: string }[],
+): Promise<void> {
+  for (const { workspaceId, groupId } of handoffs) {
+    try {
+      await fileTicketForErrorGroup(deps.db, workspaceId, groupId, {
+        ...(deps.symbolicator ? { symbolicator: deps.symbolicator } : {}),
+      });
+    } catch (error) {
+      deps.logger.warn(
+        { err: error, workspaceId, groupId },
+        'handing an error to the agent failed',
+      );
+    }
+  }
 }
 
 /** One job alone in its own transaction (writeErrorBatch of one). */
@@ -519,6 +555,7 @@ function alertCandidates(
         status: row.status,
         newOccurrences: group.n,
         environments: group.environments,
+        facets: group.facets,
         recent: row.spike_recent === null ? null : row.spike_recent - spikeReplayed,
         group: {
           id: row.id,
