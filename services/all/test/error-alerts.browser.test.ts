@@ -15,10 +15,10 @@ import { startFerry, type FerryHarness } from './support/ferry.js';
 const run = promisify(execFile);
 
 /**
- * Issue 26, as an admin meets it on `pnpm start`: Settings > Error alerts sets a rule (a room, a
- * URL, production only), an error is posted with curl to /ingest/errors, and the alert from
+ * Issues 26 and 43, as an admin meets it on `pnpm start`: Settings > Error alerts adds two rules
+ * (a room, a URL, production only; and one for the agent) and opens the first, an error is posted with curl to /ingest/errors, and the alert from
  * "Errors" arrives live in the open room while the URL gets its signed POST. Screenshots of the
- * settings page and the room at 390 and 1280 px go to /tmp/ferry-error-alerts-*.png.
+ * rules list, the rule page and the room at 390 and 1280 px go to /tmp/ferry-error-alerts-*.png.
  */
 describe('error alerts on pnpm start', () => {
   let ferry: FerryHarness;
@@ -52,13 +52,35 @@ describe('error alerts on pnpm start', () => {
       await signInWithForm(page, ferry.url, admin.user.email, admin.user.password);
       await page.waitForURL(/\/w\//);
       await page.goto(`${base}/settings/error-alerts`);
-      const form = page.getByTestId('error-alerts-form');
+      expect(await page.getByTestId('no-alert-rules').isVisible()).toBe(true);
+      // Issue 43: a first rule (room, URL, production only), then a second one for the agent.
+      let form = page.getByTestId('error-alerts-form');
+      await form.getByLabel('Name').fill('Production, new errors');
       await form.getByLabel('A new error appears').check();
-      await form.getByLabel('Alert room').selectOption({ label: '#oncall' });
+      await form.getByLabel('Room').selectOption({ label: '#oncall' });
       await form.getByLabel('URL', { exact: true }).fill(`${receiver.url}/alerts`);
       await form.getByLabel('Environments').fill('production');
-      await form.getByRole('button', { name: 'Save alert rules' }).click();
-      await page.getByText('Error alert rules saved.').waitFor();
+      await form.getByRole('button', { name: 'Add rule' }).click();
+      await page.getByText('Alert rule added.').waitFor();
+      form = page.getByTestId('error-alerts-form');
+      await form.getByLabel('Name').fill('Fatal regressions go to the agent');
+      await form.getByLabel('A new error appears').uncheck();
+      await form.getByLabel('A resolved error comes back').check();
+      await form.getByLabel('Levels').fill('fatal');
+      await form.getByLabel('Tags').fill('feature=checkout-*');
+      await form.getByLabel('Hand it to the agent').check();
+      await form.getByRole('button', { name: 'Add rule' }).click();
+      await page.getByText('Alert rule added.').waitFor();
+      const rules = page.getByTestId('alert-rule');
+      expect(await rules.count()).toBe(2);
+      expect(await rules.nth(1).textContent()).toContain('hand to the agent');
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 900 });
+        await photograph(page, `/tmp/ferry-error-alerts-rules-${width}.png`, { fullPage: true });
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      await rules.first().getByRole('link', { name: 'Edit' }).click();
       expect(await page.getByLabel('A new error appears').isChecked()).toBe(true);
       await page.getByRole('button', { name: 'Reveal signing secret' }).click();
       const secret = (await page.getByTestId('alert-secret').textContent())?.trim() ?? '';

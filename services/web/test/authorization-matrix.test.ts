@@ -56,6 +56,8 @@ interface World {
   agentId: string;
   repoId: string;
   jobId: string;
+  /** An error alert rule (issue 43): no room, no URL. */
+  ruleId: string;
 }
 
 interface Example {
@@ -127,8 +129,12 @@ const EXAMPLES: Record<string, Example> = {
   'POST /w/:workspaceId/:slug/settings/errors/scrubbing': {
     body: () => ({ extra_keys: 'iban', keep_ip: 'on' }),
   },
-  // No URL saved: answers with a redirect back to the page (nothing to reveal).
-  'POST /w/:workspaceId/:slug/settings/error-alerts/reveal': {},
+  // Issue 43: the world's rule (no URL: reveal answers with a redirect back to its page).
+  'POST /w/:workspaceId/:slug/settings/error-alerts/rules/:ruleId': {
+    body: () => ({ name: 'matrix', regression: 'on' }),
+  },
+  'POST /w/:workspaceId/:slug/settings/error-alerts/rules/:ruleId/delete': {},
+  'POST /w/:workspaceId/:slug/settings/error-alerts/rules/:ruleId/reveal': {},
   // Authorized, then refused by the flow: the clicker has not authorized GitHub (back to the
   // ticket, 303, #42).
   'POST /w/:workspaceId/:slug/feedback/:feedbackId/dispatch': {
@@ -293,6 +299,16 @@ describe('authorization matrix', () => {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+    const rule = await db
+      .insertInto('error_alert_rules')
+      .values({
+        id: newId('errorAlertRule'),
+        workspace_id: workspace.id,
+        new_group: true,
+        regression: false,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     // A waiting job of this workspace: retrying it is allowed and answers "no longer failed".
     const job = await web.deps.producer.queue('agent-wake').add('agent-wake', {
       workspaceId: workspace.id,
@@ -314,6 +330,7 @@ describe('authorization matrix', () => {
       agentId: agent.id,
       repoId: repo.id,
       jobId: String(job.id),
+      ruleId: rule.id,
     };
   }
 
@@ -331,6 +348,7 @@ describe('authorization matrix', () => {
       groupId: w.groupId,
       agentId: w.agentId,
       repoId: w.repoId,
+      ruleId: w.ruleId,
       ...example.params?.(w),
     };
     return route.pattern.replace(/:(\w+)/g, (_m, name: string) => {
@@ -452,6 +470,18 @@ describe('authorization matrix', () => {
     'PUT /api/v1/error-alerts': {
       path: () => '/api/v1/error-alerts',
       body: { new_group: true },
+    },
+    'POST /api/v1/error-alerts/rules': {
+      path: () => '/api/v1/error-alerts/rules',
+      body: { name: 'matrix', new_group: true },
+    },
+    'PUT /api/v1/error-alerts/rules/:id': {
+      path: (w) => `/api/v1/error-alerts/rules/${w.ruleId}`,
+      body: { name: 'matrix', regression: true },
+    },
+    'DELETE /api/v1/error-alerts/rules/:id': {
+      path: (w) => `/api/v1/error-alerts/rules/${w.ruleId}`,
+      body: {},
     },
   };
 

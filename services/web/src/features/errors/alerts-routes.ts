@@ -2,20 +2,29 @@ import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import { routeTable, type RouteTable } from '@ferry/http';
 import {
-  errorAlertRulesJson,
-  findErrorAlertSettings,
+  deleteErrorAlertRule,
+  errorAlertRuleJson,
+  findErrorAlertRule,
   listDeliveryLog,
+  listErrorAlertRules,
   readableRooms,
   requestDrain,
   revealSigningSecret,
-  saveErrorAlertRules,
-  validateErrorAlertRules,
+  saveErrorAlertRule,
+  validateErrorAlertRule,
 } from '@ferry/workspace';
 import { capability } from '../../shared/access.js';
 import type { WebDeps } from '../../deps.js';
 import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
-import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
 import {
+  postedFields,
+  redirectWithForm,
+  takeForm,
+  type KeptValues,
+} from '../../shared/kept-form.js';
+import {
+  errorAlertRulePage,
+  errorAlertRulePath,
   errorAlertsPage,
   errorAlertsPath,
   formValuesOf,
@@ -23,15 +32,24 @@ import {
 } from './alerts-views.js';
 
 /**
- * Settings > Error alerts ({base}/settings/error-alerts, issue 26), admins only
- * (`errors.manage_alerts`): the workspace's alert rule as a CSRF-checked form. The form is turned
- * into the API's body and validated by the same domain function, so both refuse the same things.
+ * Settings > Error alerts ({base}/settings/error-alerts, issues 26 and 43), admins only
+ * (`errors.manage_alerts`): the workspace's rules, a form to add one, and a page per rule to edit
+ * or delete it. Every form is turned into the API's body and validated by the same domain
+ * function, so both refuse the same things; a refused form Post/Redirect/Gets back to its page
+ * with what was typed and why.
  */
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+const texts = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string')
+    : typeof value === 'string'
+      ? [value]
+      : [];
 
 function formValues(body: Record<string, unknown>): ErrorAlertFormValues {
   return {
+    name: text(body.name).trim(),
     room_id: text(body.room_id).trim(),
     new_group: body.new_group === 'on',
     regression: body.regression === 'on',
@@ -40,17 +58,28 @@ function formValues(body: Record<string, unknown>): ErrorAlertFormValues {
     frequency_minutes: text(body.frequency_minutes).trim(),
     url: text(body.url).trim(),
     environments: text(body.environments),
+    sources: texts(body.sources),
+    levels: text(body.levels),
+    releases: text(body.releases),
+    tags: text(body.tags),
+    hand_to_agent: body.hand_to_agent === 'on',
   };
+}
+
+/** A comma-separated field as the API's list: null when empty. */
+function list(raw: string): string[] | null {
+  const items = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  return items.length ? items : null;
 }
 
 /** The API body a form stands for (empty means null; numbers as numbers, or as typed to fail). */
 function ruleBody(values: ErrorAlertFormValues): Record<string, unknown> {
   const number = (raw: string): unknown => (/^\d{1,9}$/.test(raw) ? Number(raw) : raw);
-  const environments = values.environments
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
   return {
+    ...(values.name ? { name: values.name } : {}),
     room_id: values.room_id || null,
     new_group: values.new_group,
     regression: values.regression,
@@ -58,99 +87,183 @@ function ruleBody(values: ErrorAlertFormValues): Record<string, unknown> {
       ? { count: number(values.frequency_count), minutes: number(values.frequency_minutes) }
       : null,
     url: values.url || null,
-    environments: environments.length ? environments : null,
+    environments: list(values.environments),
+    sources: values.sources.length ? values.sources : null,
+    levels: list(values.levels),
+    releases: list(values.releases),
+    tags: list(values.tags),
+    hand_to_agent: values.hand_to_agent,
   };
 }
+
+const RULE_FIELDS = [
+  'name',
+  'room_id',
+  'new_group',
+  'regression',
+  'frequency_on',
+  'frequency_count',
+  'frequency_minutes',
+  'url',
+  'environments',
+  'levels',
+  'releases',
+  'tags',
+  'hand_to_agent',
+] as const;
+
+/** What a refused form keeps: its text fields, and the ticked sources. */
+function keptValues(body: unknown): KeptValues {
+  return {
+    ...postedFields(body, RULE_FIELDS),
+    sources: texts((body as Record<string, unknown> | undefined)?.sources),
+  };
+}
+
+const ADD_FORM = 'errors.alerts';
+const editForm = (ruleId: string) => `errors.alert-rule.${ruleId}`;
 
 export function errorAlertRoutes(deps: WebDeps): RouteTable {
   const { db, box } = deps;
   const routes = routeTable();
   const admin = capability('errors.manage_alerts');
 
-  async function page(
+  routes.get('/', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    // A refused "Add rule" comes back here (303) with what was typed and why.
+    const kept = takeForm(req, ADD_FORM);
+    const [rules, rooms] = await Promise.all([
+      listErrorAlertRules(db, workspace.id),
+      readableRooms(db, workspace.id),
+    ]);
+    noStore(res);
+    await renderPage(req, res, (ctx) =>
+      errorAlertsPage(ctx, {
+        workspace,
+        rules: rules.map(errorAlertRuleJson),
+        rooms,
+        values: kept ? formValues(kept.values) : formValuesOf(undefined),
+        errors: kept?.errors ?? {},
+      }),
+    );
+  });
+
+  /** Validates and saves a posted rule; a refusal goes back to `back` with the form kept. */
+  async function save(
     req: Request,
     res: Response,
-    extra: { values?: ErrorAlertFormValues; errors?: Record<string, string>; secret?: string } = {},
-    status = 200,
-  ): Promise<void> {
+    ruleId: string | null,
+    back: string,
+    form: string,
+  ): Promise<boolean> {
+    const { workspace, member } = seat(res);
+    const body: unknown = req.body ?? {};
+    try {
+      const input = await validateErrorAlertRule(
+        db,
+        workspace.id,
+        ruleId,
+        ruleBody(formValues(body as Record<string, unknown>)),
+        deps.settings.ssrf,
+      );
+      const saved = await saveErrorAlertRule(db, box, workspace.id, ruleId, input, member.id);
+      if (!saved) {
+        flash(req, 'error', 'That alert rule was deleted meanwhile.');
+        res.redirect(303, errorAlertsPath(workspace));
+        return false;
+      }
+      if (saved.hook && saved.releasedDeliveries) await requestDrain(deps.producer, saved.hook.id);
+      return true;
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
+      redirectWithForm(req, res, back, form, {
+        values: keptValues(body),
+        errors: error.options.fields ?? {},
+      });
+      return false;
+    }
+  }
+
+  routes.post('/', admin, async (req, res) => {
     const { workspace } = seat(res);
-    const settings = await findErrorAlertSettings(db, workspace.id);
-    const rules = errorAlertRulesJson(settings);
+    const path = errorAlertsPath(workspace);
+    if (!(await save(req, res, null, path, ADD_FORM))) return;
+    flash(req, 'ok', 'Alert rule added.');
+    res.redirect(303, path);
+  });
+
+  /** The rule, or a flash and a redirect to the list when the workspace has no such rule. */
+  async function ruleOr303(req: Request, res: Response) {
+    const { workspace } = seat(res);
+    const found = await findErrorAlertRule(db, workspace.id, String(req.params.ruleId));
+    if (!found) {
+      flash(req, 'error', 'No such alert rule: it may have been deleted.');
+      res.redirect(303, errorAlertsPath(workspace));
+    }
+    return found;
+  }
+
+  async function rulePage(req: Request, res: Response, secret?: string): Promise<void> {
+    const { workspace } = seat(res);
+    const found = await ruleOr303(req, res);
+    if (!found) return;
+    const rule = errorAlertRuleJson(found);
+    const kept = takeForm(req, editForm(rule.id));
     const [rooms, deliveries] = await Promise.all([
       readableRooms(db, workspace.id),
-      settings.hook
-        ? listDeliveryLog(db, settings.hook.id, { pageSize: 10 }).then((log) => log.deliveries)
+      found.hook
+        ? listDeliveryLog(db, found.hook.id, { pageSize: 10 }).then((log) => log.deliveries)
         : Promise.resolve([]),
     ]);
     noStore(res);
-    await renderPage(
-      req,
-      res,
-      (ctx) =>
-        errorAlertsPage(ctx, {
-          workspace,
-          rules,
-          rooms,
-          values: extra.values ?? formValuesOf(rules),
-          errors: extra.errors ?? {},
-          deliveries,
-          secret: extra.secret,
-        }),
-      status,
+    await renderPage(req, res, (ctx) =>
+      errorAlertRulePage(ctx, {
+        workspace,
+        rule,
+        rooms,
+        values: kept ? formValues(kept.values) : formValuesOf(rule),
+        errors: kept?.errors ?? {},
+        deliveries,
+        secret,
+      }),
     );
   }
 
-  const RULES_FORM = 'errors.alerts';
-  const RULE_FIELDS = [
-    'room_id',
-    'new_group',
-    'regression',
-    'frequency_on',
-    'frequency_count',
-    'frequency_minutes',
-    'url',
-    'environments',
-  ] as const;
-
-  routes.get('/', admin, async (req, res) => {
-    // A refused save comes back here (303) with what was typed and why.
-    const kept = takeForm(req, RULES_FORM);
-    await page(req, res, kept ? { values: formValues(kept.values), errors: kept.errors } : {});
+  routes.get('/rules/:ruleId', admin, async (req, res) => {
+    await rulePage(req, res);
   });
 
-  routes.post('/', admin, async (req, res) => {
-    const { workspace, member } = seat(res);
-    const body: unknown = req.body ?? {};
-    const values = formValues(body as Record<string, unknown>);
-    try {
-      const input = await validateErrorAlertRules(
-        db,
-        workspace.id,
-        ruleBody(values),
-        deps.settings.ssrf,
-      );
-      const saved = await saveErrorAlertRules(db, box, workspace.id, input, member.id);
-      if (saved.hook && saved.releasedDeliveries) await requestDrain(deps.producer, saved.hook.id);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
-      return redirectWithForm(req, res, errorAlertsPath(workspace), RULES_FORM, {
-        values: postedFields(body, RULE_FIELDS),
-        errors: error.options.fields ?? {},
-      });
-    }
-    flash(req, 'ok', 'Error alert rules saved.');
+  routes.post('/rules/:ruleId', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const found = await ruleOr303(req, res);
+    if (!found) return;
+    const path = errorAlertRulePath(workspace, found.rule.id);
+    if (!(await save(req, res, found.rule.id, path, editForm(found.rule.id)))) return;
+    flash(req, 'ok', 'Alert rule saved.');
+    res.redirect(303, path);
+  });
+
+  routes.post('/rules/:ruleId/delete', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const deleted = await deleteErrorAlertRule(db, workspace.id, String(req.params.ruleId));
+    flash(
+      req,
+      deleted ? 'ok' : 'error',
+      deleted ? 'Alert rule deleted.' : 'No such alert rule: it may have been deleted.',
+    );
     res.redirect(303, errorAlertsPath(workspace));
   });
 
   // A POST that answers the page with the secret in it: never in a GET-able page or the cache.
-  routes.post('/reveal', admin, async (req, res) => {
+  routes.post('/rules/:ruleId/reveal', admin, async (req, res) => {
     const { workspace } = seat(res);
-    const { hook } = await findErrorAlertSettings(db, workspace.id);
-    if (!hook) {
+    const found = await ruleOr303(req, res);
+    if (!found) return;
+    if (!found.hook) {
       flash(req, 'error', 'Set a URL first: the signing secret belongs to it.');
-      return res.redirect(303, errorAlertsPath(workspace));
+      return res.redirect(303, errorAlertRulePath(workspace, found.rule.id));
     }
-    await page(req, res, { secret: revealSigningSecret(box, hook) });
+    await rulePage(req, res, revealSigningSecret(box, found.hook));
   });
 
   return routes;
