@@ -391,6 +391,8 @@ export interface ErrorAlertRulesTable {
   releases: string[] | null;
   /** `key=value`, the value a `*` glob; every one must match. */
   tags: string[] | null;
+  /** Members notified of each alert (their Mentions, linking the room's message). */
+  notify_member_ids: string[] | null;
   hand_to_agent: ColumnType<boolean, boolean | undefined, boolean>;
   updated_by: string | null;
   updated_at: DefaultTimestamp;

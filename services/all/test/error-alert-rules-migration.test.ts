@@ -58,6 +58,7 @@ describe('error alert rules migration', () => {
         levels: null,
         releases: null,
         tags: null,
+        notify_member_ids: null,
         hand_to_agent: false,
         updated_at: '2026-11-20T10:00:00.000Z',
         created_at: expect.any(String) as string,

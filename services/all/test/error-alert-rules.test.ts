@@ -342,6 +342,73 @@ describe('error alert rules', () => {
     expect(await messages(rooms[0]!)).toHaveLength(ROOM_ALERTS_PER_HOUR);
   });
 
+  it("notifies the rule's members once per alert: a Mentions entry for the room's message", async () => {
+    const workspace = await createWorkspace(ctx.db);
+    const admin = await createMember(ctx.db, workspace, { role: 'admin' });
+    const member = await createMember(ctx.db, workspace, { role: 'member' });
+    const bystander = await createMember(ctx.db, workspace, { role: 'member' });
+    const room = await createRoom(ctx.db, workspace, { members: [admin, member], name: 'oncall' });
+    const ssrf = { allowPrivateTargets: true };
+    // Members are told through the room's message: without a room, or with a stranger, a 422.
+    await expect(
+      validateErrorAlertRule(
+        ctx.db,
+        workspace.id,
+        null,
+        { new_group: true, notify_member_ids: [member.id] },
+        ssrf,
+      ),
+    ).rejects.toMatchObject({
+      options: {
+        fields: { notify_member_ids: expect.stringContaining('choose a room') as string },
+      },
+    });
+    const stranger = await createMember(ctx.db, await createWorkspace(ctx.db));
+    await expect(
+      validateErrorAlertRule(
+        ctx.db,
+        workspace.id,
+        null,
+        { room_id: room.id, new_group: true, notify_member_ids: [stranger.id] },
+        ssrf,
+      ),
+    ).rejects.toMatchObject({
+      options: {
+        fields: { notify_member_ids: expect.stringContaining('No such member') as string },
+      },
+    });
+    const input = await validateErrorAlertRule(
+      ctx.db,
+      workspace.id,
+      null,
+      { room_id: room.id, new_group: true, notify_member_ids: [member.id, admin.id, member.id] },
+      ssrf,
+    );
+    await saveErrorAlertRule(ctx.db, box, workspace.id, null, input, admin.id);
+
+    await write(workspace.id, [report('Declined'), report('Declined')]);
+    const messages = await ctx.db
+      .selectFrom('messages')
+      .select('id')
+      .where('room_id', '=', room.id)
+      .execute();
+    expect(messages).toHaveLength(1);
+    const mentions = await ctx.db
+      .selectFrom('mentions')
+      .select(['member_id', 'message_id', 'reason'])
+      .where('room_id', '=', room.id)
+      .orderBy('member_id')
+      .execute();
+    expect(mentions).toEqual(
+      [admin.id, member.id].sort().map((member_id) => ({
+        member_id,
+        message_id: messages[0]!.id,
+        reason: 'mention',
+      })),
+    );
+    expect(mentions.some((m) => m.member_id === bystander.id)).toBe(false);
+  });
+
   it("refuses a spike rule whose window differs from the workspace's other spike rules", async () => {
     const workspace = await createWorkspace(ctx.db);
     await rule(workspace, { frequency: { count: 10, minutes: 5 } });

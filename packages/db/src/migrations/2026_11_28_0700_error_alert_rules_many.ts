@@ -5,8 +5,8 @@ import { newId } from '@ferry/core';
  * Several error alert rules per workspace (issue 43, part 7).
  *
  * - `error_alert_rules` gets its own id (the workspace may have many), a name, filters (sources,
- *   levels, releases and `key=value` tag globs, beside the environments it had) and an action,
- *   "hand to the agent". Today's single rule is
+ *   levels, releases and `key=value` tag globs, beside the environments it had) and two actions:
+ *   members notified (a Mentions entry for the room's alert message) and "hand to the agent". Today's single rule is
  *   kept as it is, as the workspace's first rule: every setting, its URL hook and its secret.
  * - The cooldowns (`error_alert_state`) and the hourly caps (`error_alert_windows`) become per
  *   rule: what a workspace's one rule had is carried over to that rule.
@@ -23,6 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     add column levels text[],
     add column releases text[],
     add column tags text[],
+    add column notify_member_ids text[],
     add column hand_to_agent boolean not null default false`.execute(db);
   const { rows } = await sql<{ workspace_id: string }>`
     select workspace_id from error_alert_rules`.execute(db);
@@ -90,8 +91,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`alter table error_alert_rules drop constraint error_alert_rules_pkey`.execute(db);
   await sql`alter table error_alert_rules
     drop column id, drop column name, drop column created_at, drop column sources,
-    drop column levels, drop column releases, drop column tags, drop column hand_to_agent`.execute(
-    db,
-  );
+    drop column levels, drop column releases, drop column tags, drop column notify_member_ids,
+    drop column hand_to_agent`.execute(db);
   await sql`alter table error_alert_rules add primary key (workspace_id)`.execute(db);
 }

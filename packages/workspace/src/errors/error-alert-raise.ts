@@ -79,6 +79,7 @@ export interface AlertRule {
   levels: string[] | null;
   releases: string[] | null;
   tags: string[] | null;
+  notify_member_ids: string[] | null;
   hand_to_agent: boolean;
 }
 
@@ -216,6 +217,7 @@ export async function readAlertRules(
       'r.levels',
       'r.releases',
       'r.tags',
+      'r.notify_member_ids',
       'r.hand_to_agent',
     ])
     .where('r.workspace_id', 'in', workspaceIds)
@@ -372,6 +374,8 @@ async function postToRooms(
     byRule.set(raised.rule.id, list);
   }
   const messages: Parameters<typeof postMessages>[1][number][] = [];
+  /** Who each message notifies, in the order of `messages`. */
+  const notify: (readonly string[])[] = [];
   for (const ruleId of [...byRule.keys()].sort()) {
     const list = byRule.get(ruleId)!;
     const rule = list[0]!.rule;
@@ -395,6 +399,7 @@ async function postToRooms(
         body: errorAlertMessage(alert),
         metadata: { errorGroupId: alert.group.id, errorAlert: alert.trigger },
       });
+      notify.push(rule.notify_member_ids ?? []);
     }
     // The first alert of the hour over the cap: the held line's job, due when the hour ends.
     if (slots < list.length && before <= ROOM_ALERTS_PER_HOUR) {
@@ -410,7 +415,25 @@ async function postToRooms(
       });
     }
   }
-  if (messages.length) await postMessages(tx, messages);
+  if (!messages.length) return;
+  const posted = await postMessages(tx, messages);
+  // The rule's members: a Mentions entry each for the alert's message (who may open the room is
+  // decided when Mentions are read, as for every mention).
+  const mentions = posted.flatMap((message, i) =>
+    notify[i]!.map((memberId) => ({
+      member_id: memberId,
+      message_id: message.id,
+      room_id: message.room_id,
+      reason: 'mention' as const,
+    })),
+  );
+  if (mentions.length) {
+    await tx
+      .insertInto('mentions')
+      .values(mentions)
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
 }
 
 /** One signed delivery per alert to the rule's URL, in the hook's stream; its drain woken. */

@@ -16,6 +16,7 @@ import {
   type ErrorAlertEvent,
 } from '../hooks/outgoing-hooks.js';
 import { OCCURRENCE_LIMITS } from './occurrence.js';
+import { activeSeatNames } from '../members/members.js';
 
 /**
  * Error alert rules (issue 26 part 1; several per workspace since issue 43): each row says which of the three triggers
@@ -120,6 +121,12 @@ export const errorAlertRuleSchema = errorAlertRulesSchema.extend({
     .max(20, 'At most 20 tag filters.')
     .nullable()
     .default(null),
+  notify_member_ids: z
+    .array(z.string('Each member must be a member id.'), 'Must be a list of member ids or null.')
+    .min(1, 'List at least one member, or send null for none.')
+    .max(50, 'At most 50 members.')
+    .nullable()
+    .default(null),
   hand_to_agent: z.boolean('Must be true or false.').default(false),
 });
 
@@ -146,6 +153,7 @@ export interface ErrorAlertRuleJson extends ErrorAlertRulesJson {
   levels: string[] | null;
   releases: string[] | null;
   tags: string[] | null;
+  notify_member_ids: string[] | null;
   hand_to_agent: boolean;
   created_at: string;
 }
@@ -229,6 +237,7 @@ export function errorAlertRuleJson(settings: ErrorAlertRuleSettings): ErrorAlert
     levels: rule.levels,
     releases: rule.releases,
     tags: rule.tags,
+    notify_member_ids: rule.notify_member_ids,
     hand_to_agent: rule.hand_to_agent,
     created_at: rule.created_at.toISOString(),
   };
@@ -255,10 +264,22 @@ async function checkTargets(
   db: Db,
   workspaceId: string,
   ruleId: string | null,
-  input: ErrorAlertRulesInput,
+  input: ErrorAlertRulesInput & { notify_member_ids?: string[] | null },
   ssrf: SsrfSettings,
 ): Promise<void> {
   const problems: Record<string, string> = {};
+  if (input.notify_member_ids) {
+    const ids = [...new Set(input.notify_member_ids)];
+    const seats = await activeSeatNames(db, [workspaceId]);
+    const unknown = ids.find((id) => !seats.some((seat) => seat.id === id));
+    if (unknown !== undefined) {
+      problems.notify_member_ids = `No such member in this workspace: ${unknown.slice(0, 40)}.`;
+    } else if (input.room_id === null) {
+      problems.notify_member_ids =
+        "Members are notified through the rule's room message: choose a room.";
+    }
+    input.notify_member_ids = ids.sort();
+  }
   if (input.room_id !== null) {
     const room = isId(input.room_id, 'room')
       ? await db
@@ -360,6 +381,7 @@ export async function saveErrorAlertRules(
       levels: rule?.levels ?? null,
       releases: rule?.releases ?? null,
       tags: rule?.tags ?? null,
+      notify_member_ids: rule?.notify_member_ids ?? null,
       hand_to_agent: rule?.hand_to_agent ?? false,
     };
     return writeRule(trx, box, workspaceId, rule?.id ?? null, { ...input, ...kept }, updatedBy);
@@ -506,6 +528,7 @@ async function writeRule(
       levels: input.levels,
       releases: input.releases,
       tags: input.tags,
+      notify_member_ids: input.notify_member_ids,
       hand_to_agent: input.hand_to_agent,
       hook_id: hookId,
       updated_by: updatedBy,

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { AppError } from '@ferry/core';
 import { routeTable, type RouteTable } from '@ferry/http';
 import {
+  activeSeatNames,
   deleteErrorAlertRule,
   errorAlertRuleJson,
   findErrorAlertRule,
@@ -62,6 +63,7 @@ function formValues(body: Record<string, unknown>): ErrorAlertFormValues {
     levels: text(body.levels),
     releases: text(body.releases),
     tags: text(body.tags),
+    notify_member_ids: texts(body.notify_member_ids),
     hand_to_agent: body.hand_to_agent === 'on',
   };
 }
@@ -92,6 +94,7 @@ function ruleBody(values: ErrorAlertFormValues): Record<string, unknown> {
     levels: list(values.levels),
     releases: list(values.releases),
     tags: list(values.tags),
+    notify_member_ids: values.notify_member_ids.length ? values.notify_member_ids : null,
     hand_to_agent: values.hand_to_agent,
   };
 }
@@ -112,13 +115,19 @@ const RULE_FIELDS = [
   'hand_to_agent',
 ] as const;
 
-/** What a refused form keeps: its text fields, and the ticked sources. */
+/** What a refused form keeps: its text fields, and the ticked sources and members. */
 function keptValues(body: unknown): KeptValues {
+  const posted = body as Record<string, unknown> | undefined;
   return {
     ...postedFields(body, RULE_FIELDS),
-    sources: texts((body as Record<string, unknown> | undefined)?.sources),
+    sources: texts(posted?.sources),
+    notify_member_ids: texts(posted?.notify_member_ids),
   };
 }
+
+/** The members the form offers, by name. */
+const byName = (seats: readonly { id: string; name: string }[]) =>
+  [...seats].sort((a, b) => a.name.localeCompare(b.name)).map(({ id, name }) => ({ id, name }));
 
 const ADD_FORM = 'errors.alerts';
 const editForm = (ruleId: string) => `errors.alert-rule.${ruleId}`;
@@ -132,9 +141,10 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
     const { workspace } = seat(res);
     // A refused "Add rule" comes back here (303) with what was typed and why.
     const kept = takeForm(req, ADD_FORM);
-    const [rules, rooms] = await Promise.all([
+    const [rules, rooms, members] = await Promise.all([
       listErrorAlertRules(db, workspace.id),
       readableRooms(db, workspace.id),
+      activeSeatNames(db, [workspace.id]),
     ]);
     noStore(res);
     await renderPage(req, res, (ctx) =>
@@ -142,6 +152,7 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
         workspace,
         rules: rules.map(errorAlertRuleJson),
         rooms,
+        members: byName(members),
         values: kept ? formValues(kept.values) : formValuesOf(undefined),
         errors: kept?.errors ?? {},
       }),
@@ -209,8 +220,9 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
     if (!found) return;
     const rule = errorAlertRuleJson(found);
     const kept = takeForm(req, editForm(rule.id));
-    const [rooms, deliveries] = await Promise.all([
+    const [rooms, members, deliveries] = await Promise.all([
       readableRooms(db, workspace.id),
+      activeSeatNames(db, [workspace.id]),
       found.hook
         ? listDeliveryLog(db, found.hook.id, { pageSize: 10 }).then((log) => log.deliveries)
         : Promise.resolve([]),
@@ -221,6 +233,7 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
         workspace,
         rule,
         rooms,
+        members: byName(members),
         values: kept ? formValues(kept.values) : formValuesOf(rule),
         errors: kept?.errors ?? {},
         deliveries,

@@ -19,6 +19,7 @@ export interface ErrorAlertFormValues {
   levels: string;
   releases: string;
   tags: string;
+  notify_member_ids: string[];
   hand_to_agent: boolean;
 }
 
@@ -39,6 +40,7 @@ export function formValuesOf(rule: ErrorAlertRuleJson | undefined): ErrorAlertFo
     levels: listText(rule?.levels ?? null),
     releases: listText(rule?.releases ?? null),
     tags: listText(rule?.tags ?? null),
+    notify_member_ids: rule?.notify_member_ids ?? [],
     hand_to_agent: rule?.hand_to_agent ?? false,
   };
 }
@@ -51,8 +53,15 @@ export const errorAlertRulePath = (
   ruleId: string,
 ): string => `${errorAlertsPath(workspace)}/rules/${ruleId}`;
 
+/** A member the form offers to notify. */
+export interface NotifiableSeat {
+  id: string;
+  name: string;
+}
+
 interface FormData {
   rooms: readonly ApiRoomJson[];
+  members: readonly NotifiableSeat[];
   values: ErrorAlertFormValues;
   errors: Record<string, string>;
 }
@@ -128,6 +137,33 @@ function sourceChecks(data: FormData): SafeHtml {
       error
         ? html`<p class="error">${error}</p>`
         : html`<p class="hint">None ticked: every source.</p>`
+    }
+  </fieldset>`;
+}
+
+function memberChecks(data: FormData): SafeHtml {
+  const error = listError(data.errors, 'notify_member_ids');
+  const chosen = new Set(data.values.notify_member_ids);
+  return html`<fieldset class="field ${error ? 'has-error' : ''}">
+    <legend>Notify members</legend>
+    <div class="source-checks">
+      ${data.members.map(
+        (member) =>
+          html`<label>
+            <input
+              type="checkbox"
+              name="notify_member_ids"
+              value="${member.id}"
+              ${chosen.has(member.id) ? html`checked` : ''}
+            />
+            ${member.name}
+          </label>`,
+      )}
+    </div>
+    ${
+      error
+        ? html`<p class="error">${error}</p>`
+        : html`<p class="hint">Each alert is in their Mentions, linking the room's message.</p>`
     }
   </fieldset>`;
 }
@@ -230,6 +266,7 @@ export function ruleForm(
         maxlength: 2000,
         hint: 'Optional: gets a signed POST (Standard Webhooks) per alert, e.g. a Slack or PagerDuty relay.',
       })}
+      ${memberChecks(data)}
       ${check(
         'hand_to_agent',
         values.hand_to_agent,
@@ -256,7 +293,8 @@ function deliveryList(deliveries: readonly DeliveryLogItem[]): SafeHtml {
 }
 
 /** What a rule does, in three short lines. */
-function ruleSummary(rule: ErrorAlertRuleJson, rooms: readonly ApiRoomJson[]): SafeHtml {
+function ruleSummary(rule: ErrorAlertRuleJson, data: FormData): SafeHtml {
+  const { rooms } = data;
   const when = [
     rule.new_group ? 'a new error' : null,
     rule.regression ? 'a regression' : null,
@@ -274,6 +312,11 @@ function ruleSummary(rule: ErrorAlertRuleJson, rooms: readonly ApiRoomJson[]): S
   const room = rooms.find((r) => r.id === rule.room_id);
   const then = [
     room ? (room.kind === 'channel' ? `post in #${room.name}` : `post in ${room.name}`) : null,
+    rule.notify_member_ids
+      ? `notify ${rule.notify_member_ids
+          .map((id) => data.members.find((member) => member.id === id)?.name ?? 'a former member')
+          .join(', ')}`
+      : null,
     rule.url ? `POST to the URL${rule.url_state === 'disabled' ? ' (disabled)' : ''}` : null,
     rule.hand_to_agent ? 'hand to the agent' : null,
   ].filter((part) => part !== null);
@@ -330,7 +373,7 @@ export function errorAlertsPage(ctx: PageContext, data: ErrorAlertsPageData): Sa
                           </form>
                         </div>
                       </div>
-                      ${ruleSummary(rule, data.rooms)}
+                      ${ruleSummary(rule, data)}
                     </li>`,
                 )}
               </ul>`
