@@ -27,7 +27,6 @@ import {
   spikeRecent,
   spikeWindows as spikeWindowsOf,
   type AlertCandidate,
-  type AlertFacets,
   type SpikeWindow,
   type ErrorsAnnouncer,
   type Symbolicator,
@@ -149,8 +148,8 @@ interface GroupBatch {
   n: number;
   /** The batch's reports in this group per environment named (spike rules filter by it). */
   environments: Map<string, number>;
-  /** What alert rules filter on, one per report of the batch in this group. */
-  facets: AlertFacets[];
+  /** The batch's reports in this group: alert rules filter on them (alertFacets). */
+  reports: WritableReport[];
 }
 
 interface Placed {
@@ -172,12 +171,12 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
         firstSeen: report.occurred_at,
         n: 1,
         environments: new Map(report.environment ? [[report.environment, 1]] : []),
-        facets: [alertFacets(report)],
+        reports: [report],
       });
       continue;
     }
     group.n += 1;
-    group.facets.push(alertFacets(report));
+    group.reports.push(report);
     if (report.environment) {
       group.environments.set(
         report.environment,
@@ -458,7 +457,7 @@ export async function writeErrorBatch(
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
-    const candidates = alertCandidates(upserted, fresh, replayed, spikeWindows);
+    const candidates = alertCandidates(upserted, fresh, replayed, spikeWindows, rules);
     const raised = await raiseErrorAlerts(tx, candidates, rules, {
       publicUrl: deps.publicUrl ?? '',
     });
@@ -536,6 +535,7 @@ function alertCandidates(
   fresh: readonly GroupBatch[],
   replayed: readonly GroupBatch[],
   spikeWindows: ReadonlyMap<string, SpikeWindow>,
+  rules: ReadonlyMap<string, unknown>,
 ): AlertCandidate[] {
   const replays = new Map(
     replayed.map((group) => [groupKey(group.workspaceId, group.fingerprint), group]),
@@ -555,7 +555,8 @@ function alertCandidates(
         status: row.status,
         newOccurrences: group.n,
         environments: group.environments,
-        facets: group.facets,
+        // Read only for a workspace with rules: most batches alert nothing.
+        facets: rules.has(group.workspaceId) ? group.reports.map(alertFacets) : [],
         recent: row.spike_recent === null ? null : row.spike_recent - spikeReplayed,
         group: {
           id: row.id,
