@@ -153,6 +153,11 @@ const EXAMPLES: Record<string, Example> = {
   },
   'POST /w/:workspaceId/:slug/errors/:groupId/status': { body: () => ({ status: 'resolved' }) },
   'POST /w/:workspaceId/:slug/errors/:groupId/feedback': {},
+  // Issue 43: assigning is triage; whom (a seat that may read errors) is the domain's.
+  'POST /w/:workspaceId/:slug/errors/:groupId/assignee': {
+    body: (w) => ({ assignee_id: w.seats.member.id }),
+    allowedStatus: 303,
+  },
   'POST /w/:workspaceId/:slug/settings/github/connect': {},
   'POST /w/:workspaceId/:slug/settings/github/refresh': {},
   'POST /w/:workspaceId/:slug/settings/github/repos/:repoId': { body: () => ({ linked: 'true' }) },

@@ -202,8 +202,9 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
     res.redirect(303, groupPath);
   });
 
-  // The group page's assignee control. Who may assign, and whom, is assignErrorGroup's to decide.
-  routes.post('/:groupId/assignee', capability('errors.read'), async (req, res) => {
+  // The group page's assignee control: triage at the door, as for the status; whom one may assign
+  // is assignErrorGroup's to decide.
+  routes.post('/:groupId/assignee', capability('errors.triage'), async (req, res) => {
     const { workspace, member, user } = seat(res);
     const groupId = String(req.params.groupId);
     const groupPath = `${workspaceBase(workspace)}/errors/${encodeURIComponent(groupId)}`;
