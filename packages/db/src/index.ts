@@ -30,6 +30,7 @@ export type {
   DispatchesTable,
   ErrorAlertRule,
   ErrorAlertRulesTable,
+  ErrorFingerprintRulesTable,
   ErrorAlertHandoffsTable,
   ErrorAlertStateTable,
   ErrorAlertTrigger,

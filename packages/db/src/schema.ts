@@ -277,6 +277,15 @@ export interface ErrorGroupsTable {
   spike_slots: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
   /** Who looks after the group (issue 43); null: nobody. Set only by assignErrorGroup. */
   assignee_member_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** "line N: <rule>" when a workspace's fingerprint rule made the group (issue 43); set once. */
+  fingerprint_rule: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A workspace's fingerprint rules as saved: text that parsed (issue 43). */
+export interface ErrorFingerprintRulesTable {
+  workspace_id: string;
+  source: string;
+  updated_at: DefaultTimestamp;
 }
 
 /** A group remembers this many environments: reports can name any, and the key is public. */
@@ -671,6 +680,7 @@ export interface Database {
   error_occurrences: ErrorOccurrencesTable;
   error_workspace_stats: ErrorWorkspaceStatsTable;
   error_alert_rules: ErrorAlertRulesTable;
+  error_fingerprint_rules: ErrorFingerprintRulesTable;
   error_alert_state: ErrorAlertStateTable;
   error_alert_windows: ErrorAlertWindowsTable;
   error_alert_handoffs: ErrorAlertHandoffsTable;

@@ -183,6 +183,31 @@ export {
   withKeyReplaced,
 } from './errors/index.js';
 export type { SearchTerm } from './errors/index.js';
+// Issue 43: fingerprint rules.
+export {
+  RULES_MAX,
+  RULES_SOURCE_MAX,
+  RULE_MATCHERS,
+  RULE_TEST_OCCURRENCES,
+  RULE_VARIABLES,
+  fingerprintRulesSource,
+  firstMatchingRule,
+  parseFingerprintRules,
+  readFingerprintRules,
+  ruleFingerprintParts,
+  ruleLabel,
+  ruleSubject,
+  saveFingerprintRules,
+  testFingerprintRules,
+} from './errors/index.js';
+export type {
+  FingerprintRule,
+  ParsedRules,
+  RuleSource,
+  RuleSubject,
+  RuleSyntaxError,
+  RuleTestResult,
+} from './errors/index.js';
 export {
   CONTEXT_OUTER_HTML_MAX,
   CONTEXT_PARTIALS_MAX,

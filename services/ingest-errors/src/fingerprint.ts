@@ -42,3 +42,15 @@ export function fingerprint(
       : ['frame', report.error_class, frame.trim()];
   return createHash('sha256').update(JSON.stringify(key)).digest('hex');
 }
+
+/**
+ * The group key of a report a workspace's fingerprint rule matched (issue 43): the rule's output
+ * parts, hashed as above with a first element no default key uses. A rule whose whole output is
+ * `{{ default }}` changes nothing, so it keeps the default key itself.
+ */
+export function ruleFingerprint(parts: readonly string[], defaultFingerprint: string): string {
+  if (parts.length === 1 && parts[0] === defaultFingerprint) return defaultFingerprint;
+  return createHash('sha256')
+    .update(JSON.stringify(['rule', ...parts]))
+    .digest('hex');
+}

@@ -32,6 +32,7 @@ import * as onboarding from './2026_11_28_0400_onboarding.js';
 import * as errorSearch from './2026_11_28_0500_error_search.js';
 import * as errorGroupAssignee from './2026_11_28_0600_error_group_assignee.js';
 import * as errorAlertRulesMany from './2026_11_28_0700_error_alert_rules_many.js';
+import * as errorFingerprintRules from './2026_11_28_0800_error_fingerprint_rules.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -71,4 +72,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0500_error_search': errorSearch,
   '2026_11_28_0600_error_group_assignee': errorGroupAssignee,
   '2026_11_28_0700_error_alert_rules_many': errorAlertRulesMany,
+  '2026_11_28_0800_error_fingerprint_rules': errorFingerprintRules,
 };

@@ -156,3 +156,29 @@ export {
 } from './search-query.js';
 export type { SearchTerm } from './search-query.js';
 export { checkedSearch, globPattern, searchCondition } from './search-sql.js';
+export {
+  RULES_MAX,
+  RULES_SOURCE_MAX,
+  RULE_MATCHERS,
+  RULE_VARIABLES,
+  firstMatchingRule,
+  parseFingerprintRules,
+  ruleFingerprintParts,
+  ruleLabel,
+} from './fingerprint-rules.js';
+export type {
+  FingerprintRule,
+  ParsedRules,
+  RuleSubject,
+  RuleSyntaxError,
+} from './fingerprint-rules.js';
+export { ruleSubject } from './fingerprint-rule-subject.js';
+export type { RuleSource } from './fingerprint-rule-subject.js';
+export {
+  RULE_TEST_OCCURRENCES,
+  fingerprintRulesSource,
+  readFingerprintRules,
+  saveFingerprintRules,
+  testFingerprintRules,
+} from './fingerprint-rules-store.js';
+export type { RuleTestResult } from './fingerprint-rules-store.js';

@@ -22,6 +22,7 @@ import {
   occurrencesCounted,
   raiseErrorAlerts,
   readAlertRules,
+  readFingerprintRules,
   spikeCountsOnInsert,
   spikeCountsOnUpsert,
   spikeRecent,
@@ -256,6 +257,8 @@ async function upsertGroups(
         first_seen_at: group.firstSeen,
         last_seen_at: group.latest.occurred_at,
         environments: [...group.environments.keys()].sort().slice(0, ERROR_GROUP_ENVIRONMENTS_MAX),
+        // Set on creation only: a group keeps saying which rule made it (issue 43).
+        fingerprint_rule: group.latest.fingerprintRule ?? null,
         // Issue 26's spike counts ride in the same row version (migration 2026_11_27_0100).
         ...spikeCountsOnInsert(
           spikeWindows.get(group.workspaceId),
@@ -378,10 +381,18 @@ export async function writeErrorBatch(
     }
   });
   // Frames mapped and fingerprints computed before the transaction: no lock waits on a map load.
+  const fingerprintRules = await readFingerprintRules(deps.db, [
+    ...new Set(queued.map((one) => one.workspaceId)),
+  ]);
   const placed = await Promise.all(
     queued.map(async ({ queued: report, ...rest }) => ({
       ...rest,
-      report: await prepareReport(report, rest.workspaceId, deps.symbolicator),
+      report: await prepareReport(
+        report,
+        rest.workspaceId,
+        deps.symbolicator,
+        fingerprintRules.get(rest.workspaceId),
+      ),
     })),
   );
   const written = jobs.filter((job) => job.reports.length > 0);
