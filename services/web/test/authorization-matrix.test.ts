@@ -129,6 +129,12 @@ const EXAMPLES: Record<string, Example> = {
   'POST /w/:workspaceId/:slug/settings/errors/scrubbing': {
     body: () => ({ extra_keys: 'iban', keep_ip: 'on' }),
   },
+  'POST /w/:workspaceId/:slug/settings/errors/fingerprint-rules': {
+    body: () => ({ rules: 'error.type:Matrix* -> matrix' }),
+  },
+  'POST /w/:workspaceId/:slug/settings/errors/fingerprint-rules/test': {
+    body: () => ({ rules: 'error.type:Matrix* -> matrix' }),
+  },
   // Issue 43: the world's rule (no URL: reveal answers with a redirect back to its page).
   'POST /w/:workspaceId/:slug/settings/error-alerts/rules/:ruleId': {
     body: () => ({ name: 'matrix', regression: 'on' }),

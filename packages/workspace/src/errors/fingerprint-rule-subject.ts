@@ -10,7 +10,7 @@ export interface RuleSource extends FacetSource {
 }
 
 /** SPEC.md's backtrace line `file:line[:column][:in function]`, as far as it says. */
-const BACKTRACE_LINE = /^(.*?)(?::\d+)+(?::in [`']?(.+?)'?)?$/;
+const BACKTRACE_LINE = /^(.*?)(?::\d+)+(?::in [`']?(.+?)[`']?)?$/;
 
 function backtraceFrames(backtrace: readonly string[]): RuleSubject['frames'] {
   return backtrace.map((line) => {

@@ -348,6 +348,13 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
           <dt>Group</dt>
           <dd class="break">${code(group.id)}</dd>
         </dl>
+        ${
+          group.fingerprint_rule
+            ? html`<p class="hint grouped-by-rule" data-testid="grouped-by-rule">
+                Grouped by your rule: <code class="break">${group.fingerprint_rule}</code>
+              </p>`
+            : ''
+        }
       </section>
       ${breakdownSection(data.breakdown)} ${occurrencesSection(data, path)}
     </div>`,

@@ -32,6 +32,7 @@ import {
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
+import { fingerprintRuleRoutes, fingerprintRulesCardData } from './fingerprint-rules-routes.js';
 import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
 import { DEFAULT_ERROR_SEARCH, errorListPage, type ErrorListFilter } from './list-views.js';
 import { errorGroupPage } from './group-views.js';
@@ -280,6 +281,8 @@ export function errorSettingsRoutes({ db, config, settings }: WebDeps): RouteTab
   ): Promise<void> {
     const { workspace, member } = seat(res);
     const saved = scrubbingSettingsOf(workspace.settings);
+    const canConfigure = can(member.role, 'errors.configure');
+    const fingerprintRules = await fingerprintRulesCardData(req, db, workspace.id, canConfigure);
     await renderPage(
       req,
       res,
@@ -292,8 +295,9 @@ export function errorSettingsRoutes({ db, config, settings }: WebDeps): RouteTab
             saved,
             values: extra.values ?? scrubbingFormValuesOf(saved),
             errors: extra.errors ?? {},
-            canConfigure: can(member.role, 'errors.configure'),
+            canConfigure,
           },
+          fingerprintRules,
         }),
       status,
     );
@@ -335,5 +339,6 @@ export function errorSettingsRoutes({ db, config, settings }: WebDeps): RouteTab
     res.redirect(303, errorSettingsPath(workspace));
   });
 
+  fingerprintRuleRoutes(routes, db);
   return routes;
 }

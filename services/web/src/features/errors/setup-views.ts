@@ -10,6 +10,7 @@ import {
 } from '@ferry/workspace';
 import { COPY_SCRIPT, copyButton, copyableSnippet } from '../../shared/copy.js';
 import { html, type SafeHtml } from '../../shared/html.js';
+import { fingerprintRulesCard, type FingerprintRulesCardData } from './fingerprint-rules-views.js';
 import { csrfField, layout, workspaceBase, type PageContext } from '../../shared/layout.js';
 
 /**
@@ -253,6 +254,7 @@ export function errorSettingsPage(
     publicUrl: string;
     ingestionEnabled: boolean;
     scrubbing: ScrubbingCardData;
+    fingerprintRules: FingerprintRulesCardData;
   },
 ): SafeHtml {
   const base = workspaceBase(data.workspace);
@@ -283,6 +285,12 @@ export function errorSettingsPage(
         </p>
       </section>
       ${scrubbingCard(ctx, data.workspace, data.scrubbing)}
+      ${fingerprintRulesCard(
+        ctx,
+        data.workspace,
+        `${errorSettingsPath(data.workspace)}/fingerprint-rules`,
+        data.fingerprintRules,
+      )}
       ${sentrySection(data.publicUrl, data.workspace)}
     </div>`,
   });
