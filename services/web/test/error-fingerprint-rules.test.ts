@@ -64,7 +64,9 @@ describe('Error reporting: fingerprint rules', () => {
     expect(tested.status).toBe(303);
     const page = await client.get(path);
     expect(page.text).toContain('data-testid="rule-test"');
-    expect(page.text).toContain('3 of the last 4 occurrences would be regrouped');
+    expect(page.text).toMatch(
+      /3 of the last 4 occurrences would be\s+regrouped, from these groups/,
+    );
     expect(page.text).toContain(`${base}/errors/${timeout.id}`);
     expect(page.text).not.toContain(`${base}/errors/${other.id}`);
     expect(await fingerprintRulesSource(web.ctx.db, workspace.id)).toBe('');

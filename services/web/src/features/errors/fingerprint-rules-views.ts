@@ -19,7 +19,7 @@ export interface FingerprintRulesCardData {
 }
 
 const codes = (names: readonly string[]): SafeHtml[] =>
-  names.map((name, i) => html`${i ? ', ' : ''}<code>${name}</code>`);
+  names.map((name, i) => html`${i ? ', ' : ''}<code class="nowrap">${name}</code>`);
 
 function testResult(workspace: Pick<Workspace, 'id' | 'slug'>, tested: RuleTestResult): SafeHtml {
   const base = workspaceBase(workspace);
@@ -27,8 +27,8 @@ function testResult(workspace: Pick<Workspace, 'id' | 'slug'>, tested: RuleTestR
   return html`<div class="rule-test" data-testid="rule-test" role="status">
     <h3>Test result</h3>
     <p>
-      ${matched} of the last ${tested.looked} occurrences would be regrouped
-      ${tested.groups.length ? html`, from these groups:` : '.'}
+      ${matched} of the last ${tested.looked.toLocaleString('en-US')} occurrences would be
+      regrouped${tested.groups.length ? ', from these groups:' : '.'}
     </p>
     ${
       tested.groups.length
@@ -117,7 +117,8 @@ ${data.source || 'No rules: the default grouping applies.'}</pre>`
     }
     ${data.tested ? testResult(workspace, data.tested) : ''}
     <p class="hint after-buttons">
-      "Test these rules" checks the last ${RULE_TEST_OCCURRENCES} occurrences without saving.
+      "Test these rules" checks the last ${RULE_TEST_OCCURRENCES.toLocaleString('en-US')}
+      occurrences without saving.
     </p>
   </section>`;
 }
