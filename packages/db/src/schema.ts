@@ -277,6 +277,13 @@ export interface ErrorGroupsTable {
   spike_slots: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
   /** Who looks after the group (issue 43); null: nobody. Set only by assignErrorGroup. */
   assignee_member_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Issue 43: the release of its earliest / latest occurrence (the writer keeps them). */
+  first_release: ColumnType<string | null, string | null | undefined, string | null>;
+  last_release: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The release of the occurrence that last reopened it. */
+  regressed_in_release: ColumnType<string | null, string | null | undefined, string | null>;
+  /** "Resolve in next release": occurrences on this release or older ones do not reopen it. */
+  resolved_in_release: ColumnType<string | null, string | null | undefined, string | null>;
   /** "line N: <rule>" when a workspace's fingerprint rule made the group (issue 43); set once. */
   fingerprint_rule: ColumnType<string | null, string | null | undefined, string | null>;
 }
@@ -365,6 +372,8 @@ export interface ReleasesTable {
   date_started: Timestamp | null;
   date_released: Timestamp | null;
   created_at: CreatedAt;
+  /** Issue 43: the earliest event seen on it (the writer adds releases its events name). */
+  first_event_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 /** Issue 41: `sentry-cli deploys new`. */

@@ -208,6 +208,19 @@ export type {
   RuleSyntaxError,
   RuleTestResult,
 } from './errors/index.js';
+// Issue 43: releases (order, the list, resolve in next release).
+export {
+  RELEASES_LISTED,
+  compareReleases,
+  compareSemver,
+  listReleases,
+  occurrenceRelease,
+  parseSemver,
+  recordSeenReleases,
+  reopenOnNewerRelease,
+  resolveInNextRelease,
+} from './errors/index.js';
+export type { FirstSeen, HeldResolution, ReleaseSummary } from './errors/index.js';
 export {
   CONTEXT_OUTER_HTML_MAX,
   CONTEXT_PARTIALS_MAX,

@@ -35,13 +35,23 @@ function contextTags(context: Record<string, unknown>): Record<string, string> {
   );
 }
 
+/**
+ * An occurrence's release: a Sentry event's `release` (its detail), else the report's
+ * `app_version`. The one definition the writer's first/last release and alert filters read.
+ */
+export function occurrenceRelease(
+  report: Pick<FacetSource, 'app_version' | 'detail'>,
+): string | null {
+  return report.detail?.release ?? report.app_version;
+}
+
 export function alertFacets(report: FacetSource): AlertFacets {
   const detail = report.detail ?? undefined;
   return {
     environment: report.environment,
     source: report.source,
     level: (detail?.level ?? 'error').toLowerCase(),
-    release: detail?.release ?? report.app_version,
+    release: occurrenceRelease(report),
     tags: detail ? (detailTags(detail) ?? {}) : contextTags(report.context),
   };
 }

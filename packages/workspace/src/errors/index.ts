@@ -23,6 +23,7 @@ export {
   globMatches,
   occurrencesMatching,
   splitTagFilter,
+  occurrenceRelease,
 } from './alert-filters.js';
 export type { AlertFacets, AlertFilters, FacetSource } from './alert-filters.js';
 export {
@@ -182,3 +183,14 @@ export {
   testFingerprintRules,
 } from './fingerprint-rules-store.js';
 export type { RuleTestResult } from './fingerprint-rules-store.js';
+export {
+  compareReleases,
+  compareSemver,
+  listReleases,
+  parseSemver,
+  recordSeenReleases,
+  reopenOnNewerRelease,
+  resolveInNextRelease,
+  RELEASES_LISTED,
+} from './releases.js';
+export type { FirstSeen, HeldResolution, ReleaseSummary } from './releases.js';

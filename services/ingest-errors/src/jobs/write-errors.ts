@@ -19,6 +19,9 @@ import {
   fileTicketForErrorGroup,
   detailTags,
   notifyRegressedAssignees,
+  occurrenceRelease,
+  recordSeenReleases,
+  reopenOnNewerRelease,
   occurrencesCounted,
   raiseErrorAlerts,
   readAlertRules,
@@ -144,6 +147,8 @@ interface GroupBatch {
   fingerprint: string;
   /** The report with the latest occurred_at: its class, message and source become the group's. */
   latest: WritableReport;
+  /** The report with the earliest occurred_at: its release is the group's first (issue 43). */
+  earliest: WritableReport;
   firstSeen: string;
   /** Reports of the batch in this group. */
   n: number;
@@ -169,6 +174,7 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
         workspaceId,
         fingerprint: report.fingerprint,
         latest: report,
+        earliest: report,
         firstSeen: report.occurred_at,
         n: 1,
         environments: new Map(report.environment ? [[report.environment, 1]] : []),
@@ -187,6 +193,7 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
     if (later(report, group.latest)) group.latest = report;
     if (Date.parse(report.occurred_at) < Date.parse(group.firstSeen)) {
       group.firstSeen = report.occurred_at;
+      group.earliest = report;
     }
   }
   return [...groups.values()].sort((a, b) => compare(a, b));
@@ -205,6 +212,8 @@ interface UpsertedGroup {
   /** This statement moved it from resolved to unresolved (it set regressed_at to now()). */
   regressed: boolean;
   status: ErrorGroup['status'];
+  /** Set when resolved "in next release": the writer then compares releases (issue 43). */
+  resolved_in_release: string | null;
   error_class: string;
   latest_message: string;
   occurrence_count: string | number | bigint;
@@ -259,6 +268,8 @@ async function upsertGroups(
         environments: [...group.environments.keys()].sort().slice(0, ERROR_GROUP_ENVIRONMENTS_MAX),
         // Set on creation only: a group keeps saying which rule made it (issue 43).
         fingerprint_rule: group.latest.fingerprintRule ?? null,
+        first_release: occurrenceRelease(group.earliest),
+        last_release: occurrenceRelease(group.latest),
         // Issue 26's spike counts ride in the same row version (migration 2026_11_27_0100).
         ...spikeCountsOnInsert(
           spikeWindows.get(group.workspaceId),
@@ -279,11 +290,19 @@ async function upsertGroups(
           then excluded.latest_message else error_groups.latest_message end`,
         source: sql`case when excluded.last_seen_at >= error_groups.last_seen_at
           then excluded.source else error_groups.source end`,
-        // Both read the row as it was before this update, so the reopen and its time agree.
-        status: sql`case when error_groups.status = 'resolved'
+        // Issue 43: the release of the first occurrence seen with one, and of the latest.
+        first_release: sql`coalesce(error_groups.first_release, excluded.first_release)`,
+        last_release: sql`case when excluded.last_seen_at >= error_groups.last_seen_at
+          then coalesce(excluded.last_release, error_groups.last_release)
+          else error_groups.last_release end`,
+        // These read the row as it was before this update, so the reopen and its time agree. A
+        // group resolved "in next release" is left to reopenOnNewerRelease (it compares releases).
+        status: sql`case when error_groups.status = 'resolved' and error_groups.resolved_in_release is null
           then 'unresolved' else error_groups.status end`,
-        regressed_at: sql`case when error_groups.status = 'resolved'
+        regressed_at: sql`case when error_groups.status = 'resolved' and error_groups.resolved_in_release is null
           then now() else error_groups.regressed_at end`,
+        regressed_in_release: sql`case when error_groups.status = 'resolved' and error_groups.resolved_in_release is null
+          then excluded.last_release else error_groups.regressed_in_release end`,
         // Those it has are kept first, then the batch's new ones up to the cap, then sorted.
         environments: sql`case when excluded.environments <@ error_groups.environments
             or cardinality(error_groups.environments) >= ${sql.lit(ERROR_GROUP_ENVIRONMENTS_MAX)}
@@ -301,6 +320,7 @@ async function upsertGroups(
       'workspace_id',
       'fingerprint',
       'status',
+      'resolved_in_release',
       'error_class',
       'latest_message',
       'occurrence_count',
@@ -468,6 +488,8 @@ export async function writeErrorBatch(
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
+    await recordSeenReleases(tx, releasesSeen(inserted));
+    await reopenHeldGroups(tx, upserted, fresh);
     const candidates = alertCandidates(upserted, fresh, replayed, spikeWindows, rules);
     const raised = await raiseErrorAlerts(tx, candidates, rules, {
       publicUrl: deps.publicUrl ?? '',
@@ -538,6 +560,44 @@ export async function writeErrors(
 ): Promise<WriteResult> {
   const [result] = await writeErrorBatch(deps, [parseJob(payload)]);
   return result!;
+}
+
+/** The releases the batch's new occurrences name, for the release list (issue 43). */
+function releasesSeen(inserted: readonly Placed[]) {
+  return inserted.flatMap(({ workspaceId, report }) => {
+    const version = occurrenceRelease(report);
+    return version ? [{ workspaceId, version, occurredAt: report.occurred_at }] : [];
+  });
+}
+
+/**
+ * Groups resolved "in next release" that got new occurrences: reopened when one came on a newer
+ * release than they were resolved in (issue 43); `upserted` then says they regressed, so alerts
+ * and the assignee hear of it as of any regression. Most batches have none: no query then.
+ */
+async function reopenHeldGroups(
+  tx: Tx,
+  upserted: Map<string, UpsertedGroup>,
+  fresh: readonly GroupBatch[],
+): Promise<void> {
+  const held = fresh.flatMap((group) => {
+    const row = upserted.get(groupKey(group.workspaceId, group.fingerprint));
+    if (!row || row.status !== 'resolved' || row.resolved_in_release === null) return [];
+    const releases = group.reports.flatMap((report) => occurrenceRelease(report) ?? []);
+    return [
+      {
+        workspaceId: group.workspaceId,
+        groupId: row.id,
+        resolvedIn: row.resolved_in_release,
+        releases,
+      },
+    ];
+  });
+  if (held.length === 0) return;
+  const reopened = await reopenOnNewerRelease(tx, held);
+  for (const [key, row] of upserted) {
+    if (reopened.has(row.id)) upserted.set(key, { ...row, status: 'unresolved', regressed: true });
+  }
 }
 
 /** The batch's groups with really new occurrences, as error alerts see them. */
