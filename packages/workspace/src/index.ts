@@ -215,6 +215,7 @@ export {
   compareSemver,
   listReleases,
   occurrenceRelease,
+  orderReleases,
   parseSemver,
   recordSeenReleases,
   reopenOnNewerRelease,

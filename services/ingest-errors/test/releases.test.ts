@@ -6,6 +6,7 @@ import {
   compareReleases,
   compareSemver,
   listReleases,
+  orderReleases,
   resolveInNextRelease,
   setErrorGroupStatus,
 } from '@ferry/workspace';
@@ -82,6 +83,17 @@ describe('error releases', () => {
     expect(compareSemver('app@1.2.3', '1.2.4')).toBeNull();
     expect(compareReleases('build-a', 'build-b', seen)).toBeGreaterThan(0);
     expect(compareReleases('never-seen', 'build-a', seen)).toBeGreaterThan(0);
+    // One total order for lists: semver among the places semver names hold, else first seen.
+    const mixed = new Map([
+      ['1.10.0', new Date('2026-11-01')],
+      ['nightly', new Date('2026-11-02')],
+      ['1.9.0', new Date('2026-11-03')],
+    ]);
+    expect(orderReleases(['1.9.0', 'nightly', '1.10.0'], mixed)).toEqual([
+      '1.9.0',
+      'nightly',
+      '1.10.0',
+    ]);
   });
 
   it('keeps the first and last release on the group', async () => {

@@ -25,6 +25,9 @@ interface GroupJson {
   regressed_at: string | null;
   environments: string[];
   assignee_id: string | null;
+  first_release: string | null;
+  last_release: string | null;
+  resolved_in_release: string | null;
 }
 
 interface ListJson {
@@ -103,6 +106,10 @@ describe('errors read API', () => {
       environments: [],
       // Issue 43: added beside the fields clients had; nobody is assigned.
       assignee_id: null,
+      // Issue 43, releases: added beside them too.
+      first_release: null,
+      last_release: null,
+      resolved_in_release: null,
     });
 
     const second = (await (await get('?page=2', writer)).json()) as ListJson;

@@ -360,6 +360,11 @@ export interface ErrorGroupJson {
   environments: string[];
   /** The member the group is assigned to (issue 43); null: nobody. */
   assignee_id: string | null;
+  /** Issue 43: the release of its earliest / latest occurrence; null when none named one. */
+  first_release: string | null;
+  last_release: string | null;
+  /** Set by "resolve in next release": occurrences on it or older releases do not reopen. */
+  resolved_in_release: string | null;
 }
 
 export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
@@ -375,6 +380,9 @@ export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
     regressed_at: g.regressed_at?.toISOString() ?? null,
     environments: g.environments,
     assignee_id: g.assignee_member_id,
+    first_release: g.first_release,
+    last_release: g.last_release,
+    resolved_in_release: g.resolved_in_release,
   };
 }
 

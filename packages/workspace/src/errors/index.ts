@@ -187,6 +187,7 @@ export {
   compareReleases,
   compareSemver,
   listReleases,
+  orderReleases,
   parseSemver,
   recordSeenReleases,
   reopenOnNewerRelease,

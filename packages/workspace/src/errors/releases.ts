@@ -70,6 +70,27 @@ export function compareReleases(a: string, b: string, firstSeen: FirstSeen): num
   return a < b ? -1 : 1;
 }
 
+/**
+ * Versions oldest first, as one total order: by first seen, then each package's semantic
+ * versions re-sorted among the places they hold (a pairwise mix of the two rules would not be
+ * transitive, and a sort needs that).
+ */
+export function orderReleases(versions: readonly string[], firstSeen: FirstSeen): string[] {
+  const seen = (v: string) => firstSeen.get(v)?.getTime() ?? Number.POSITIVE_INFINITY;
+  const order = [...new Set(versions)].sort((a, b) => seen(a) - seen(b) || (a < b ? -1 : 1));
+  const packages = new Map<string, number[]>();
+  order.forEach((version, index) => {
+    const parsed = parseSemver(version);
+    if (!parsed) return;
+    packages.set(parsed.pkg, [...(packages.get(parsed.pkg) ?? []), index]);
+  });
+  for (const places of packages.values()) {
+    const sorted = places.map((i) => order[i]!).sort((a, b) => compareSemver(a, b) ?? 0);
+    places.forEach((place, i) => (order[place] = sorted[i]!));
+  }
+  return order;
+}
+
 async function firstSeenOf(
   db: Db | Tx,
   workspaceId: string,
@@ -229,6 +250,12 @@ export async function listReleases(db: Db, workspaceId: string): Promise<Release
       ) c group by version`.execute(db),
   ]);
   const firstSeen = new Map(releases.map((r) => [r.version, r.created_at]));
+  const place = new Map(
+    orderReleases(
+      releases.map((r) => r.version),
+      firstSeen,
+    ).map((version, i) => [version, i]),
+  );
   const countsOf = new Map(counts.rows.map((row) => [row.version, row]));
   return releases
     .map((release) => ({
@@ -246,7 +273,7 @@ export async function listReleases(db: Db, workspaceId: string): Promise<Release
       newGroups: Number(countsOf.get(release.version)?.new_groups ?? 0),
       regressedGroups: Number(countsOf.get(release.version)?.regressed_groups ?? 0),
     }))
-    .sort((a, b) => compareReleases(b.version, a.version, firstSeen));
+    .sort((a, b) => place.get(b.version)! - place.get(a.version)!);
 }
 
 /**
@@ -275,9 +302,10 @@ export async function resolveInNextRelease(
     );
   }
   const firstSeen = new Map(releases.map((r) => [r.version, r.created_at]));
-  const newest = releases
-    .map((r) => r.version)
-    .reduce((a, b) => (compareReleases(a, b, firstSeen) >= 0 ? a : b));
+  const newest = orderReleases(
+    releases.map((r) => r.version),
+    firstSeen,
+  ).at(-1)!;
   return db
     .updateTable('error_groups')
     .set({

@@ -57,6 +57,7 @@ const NAV: NavEntry[] = [
     path: '/errors?q=is%3Aunresolved+assigned%3Ame',
     capability: 'errors.read',
   },
+  { key: 'error-releases', label: 'Releases', path: '/errors/releases', capability: 'errors.read' },
   { key: 'agents', label: 'Agents', path: '/agents', capability: 'feedback.read' },
   { key: 'members', label: 'Members', path: '/members' },
   { key: 'tokens', label: 'API tokens', path: '/settings/tokens', capability: 'tokens.manage' },

@@ -15,6 +15,7 @@ import {
   listErrorGroups,
   retainedOccurrences,
   SEARCH_QUERY_MAX,
+  resolveInNextRelease,
   setErrorGroupStatus,
   apiAuth,
   assignErrorGroup,
@@ -70,11 +71,17 @@ const groupChangeSchema = z
     {
       status: z.enum(ERROR_STATUSES, `Must be one of ${ERROR_STATUSES.join(', ')}.`).optional(),
       assignee_id: assigneeIdSchema.optional(),
+      // Issue 43: with status `resolved`, held until a release newer than the newest known.
+      resolve_in: z.literal('next_release', 'Must be "next_release".').optional(),
     },
     'Send a JSON object with "status", "assignee_id" or both.',
   )
   .refine((change) => change.status !== undefined || change.assignee_id !== undefined, {
     message: 'Send "status", "assignee_id" or both.',
+  })
+  .refine((change) => change.resolve_in === undefined || change.status === 'resolved', {
+    message: '"resolve_in" goes with "status": "resolved".',
+    path: ['resolve_in'],
   });
 
 /**
@@ -149,7 +156,10 @@ export function errorsApi(deps: WebDeps): RouteTable {
         });
       }
       if (change.status !== undefined) {
-        group = await setErrorGroupStatus(db, workspace.id, groupId, change.status);
+        group =
+          change.resolve_in === 'next_release'
+            ? await resolveInNextRelease(db, workspace.id, groupId)
+            : await setErrorGroupStatus(db, workspace.id, groupId, change.status);
         if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
       }
       res.json({ group: errorGroupJson(group) });

@@ -225,6 +225,17 @@ function triageForms(ctx: PageContext, action: string, status: ErrorStatus): Saf
           </button>
         </form>`,
     )}
+    ${
+      status === 'resolved'
+        ? ''
+        : html`<form method="post" action="${action}" class="inline">
+            ${csrfField(ctx)}<input type="hidden" name="status" value="resolved" /><input
+              type="hidden"
+              name="resolve_in"
+              value="next_release"
+            /><button type="submit" class="secondary">Resolve in next release</button>
+          </form>`
+    }
   </div>`;
 }
 
@@ -265,9 +276,12 @@ function statusLine(group: ErrorGroup): SafeHtml {
       group.regressed_at && group.status === 'unresolved'
         ? html` · <span class="badge danger">Regression</span> seen again
             ${timeAgo(group.regressed_at)} after it was resolved`
-        : group.status_changed_at
-          ? html` · since ${timeAgo(group.status_changed_at)}`
-          : ''
+        : group.status === 'resolved' && group.resolved_in_release
+          ? html` · in the release after ${code(group.resolved_in_release)}: occurrences on it or
+            older releases do not reopen it`
+          : group.status_changed_at
+            ? html` · since ${timeAgo(group.status_changed_at)}`
+            : ''
     }
   </p>`;
 }
@@ -341,6 +355,14 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
           <dd>${exactTime(group.first_seen_at)}</dd>
           <dt>Last seen</dt>
           <dd>${exactTime(group.last_seen_at)}</dd>
+          <dt>First release</dt>
+          <dd data-testid="first-release">
+            ${group.first_release ? code(group.first_release) : muted('none named')}
+          </dd>
+          <dt>Last release</dt>
+          <dd data-testid="last-release">
+            ${group.last_release ? code(group.last_release) : muted('none named')}
+          </dd>
           <dt>Environments</dt>
           <dd>
             ${group.environments.length ? group.environments.join(', ') : muted('none reported')}

@@ -29,6 +29,8 @@ import {
   saveScrubbingSettings,
   scrubbingSettingsOf,
   SCRUB_RULES_TTL_MS,
+  listReleases,
+  resolveInNextRelease,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
@@ -36,6 +38,7 @@ import { fingerprintRuleRoutes, fingerprintRulesCardData } from './fingerprint-r
 import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
 import { DEFAULT_ERROR_SEARCH, errorListPage, type ErrorListFilter } from './list-views.js';
 import { errorGroupPage } from './group-views.js';
+import { releasesPage } from './releases-views.js';
 import {
   errorSettingsPage,
   errorSettingsPath,
@@ -131,6 +134,29 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
     );
   });
 
+  // Errors → Releases (issue 43); before '/:groupId', which would take the word as an id.
+  routes.get('/releases', capability('errors.read'), async (req, res) => {
+    const { workspace } = seat(res);
+    const releases = await listReleases(db, workspace.id);
+    await renderPage(req, res, (ctx) => releasesPage(ctx, { workspace, releases }));
+  });
+
+  /** The group page's "Resolve in next release": a refusal (no release known) is a flash. */
+  async function resolveInNext(req: Request, workspaceId: string, groupId: string): Promise<void> {
+    try {
+      const group = await resolveInNextRelease(db, workspaceId, groupId);
+      if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+      flash(
+        req,
+        'ok',
+        `Resolved in the release after ${group.resolved_in_release ?? 'the newest'}: an occurrence on a newer release will reopen it.`,
+      );
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
+      flash(req, 'error', error.message);
+    }
+  }
+
   routes.get('/:groupId', capability('errors.read'), async (req, res) => {
     const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
@@ -194,6 +220,11 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
         throw new AppError('not_found', 'No such error group in this workspace.');
       }
       flash(req, 'error', 'Choose Resolve, Ignore or Reopen.');
+      res.redirect(303, groupPath);
+      return;
+    }
+    if (body.status === 'resolved' && body.resolve_in === 'next_release') {
+      await resolveInNext(req, workspace.id, groupId);
       res.redirect(303, groupPath);
       return;
     }
