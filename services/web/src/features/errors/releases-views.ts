@@ -42,7 +42,7 @@ export function releasesPage(ctx: PageContext, data: ReleasesPageData): SafeHtml
       </p>
       ${
         data.releases.length
-          ? html`<div class="table-scroll">
+          ? html`<div>
               <table class="releases-table" data-testid="releases">
                 <thead>
                   <tr>
@@ -57,11 +57,11 @@ export function releasesPage(ctx: PageContext, data: ReleasesPageData): SafeHtml
                   ${data.releases.map(
                     (release) =>
                       html`<tr data-testid="release" data-version="${release.version}">
-                        <th scope="row" class="break">
+                        <td data-label="Release" class="release-version">
                           <a href="${releaseSearch(base, release.version)}"
                             >${code(release.version)}</a
                           >
-                        </th>
+                        </td>
                         <td data-label="First event">
                           ${release.firstEventAt ? timeAgo(release.firstEventAt) : muted('none yet')}
                         </td>
