@@ -233,7 +233,7 @@ describe('triaging errors in a browser', () => {
     expect(await occurrences.last().textContent()).toContain('(attempt 44)');
 
     // Resolve it: the status changes, and the unresolved list no longer shows it.
-    await page.getByRole('button', { name: 'Resolve' }).click();
+    await page.getByRole('button', { name: 'Resolve', exact: true }).click();
     await page.getByText('Resolved. A new occurrence will reopen it as a regression.').waitFor();
     expect(await page.getByTestId('group-status').textContent()).toContain('Resolved');
     expect(await page.getByRole('button', { name: 'Reopen' }).count()).toBe(1);

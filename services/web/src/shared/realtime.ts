@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { RequestHandler } from 'express';
 import { createAdapter } from '@socket.io/redis-adapter';
+import type { Redis } from 'ioredis';
 import { Server, type Socket } from 'socket.io';
 import { inOrder } from '@ferry/core';
 import { listen, type Db } from '@ferry/db';
@@ -323,6 +324,18 @@ export function originAllowed(req: http.IncomingMessage, allowed: ReadonlySet<st
   }
 }
 
+/** QUIT (after the replies still due), or drop the connection if Redis does not answer in time. */
+async function quitWithin(client: Redis, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  const quit = client.quit().catch(() => 'failed' as const);
+  const outcome = await Promise.race([quit, late]);
+  clearTimeout(timer);
+  if (outcome !== 'OK') client.disconnect();
+}
+
 export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime {
   const { db, logger, config } = deps;
   // Two connections of their own: the subscriber one is in subscribe mode and serves nothing else.
@@ -523,8 +536,12 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       liveErrors.close();
       await onboardingSteps.close();
       await io.close();
-      pub.disconnect();
+      // No announcement comes in after this; the ones being handled finish, and the publisher
+      // quits after the replies of their publishes: the adapter does not catch a publish that a
+      // closed connection rejects, which would be an unhandled rejection at shutdown.
       sub.disconnect();
+      await announceInOrder(() => Promise.resolve());
+      await quitWithin(pub, 2_000);
     },
   };
   return realtime;
