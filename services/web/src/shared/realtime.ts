@@ -535,11 +535,13 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     async close() {
       liveErrors.close();
       await onboardingSteps.close();
+      // The adapter's close unsubscribes without waiting, and its publishes are never awaited:
+      // a command a closed connection rejects is an unhandled rejection nobody can catch. So
+      // each connection QUITs after the replies still due, never dropping one mid-command. First
+      // the subscriber (after its unsubscribes no announcement comes in), then the announcements
+      // being handled finish, then the publisher (after their publishes).
       await io.close();
-      // No announcement comes in after this; the ones being handled finish, and the publisher
-      // quits after the replies of their publishes: the adapter does not catch a publish that a
-      // closed connection rejects, which would be an unhandled rejection at shutdown.
-      sub.disconnect();
+      await quitWithin(sub, 2_000);
       await announceInOrder(() => Promise.resolve());
       await quitWithin(pub, 2_000);
     },
