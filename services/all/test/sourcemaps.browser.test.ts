@@ -85,7 +85,13 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
     const context = await chrome.newContext();
     const page = await context.newPage();
     await page.goto(url);
+    // The SDK sends its envelope after pay() returns: closing the page first could cancel that
+    // request (a loaded run lost it), so the page stays open until Ferry has answered it.
+    const sent = page.waitForResponse(
+      (response) => response.url().includes('/envelope/') && response.request().method() === 'POST',
+    );
     await page.evaluate(() => (window as unknown as { pay(): void }).pay());
+    expect((await sent).status()).toBe(200);
     await context.close();
   }
 
