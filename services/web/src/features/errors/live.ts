@@ -3,6 +3,7 @@ import { AppError, isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import {
   errorGroupsMatching,
+  globMatches,
   parseSearch,
   ERROR_SOURCES,
   ERROR_STATUSES,
@@ -84,10 +85,10 @@ interface PendingGroup {
 function environmentFilter(
   filter: ErrorGroupFilter,
 ): ((environment: string) => boolean) | undefined {
-  let envTerms: { value: RegExp; negated: boolean }[] = [];
+  let envTerms: { glob: string; negated: boolean }[] = [];
   try {
     envTerms = parseSearch(filter.q ?? '').flatMap((term) =>
-      term.kind === 'env' ? [{ value: globRegExp(term.value), negated: term.negated }] : [],
+      term.kind === 'env' ? [{ glob: term.value, negated: term.negated }] : [],
     );
   } catch {
     // A query that no longer parses matched nothing (errorGroupsMatching): nothing is counted.
@@ -95,13 +96,7 @@ function environmentFilter(
   if (!filter.environment && envTerms.length === 0) return undefined;
   return (environment) =>
     (!filter.environment || environment === filter.environment) &&
-    envTerms.every((term) => term.value.test(environment) !== term.negated);
-}
-
-/** An env: value with `*` globs, as the search matches it (search-sql.ts globPattern). */
-function globRegExp(value: string): RegExp {
-  const parts = value.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('.*')}$`, 's');
+    envTerms.every((term) => globMatches(term.glob, environment) !== term.negated);
 }
 
 /**
