@@ -32,8 +32,11 @@ export function runStart(env: Record<string, string>, options: { tty: boolean })
   let child: ChildProcess;
   if (options.tty) {
     if (!existsSync('/usr/bin/script')) throw new Error('this test needs util-linux script(1)');
-    // -e: script exits with the command's status; -f: output is written as it comes.
-    child = spawn('/usr/bin/script', ['-qefc', START, '/dev/null'], {
+    // -e: script exits with the command's status; -f: output is written as it comes. `exec`:
+    // script runs the command through $SHELL -c, and dash (Debian's /bin/sh, used when SHELL is
+    // unset) waits for a child rather than becoming it, then kills itself with the Ctrl-C it
+    // received, so the status would be 130 whatever the app did.
+    child = spawn('/usr/bin/script', ['-qefc', `exec ${START}`, '/dev/null'], {
       cwd: ROOT,
       env,
       stdio: ['pipe', 'pipe', 'pipe'],
