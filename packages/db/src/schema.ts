@@ -288,6 +288,36 @@ export interface ErrorGroupsTable {
   fingerprint_rule: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** Issue 43: one bulk action over error groups, its selection and its progress (migration 2026_12_06_0300). */
+export type ErrorBulkActionKind = 'resolve' | 'ignore' | 'unresolve' | 'assign' | 'merge';
+export type ErrorBulkActionStatus = 'queued' | 'running' | 'done' | 'failed';
+
+export interface ErrorBulkActionsTable {
+  id: string;
+  workspace_id: string;
+  /** The member who asked; null for an API client (or a seat since gone). */
+  created_by: string | null;
+  action: ErrorBulkActionKind;
+  /** `assign`: who gets the groups; null unassigns. */
+  assignee_member_id: string | null;
+  /** `merge`: the group the others are merged into, chosen when the action is asked for. */
+  target_group_id: string | null;
+  /** The search that picked the groups, as typed; null when ids were sent. */
+  query: string | null;
+  /** The selection, in id order, as it was when asked for. */
+  group_ids: string[];
+  total: number;
+  /** How many of group_ids are done: the cursor a re-run job goes on from. */
+  processed: Generated<number>;
+  /** Groups the action found and acted on (one merged away meanwhile is not). */
+  changed: Generated<number>;
+  status: Generated<ErrorBulkActionStatus>;
+  /** Why it failed, when it did. */
+  error: string | null;
+  created_at: CreatedAt;
+  finished_at: Timestamp | null;
+}
+
 /** A workspace's fingerprint rules as saved: text that parsed (issue 43). */
 export interface ErrorFingerprintRulesTable {
   workspace_id: string;
@@ -685,6 +715,7 @@ export interface Database {
   visitors: VisitorsTable;
   outbox: OutboxTable;
   error_groups: ErrorGroupsTable;
+  error_bulk_actions: ErrorBulkActionsTable;
   member_notice_rooms: MemberNoticeRoomsTable;
   error_occurrences: ErrorOccurrencesTable;
   error_workspace_stats: ErrorWorkspaceStatsTable;
@@ -703,6 +734,7 @@ export interface Database {
 
 export type User = Selectable<UsersTable>;
 export type Workspace = Selectable<WorkspacesTable>;
+export type ErrorBulkAction = Selectable<ErrorBulkActionsTable>;
 export type Member = Selectable<MembersTable>;
 export type WorkspaceInvite = Selectable<WorkspaceInvitesTable>;
 export type Room = Selectable<RoomsTable>;

@@ -65,6 +65,19 @@ export {
 } from './error-assign.js';
 export type { AssignActor } from './error-assign.js';
 export {
+  ERROR_BULK_ACTIONS,
+  ERROR_BULK_IDS_MAX,
+  ERROR_BULK_INLINE_MAX,
+  ERROR_BULK_MAX,
+  errorBulkActionJson,
+  errorBulkRequestSchema,
+  findErrorBulkAction,
+  runningErrorBulkActions,
+  startErrorBulkAction,
+} from './error-bulk.js';
+export type { BulkSelection, ErrorBulkRequest, StartBulkInput } from './error-bulk.js';
+export { ERROR_BULK_CHUNK, runErrorBulkAction, runSmallErrorBulkAction } from './error-bulk-run.js';
+export {
   culprit,
   errorTicketInput,
   fileTicketForErrorGroup,

@@ -23,6 +23,11 @@ import {
   fileTicketForErrorGroup,
   ticketJson,
   withMappedDetail,
+  errorBulkActionJson,
+  errorBulkRequestSchema,
+  findErrorBulkAction,
+  runSmallErrorBulkAction,
+  startErrorBulkAction,
 } from '@ferry/workspace';
 
 /** `?source=&page=` as a form would send them: an empty value means "not given". */
@@ -112,6 +117,40 @@ export function errorsApi(deps: WebDeps): RouteTable {
       total_groups: list.totalGroups,
       total_occurrences: retained,
     });
+  });
+
+  // Issue 43: a bulk action over the groups a search matches (`q`) or named (`ids`). A small one
+  // is done before the answer (200); a larger one runs as a job (202): poll its Location.
+  routes.post(
+    '/bulk',
+    { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] },
+    async (req, res) => {
+      const { workspace, token } = apiAuth(res);
+      const body = parseInput(errorBulkRequestSchema, req.body, 'bulk action');
+      const started = await startErrorBulkAction(db, {
+        workspaceId: workspace.id,
+        actor: { kind: 'api' },
+        action: body.action,
+        assigneeId: body.assignee_id,
+        selection:
+          body.q !== undefined
+            ? { query: body.q, viewerMemberId: token.created_by ?? undefined }
+            : { ids: body.ids ?? [] },
+      });
+      const action = await runSmallErrorBulkAction(db, deps.logger, started);
+      const finished = action.status === 'done' || action.status === 'failed';
+      res
+        .status(finished ? 200 : 202)
+        .location(`/api/v1/errors/bulk/${action.id}`)
+        .json({ action: errorBulkActionJson(action) });
+    },
+  );
+
+  routes.get('/bulk/:actionId', read, async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const action = await findErrorBulkAction(db, workspace.id, String(req.params.actionId));
+    if (!action) throw new AppError('not_found', 'No such bulk action in this workspace.');
+    res.json({ action: errorBulkActionJson(action) });
   });
 
   // Before /:groupId, so "occurrences" is never read as a group id.

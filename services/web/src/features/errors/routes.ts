@@ -31,8 +31,10 @@ import {
   SCRUB_RULES_TTL_MS,
   listReleases,
   resolveInNextRelease,
+  runningErrorBulkActions,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
+import { bulkRoutes } from './bulk-routes.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
 import { fingerprintRuleRoutes, fingerprintRulesCardData } from './fingerprint-rules-routes.js';
 import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
@@ -79,7 +81,7 @@ const STATUS_DONE: Record<ErrorStatus, string> = {
   ignored: 'Ignored. New occurrences still count but keep it out of the unresolved list.',
 };
 
-export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): RouteTable {
+export function errorRoutes({ db, config, settings, symbolicator, logger }: WebDeps): RouteTable {
   const routes = routeTable();
 
   routes.get('/', capability('errors.read'), async (req, res) => {
@@ -103,10 +105,18 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
     ]);
     const { list, error } = listed;
     const shownIds = list?.groups.map((g) => g.id) ?? [];
-    const [sparklines, facts, assignees] = await Promise.all([
+    const canTriage = can(member.role, 'errors.triage');
+    const [sparklines, facts, assignees, bulk] = await Promise.all([
       occurrenceSparklines(db, workspace.id, shownIds),
       groupLatestFacts(db, workspace.id, shownIds),
       assigneeNames(db, list?.groups.map((g) => g.assignee_member_id) ?? []),
+      // The bulk bar is for those who may triage (issue 43).
+      canTriage
+        ? Promise.all([
+            assignableTo(db, workspace.id, 'errors.read'),
+            runningErrorBulkActions(db, workspace.id),
+          ]).then(([people, running]) => ({ assignees: people, running }))
+        : Promise.resolve(undefined),
     ]);
     const filter: ErrorListFilter = { q, terms: error ? [] : parseSearch(q), error };
     await renderPage(
@@ -129,10 +139,14 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
           allGroups,
           environments,
           retained,
+          bulk,
+          matching: list?.totalGroups ?? 0,
         }),
       error ? 422 : 200,
     );
   });
+
+  bulkRoutes(routes, db, logger);
 
   // Errors → Releases (issue 43); before '/:groupId', which would take the word as an id.
   routes.get('/releases', capability('errors.read'), async (req, res) => {
