@@ -106,9 +106,9 @@ export function bulkBar(ctx: PageContext, path: string, data: BulkBarData): Safe
       <button type="submit" name="action" value="ignore" class="secondary">Ignore</button>
       <button type="submit" name="action" value="unresolve" class="secondary">Reopen</button>
       <span class="bulk-assign">
-        <label class="visually-hidden" for="bulk-assignee">Assign to</label>
+        <label for="bulk-assignee" class="bulk-assign-label">Assign to</label>
         <select id="bulk-assignee" name="assignee_id">
-          <option value="">Nobody</option>
+          <option value="">Nobody (unassign)</option>
           ${data.assignees.map((m) => html`<option value="${m.id}">${m.name}</option>`)}
         </select>
         <button type="submit" name="action" value="assign" class="secondary">Assign</button>
