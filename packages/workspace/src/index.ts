@@ -234,6 +234,7 @@ export {
   parseSemver,
   recordSeenReleases,
   reopenOnNewerRelease,
+  newestRelease,
   resolveInNextRelease,
 } from './errors/index.js';
 export type { FirstSeen, HeldResolution, ReleaseSummary } from './errors/index.js';

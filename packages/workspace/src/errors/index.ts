@@ -204,6 +204,7 @@ export {
   parseSemver,
   recordSeenReleases,
   reopenOnNewerRelease,
+  newestRelease,
   resolveInNextRelease,
   RELEASES_LISTED,
 } from './releases.js';

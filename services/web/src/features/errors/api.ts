@@ -15,6 +15,7 @@ import {
   listErrorGroups,
   retainedOccurrences,
   SEARCH_QUERY_MAX,
+  newestRelease,
   resolveInNextRelease,
   setErrorGroupStatus,
   apiAuth,
@@ -183,9 +184,12 @@ export function errorsApi(deps: WebDeps): RouteTable {
       const { workspace } = apiAuth(res);
       const groupId = String(req.params.groupId);
       const change = parseInput(groupChangeSchema, req.body, 'error group');
-      // The assignment first: when it is refused (422), the status is left as it was too.
+      // The assignment first: when it is refused (422), the status is left as it was too. And
+      // "resolve in next release" needs a release: checked before the assignment is applied, so
+      // a refused hold does not leave half the request done.
       let group = await findErrorGroup(db, workspace.id, groupId);
       if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+      if (change.resolve_in === 'next_release') await newestRelease(db, workspace.id);
       if (change.assignee_id !== undefined) {
         group = await assignErrorGroup(db, {
           workspaceId: workspace.id,
