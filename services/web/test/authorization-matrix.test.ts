@@ -159,6 +159,10 @@ const EXAMPLES: Record<string, Example> = {
   },
   'POST /w/:workspaceId/:slug/errors/:groupId/status': { body: () => ({ status: 'resolved' }) },
   'POST /w/:workspaceId/:slug/errors/:groupId/feedback': {},
+  // Issue 43: bulk triage is triage, whatever the action.
+  'POST /w/:workspaceId/:slug/errors/bulk': {
+    body: (w) => ({ action: 'resolve', ids: w.groupId }),
+  },
   // Issue 43: assigning is triage; whom (a seat that may read errors) is the domain's.
   'POST /w/:workspaceId/:slug/errors/:groupId/assignee': {
     body: (w) => ({ assignee_id: w.seats.member.id }),
@@ -469,6 +473,10 @@ describe('authorization matrix', () => {
     'PATCH /api/v1/feedback/:id': {
       path: (w) => `/api/v1/feedback/${w.feedbackId}`,
       body: { status: 'triaged' },
+    },
+    'POST /api/v1/errors/bulk': {
+      path: () => '/api/v1/errors/bulk',
+      body: { action: 'resolve', q: 'is:unresolved' },
     },
     'PATCH /api/v1/errors/:groupId': {
       path: (w) => `/api/v1/errors/${w.groupId}`,
