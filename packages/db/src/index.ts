@@ -40,6 +40,8 @@ export type {
   ErrorBulkActionStatus,
   ErrorBulkActionsTable,
   ErrorGroup,
+  ErrorGroupFingerprintRow,
+  ErrorGroupFingerprintsTable,
   ErrorGroupsTable,
   ErrorOccurrence,
   ErrorOccurrencesTable,

@@ -325,6 +325,24 @@ export interface ErrorFingerprintRulesTable {
   updated_at: DefaultTimestamp;
 }
 
+/**
+ * Issue 43: a fingerprint merged into a group (migration 2026_12_06_0100). The writer files its
+ * occurrences under `group_id`; `merged_group_id` is the group it was, whose old links follow it.
+ */
+export interface ErrorGroupFingerprintsTable {
+  workspace_id: string;
+  fingerprint: string;
+  group_id: string;
+  merged_group_id: string;
+  error_class: string;
+  latest_message: string;
+  /** Occurrences the merged group brought with it. */
+  occurrence_count: BigCount;
+  merged_at: DefaultTimestamp;
+  /** The member who merged; null for an API client (or a seat since removed). */
+  merged_by: string | null;
+}
+
 /** A group remembers this many environments: reports can name any, and the key is public. */
 export const ERROR_GROUP_ENVIRONMENTS_MAX = 20;
 
@@ -716,6 +734,7 @@ export interface Database {
   outbox: OutboxTable;
   error_groups: ErrorGroupsTable;
   error_bulk_actions: ErrorBulkActionsTable;
+  error_group_fingerprints: ErrorGroupFingerprintsTable;
   member_notice_rooms: MemberNoticeRoomsTable;
   error_occurrences: ErrorOccurrencesTable;
   error_workspace_stats: ErrorWorkspaceStatsTable;
@@ -750,6 +769,7 @@ export type Visitor = Selectable<VisitorsTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 export type ErrorGroup = Selectable<ErrorGroupsTable>;
 export type NewErrorGroup = Insertable<ErrorGroupsTable>;
+export type ErrorGroupFingerprintRow = Selectable<ErrorGroupFingerprintsTable>;
 export type ErrorOccurrence = Selectable<ErrorOccurrencesTable>;
 export type NewErrorOccurrence = Insertable<ErrorOccurrencesTable>;
 export type ErrorWorkspaceStats = Selectable<ErrorWorkspaceStatsTable>;

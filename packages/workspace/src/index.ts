@@ -238,6 +238,21 @@ export {
   resolveInNextRelease,
 } from './errors/index.js';
 export type { FirstSeen, HeldResolution, ReleaseSummary } from './errors/index.js';
+// Issue 43: merge and unmerge, and the merge lock the error writer shares.
+export {
+  FINGERPRINTS_SHOWN,
+  MERGE_SOURCES_MAX,
+  countMergedFingerprints,
+  groupFingerprints,
+  holdOffMerges,
+  lockForMerge,
+  mergeErrorGroups,
+  mergedFingerprintKey,
+  mergedFingerprintTargets,
+  mergedInto,
+  unmergeFingerprint,
+} from './errors/index.js';
+export type { GroupFingerprint, MergeActor } from './errors/index.js';
 export {
   CONTEXT_OUTER_HTML_MAX,
   CONTEXT_PARTIALS_MAX,

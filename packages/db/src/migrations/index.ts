@@ -34,6 +34,7 @@ import * as errorGroupAssignee from './2026_11_28_0600_error_group_assignee.js';
 import * as errorAlertRulesMany from './2026_11_28_0700_error_alert_rules_many.js';
 import * as errorFingerprintRules from './2026_11_28_0800_error_fingerprint_rules.js';
 import * as errorGroupReleases from './2026_11_28_0900_error_group_releases.js';
+import * as errorGroupMerges from './2026_12_06_0100_error_group_merges.js';
 import * as errorBulkActions from './2026_12_06_0300_error_bulk_actions.js';
 
 /**
@@ -76,5 +77,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0700_error_alert_rules_many': errorAlertRulesMany,
   '2026_11_28_0800_error_fingerprint_rules': errorFingerprintRules,
   '2026_11_28_0900_error_group_releases': errorGroupReleases,
+  '2026_12_06_0100_error_group_merges': errorGroupMerges,
   '2026_12_06_0300_error_bulk_actions': errorBulkActions,
 };

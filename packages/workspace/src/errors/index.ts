@@ -78,6 +78,22 @@ export {
 export type { BulkSelection, ErrorBulkRequest, StartBulkInput } from './error-bulk.js';
 export { ERROR_BULK_CHUNK, runErrorBulkAction, runSmallErrorBulkAction } from './error-bulk-run.js';
 export {
+  FINGERPRINTS_SHOWN,
+  MERGE_SOURCES_MAX,
+  countMergedFingerprints,
+  groupFingerprints,
+  mergeErrorGroups,
+  mergedInto,
+  unmergeFingerprint,
+} from './error-merge.js';
+export type { GroupFingerprint, MergeActor } from './error-merge.js';
+export {
+  holdOffMerges,
+  lockForMerge,
+  mergedFingerprintKey,
+  mergedFingerprintTargets,
+} from './merge-lock.js';
+export {
   culprit,
   errorTicketInput,
   fileTicketForErrorGroup,

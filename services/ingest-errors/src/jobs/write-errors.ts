@@ -18,6 +18,9 @@ import {
   culprit,
   fileTicketForErrorGroup,
   detailTags,
+  holdOffMerges,
+  mergedFingerprintKey,
+  mergedFingerprintTargets,
   notifyRegressedAssignees,
   occurrenceRelease,
   recordSeenReleases,
@@ -404,7 +407,7 @@ export async function writeErrorBatch(
   const fingerprintRules = await readFingerprintRules(deps.db, [
     ...new Set(queued.map((one) => one.workspaceId)),
   ]);
-  const placed = await Promise.all(
+  const prepared = await Promise.all(
     queued.map(async ({ queued: report, ...rest }) => ({
       ...rest,
       report: await prepareReport(
@@ -416,10 +419,12 @@ export async function writeErrorBatch(
     })),
   );
   const written = jobs.filter((job) => job.reports.length > 0);
-  if (placed.length === 0) return results;
-  const groups = byGroup(placed);
+  if (prepared.length === 0) return results;
 
   const { retained, news, handoffs } = await deps.db.transaction().execute(async (tx) => {
+    // First, so no merge of these workspaces runs until the commit (merge-lock.ts).
+    const placed = await underMergedTargets(tx, prepared);
+    const groups = byGroup(placed);
     const rules = await readAlertRules(tx, [...new Set(groups.map((group) => group.workspaceId))]);
     const spikeWindows = spikeWindowsOf(rules);
     // The shared rows (a group's counts, a workspace's counter) are written last, after the
@@ -551,6 +556,29 @@ async function handToAgent(
       );
     }
   }
+}
+
+/**
+ * Issue 43, merge: a report whose fingerprint was merged into a group is filed under that group's
+ * fingerprint, so it joins the group with all the usual semantics (count, regression, spikes,
+ * alerts, releases), and a replayed job's reports, moved there by the merge, are uncounted there.
+ * Takes the batch's workspaces' merge lock (shared) first and holds it to the commit: no merge
+ * moves or deletes a group between this read and the batch's writes. Workspaces that never merged
+ * cost one lock statement and one empty index read.
+ */
+async function underMergedTargets<P extends Placed>(tx: Tx, prepared: readonly P[]): Promise<P[]> {
+  await holdOffMerges(tx, [...new Set(prepared.map((one) => one.workspaceId))]);
+  const pairs = new Map<string, { workspaceId: string; fingerprint: string }>();
+  for (const { workspaceId, report } of prepared) {
+    const key = mergedFingerprintKey(workspaceId, report.fingerprint);
+    if (!pairs.has(key)) pairs.set(key, { workspaceId, fingerprint: report.fingerprint });
+  }
+  const targets = await mergedFingerprintTargets(tx, [...pairs.values()]);
+  if (targets.size === 0) return [...prepared];
+  return prepared.map((one) => {
+    const target = targets.get(mergedFingerprintKey(one.workspaceId, one.report.fingerprint));
+    return target ? { ...one, report: { ...one.report, fingerprint: target } } : one;
+  });
 }
 
 /** One job alone in its own transaction (writeErrorBatch of one). */
