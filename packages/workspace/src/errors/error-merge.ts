@@ -173,7 +173,7 @@ export async function mergeErrorGroups(
   refuseGuests(actor, 'merge');
   const sourceIds = checkedSources(targetId, input.sourceIds);
   if (!isId(targetId, 'errorGroup')) throw new AppError('not_found', NO_GROUP);
-  const unknown = sourceIds.find((id) => !isId(id, 'errorGroup'));
+  const unknown = sourceIds.find((id): boolean => !isId(id, 'errorGroup'));
   if (unknown !== undefined) throw new AppError('not_found', `${NO_GROUP} (${unknown})`);
 
   return db.transaction().execute(async (trx) => {
