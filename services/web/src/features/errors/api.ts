@@ -30,6 +30,7 @@ import {
   runSmallErrorBulkAction,
   startErrorBulkAction,
 } from '@ferry/workspace';
+import { findErrorGroupOrHolder, mergeRoutes, withMergedFingerprints } from './merge-api.js';
 
 /** `?source=&page=` as a form would send them: an empty value means "not given". */
 const blankAsMissing = (value: unknown): unknown => (value === '' ? undefined : value);
@@ -163,16 +164,20 @@ export function errorsApi(deps: WebDeps): RouteTable {
     res.json(errorOccurrenceJson(mapped!));
   });
 
+  // Issue 43: POST /merge and POST /:groupId/unmerge (merge-api.ts); before /:groupId.
+  mergeRoutes(routes, deps);
+
   routes.get('/:groupId', read, async (req, res) => {
     const { workspace } = apiAuth(res);
-    const group = await findErrorGroup(db, workspace.id, String(req.params.groupId));
+    // A group merged away answers as the group holding it now (merge-api.ts).
+    const group = await findErrorGroupOrHolder(db, workspace.id, String(req.params.groupId));
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
     const occurrences = await withMappedDetail(
       deps.symbolicator,
       await latestOccurrences(db, group),
     );
     res.json({
-      group: errorGroupJson(group),
+      group: await withMergedFingerprints(db, errorGroupJson(group), workspace.id),
       occurrences: occurrences.map(errorOccurrenceJson),
     });
   });

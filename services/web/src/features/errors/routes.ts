@@ -32,6 +32,11 @@ import {
   listReleases,
   resolveInNextRelease,
   runningErrorBulkActions,
+  FINGERPRINTS_SHOWN,
+  countMergedFingerprints,
+  groupFingerprints,
+  mergedInto,
+  unmergeFingerprint,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { bulkRoutes } from './bulk-routes.js';
@@ -174,17 +179,26 @@ export function errorRoutes({ db, config, settings, symbolicator, logger }: WebD
   routes.get('/:groupId', capability('errors.read'), async (req, res) => {
     const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
-    if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+    if (!group) {
+      // Issue 43: a group merged away; its old links (mentions, alerts, bookmarks) lead on.
+      const holder = await mergedInto(db, workspace.id, req.params.groupId);
+      if (!holder) throw new AppError('not_found', 'No such error group in this workspace.');
+      res.redirect(302, `${workspaceBase(workspace)}/errors/${holder}`);
+      return;
+    }
     const canTriage = can(member.role, 'errors.triage');
-    const [page, ticket, hours, days, tags, names, assignees] = await Promise.all([
-      occurrencePage(db, group, pageParam(req.query.page)),
-      ticketForErrorGroup(db, workspace.id, group.id),
-      occurrenceHours(db, workspace.id, group.id),
-      occurrenceSparklines(db, workspace.id, [group.id]),
-      tagBreakdown(db, workspace.id, group.id),
-      assigneeNames(db, [group.assignee_member_id]),
-      canTriage ? assignableTo(db, workspace.id, 'errors.read') : Promise.resolve([]),
-    ]);
+    const [page, ticket, hours, days, tags, names, assignees, fingerprints, merged] =
+      await Promise.all([
+        occurrencePage(db, group, pageParam(req.query.page)),
+        ticketForErrorGroup(db, workspace.id, group.id),
+        occurrenceHours(db, workspace.id, group.id),
+        occurrenceSparklines(db, workspace.id, [group.id]),
+        tagBreakdown(db, workspace.id, group.id),
+        assigneeNames(db, [group.assignee_member_id]),
+        canTriage ? assignableTo(db, workspace.id, 'errors.read') : Promise.resolve([]),
+        groupFingerprints(db, workspace.id, group.id, { limit: FINGERPRINTS_SHOWN }),
+        countMergedFingerprints(db, workspace.id, group.id),
+      ]);
     // Frames still minified are mapped now: a map uploaded after the event shows here too.
     const occurrences = {
       ...page,
@@ -202,8 +216,41 @@ export function errorRoutes({ db, config, settings, symbolicator, logger }: WebD
         canFileTicket: can(member.role, 'errors.file_ticket'),
         ticket: ticket ? { ...ticket, dispatches } : null,
         breakdown: { hours, days: days.get(group.id) ?? [], ...tags },
+        fingerprints: { list: fingerprints, merged },
       }),
     );
+  });
+
+  // The Fingerprints list's Unmerge buttons (issue 43): the fingerprint's next occurrences make a
+  // group of their own; what it brought stays counted here.
+  routes.post('/:groupId/unmerge', capability('errors.triage'), async (req, res) => {
+    const { workspace, member, user } = seat(res);
+    const groupId = String(req.params.groupId);
+    const groupPath = `${workspaceBase(workspace)}/errors/${encodeURIComponent(groupId)}`;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const fingerprint = typeof body.fingerprint === 'string' ? body.fingerprint.trim() : '';
+    try {
+      await unmergeFingerprint(db, {
+        workspaceId: workspace.id,
+        actor: { kind: 'member', memberId: member.id, role: member.role, name: user.name },
+        groupId,
+        fingerprint,
+      });
+      flash(
+        req,
+        'ok',
+        'Unmerged. Its occurrences from now on make a group of their own; those it brought stay counted here.',
+      );
+    } catch (error) {
+      // The group's own fingerprint (422), or one it no longer holds (a second click): a flash.
+      const said =
+        error instanceof AppError &&
+        (error.code === 'validation_failed' ||
+          (error.code === 'not_found' && (await findErrorGroup(db, workspace.id, groupId))));
+      if (!said) throw error;
+      flash(req, 'error', error.message);
+    }
+    res.redirect(303, groupPath);
   });
 
   // "Fix with agent": the group's ticket, filed now or already; either way, open it.
