@@ -288,7 +288,7 @@ function mergedFingerprintItem(
 ): SafeHtml {
   return html`<li class="fingerprint" data-testid="merged-fingerprint">
     <div class="fingerprint-what">
-      <strong class="break">${f.error_class}</strong>
+      <strong>${f.error_class}</strong>
       <span class="fingerprint-message break"
         >${excerpt(f.latest_message, 120) || '(no message)'}</span
       >
