@@ -286,6 +286,36 @@ describe('merging and unmerging error groups', () => {
     expect(merged.last_seen_at.toISOString()).toBe(recent);
   });
 
+  it('adds the sources’ spike counts to the target’s, aligned on the newest slot', async () => {
+    const ws = await createWorkspace(ctx.db);
+    await write(ws.id, 'Alpha', 1);
+    await write(ws.id, 'Beta', 1);
+    await write(ws.id, 'Gamma', 1);
+    const [alpha, beta, gamma] = await groupsOf(ws.id);
+    const spikes = (id: string, seconds: number, latest: number, slots: number[]) =>
+      ctx.db
+        .updateTable('error_groups')
+        .set({ spike_slot_seconds: seconds, spike_latest_slot: String(latest), spike_slots: slots })
+        .where('id', '=', id)
+        .execute();
+    await spikes(alpha!.id, 60, 1000, [5, 4, 3, 2, 1, 0, 0]);
+    // One slot newer: the target's slots move one older under it.
+    await spikes(beta!.id, 60, 1001, [1, 1, 1, 1, 1, 1, 1]);
+    // Counted in another slot length (its rule changed since): cannot be aligned, left out.
+    await spikes(gamma!.id, 30, 2002, [9, 9, 9, 9, 9, 9, 9]);
+    const { target } = await mergeErrorGroups(ctx.db, {
+      workspaceId: ws.id,
+      actor: api,
+      targetId: alpha!.id,
+      sourceIds: [beta!.id, gamma!.id],
+    });
+    expect(target).toMatchObject({
+      spike_slot_seconds: 60,
+      spike_latest_slot: '1001',
+      spike_slots: [1, 6, 5, 4, 3, 2, 1],
+    });
+  });
+
   it('reopens a resolved target when an occurrence of a merged fingerprint arrives', async () => {
     const ws = await createWorkspace(ctx.db);
     await write(ws.id, 'Alpha', 1);

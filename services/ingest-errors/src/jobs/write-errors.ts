@@ -374,7 +374,9 @@ function countByWorkspace(placed: readonly Placed[]): Map<string, number> {
  * raised, the workspaces' retained counters added to; one commit. So a job retried after a crash
  * (or run twice, alone or in another batch) neither duplicates occurrences nor counts them twice.
  * Then, sometimes, pruning of the workspaces over their limit. Returns one result per job, in
- * order. If it throws, nothing of the batch was written.
+ * order. If it throws, nothing of the batch was written. Before any of it, the batch takes its
+ * workspaces' merge lock (shared) and files reports of merged fingerprints under the group that
+ * holds them (issue 43; underMergedTargets).
  */
 export async function writeErrorBatch(
   deps: WriteErrorsDeps,
