@@ -417,6 +417,35 @@ describe('merging and unmerging error groups', () => {
     expect(await retainedOccurrences(ctx.db, ws.id)).toBe(5);
   });
 
+  it('makes no empty group for a job replayed after its fingerprint was merged and unmerged', async () => {
+    const ws = await createWorkspace(ctx.db);
+    await write(ws.id, 'Alpha', 2);
+    const payload = job(ws.id, reports('Beta', 3));
+    await writeErrors(deps, payload);
+    const [alpha, beta] = await groupsOf(ws.id);
+    await mergeErrorGroups(ctx.db, {
+      workspaceId: ws.id,
+      actor: api,
+      targetId: alpha!.id,
+      sourceIds: [beta!.id],
+    });
+    await unmergeFingerprint(ctx.db, {
+      workspaceId: ws.id,
+      actor: api,
+      groupId: alpha!.id,
+      fingerprint: beta!.fingerprint,
+    });
+    // Its reports are stored (on Alpha, where the merge moved them): nothing new, no group made.
+    expect((await writeErrors(deps, payload)).inserted).toBe(0);
+    expect((await groupsOf(ws.id)).map((g) => [g.id, Number(g.occurrence_count)])).toEqual([
+      [alpha!.id, 5],
+    ]);
+    // Beta's next occurrence makes its group, counted from 1.
+    await write(ws.id, 'Beta', 1);
+    const fresh = (await groupsOf(ws.id)).find((g) => g.id !== alpha!.id);
+    expect(fresh).toMatchObject({ fingerprint: beta!.fingerprint, occurrence_count: '1' });
+  });
+
   it('lets a writer batch in flight finish before the merge, and files the next under the target', async () => {
     const ws = await createWorkspace(ctx.db);
     await write(ws.id, 'Alpha', 1);

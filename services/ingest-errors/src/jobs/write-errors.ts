@@ -491,7 +491,10 @@ export async function writeErrorBatch(
     // Already stored (a job run again after a crash past its commit): counted once already.
     const stored = placed.filter(({ report }) => !insertedIds.has(report.id));
     const replayed = byGroup(stored);
-    if (stored.length > 0) await uncount(tx, groupIds, replayed, spikeWindows);
+    if (stored.length > 0) {
+      await uncount(tx, groupIds, replayed, spikeWindows);
+      await dropEmptyCreated(tx, created, replayed);
+    }
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
@@ -707,6 +710,25 @@ function liveNews(
     workspaceId,
     groups: [...groups.values()].map((g) => ({ ...g, environments: [...g.environments] })),
   }));
+}
+
+/**
+ * Issue 43: a group this batch created for reports that were all stored already has nothing of
+ * its own, and goes again. Only a job replayed after its fingerprint was merged and then unmerged
+ * does that: its occurrences stay with the group they were merged into, and the fingerprint has no
+ * group until a new occurrence comes. Without merges a replayed job's group always exists.
+ */
+async function dropEmptyCreated(
+  tx: Tx,
+  created: ReadonlyMap<string, UpsertedGroup>,
+  replayed: readonly GroupBatch[],
+): Promise<void> {
+  const ids = replayed.flatMap((group) => {
+    const row = created.get(groupKey(group.workspaceId, group.fingerprint));
+    return row && Number(row.occurrence_count) === group.n ? [row.id] : [];
+  });
+  if (ids.length === 0) return;
+  await tx.deleteFrom('error_groups').where('id', 'in', ids).execute();
 }
 
 /**
