@@ -135,6 +135,7 @@ export {
   errorBulkActionJson,
   errorBulkRequestSchema,
   findErrorBulkAction,
+  previewErrorBulkMerge,
   runErrorBulkAction,
   runSmallErrorBulkAction,
   runningErrorBulkActions,

@@ -211,4 +211,45 @@ describe('bulk actions over error groups', () => {
     expect(done).toMatchObject({ status: 'done', total: count, processed: count, changed: count });
     ctx.logger.info({ elapsedMs }, 'bulk resolve of 12,000 groups');
   });
+  it('merges 1,200 groups as a job, chunk by chunk, and their fingerprints keep joining it', async () => {
+    // Runs after the test above started the relay and the worker.
+    const ws = await createWorkspace(ctx.db);
+    await write(
+      ws.id,
+      Array.from({ length: 1_200 }, (_, i) => i),
+    );
+    const action = await startErrorBulkAction(ctx.db, {
+      workspaceId: ws.id,
+      actor: { kind: 'api' },
+      action: 'merge',
+      selection: { query: 'BulkError' },
+    });
+    expect(action.total).toBe(1_199);
+    let status = '';
+    await waitUntil(
+      async () => {
+        status = (await findErrorBulkAction(ctx.db, ws.id, action.id))?.status ?? '';
+        return status === 'done' || status === 'failed';
+      },
+      () => `the merge job to finish (status ${status})`,
+      120_000,
+      50,
+    );
+    const done = await findErrorBulkAction(ctx.db, ws.id, action.id);
+    expect(done).toMatchObject({ status: 'done', processed: 1_199, changed: 1_199 });
+    const left = await statuses(ws.id);
+    expect(left.map((g) => [g.id, Number(g.occurrence_count)])).toEqual([
+      [action.target_group_id, 1_200],
+    ]);
+    const occurrences = await ctx.db
+      .selectFrom('error_occurrences')
+      .select('group_id')
+      .distinct()
+      .where('workspace_id', '=', ws.id)
+      .execute();
+    expect(occurrences).toEqual([{ group_id: action.target_group_id }]);
+    // A merged fingerprint's next occurrence joins the target.
+    await write(ws.id, [1_000]);
+    expect(Number((await statuses(ws.id))[0]!.occurrence_count)).toBe(1_201);
+  });
 });

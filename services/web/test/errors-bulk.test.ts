@@ -131,6 +131,64 @@ describe('bulk actions on the Errors list and API', () => {
     expect((await client.follow(unassigned)).text).toContain('Unassigned 55 groups.');
   });
 
+  it('merges all matching over pages into the group seen most, after asking', async () => {
+    const { workspace, client, base } = await signedInSeat(web, 'member');
+    const made = await groups(workspace, 40);
+    await groups(workspace, 3, 'Billing');
+    // The busiest is the target: 9 occurrences against 1 each, 48 in all.
+    await web.ctx.db
+      .updateTable('error_groups')
+      .set({ occurrence_count: 9 })
+      .where('id', '=', made[7]!.id)
+      .execute();
+    const asked = await client.post(
+      `${base}/errors/bulk`,
+      { action: 'merge', all: '1', q: 'Checkout', page: '2' },
+      { csrfFrom: `${base}/errors` },
+    );
+    // The question, not the merge: nothing moved yet.
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('Merge 40 groups into one?');
+    expect(asked.text).toContain('<code>CheckoutError7</code>');
+    expect(asked.text).toContain(`name="target_id" value="${made[7]!.id}"`);
+    expect(await statusCounts(workspace.id)).toEqual({ unresolved: 43 });
+
+    const merged = await client.post(
+      `${base}/errors/bulk`,
+      {
+        action: 'merge',
+        all: '1',
+        q: 'Checkout',
+        page: '2',
+        confirmed: '1',
+        target_id: made[7]!.id,
+      },
+      { csrfFrom: `${base}/errors` },
+    );
+    expect(merged.status).toBe(303);
+    expect((await client.follow(merged)).text).toContain('Merged 39 groups into one.');
+    const left = await web.ctx.db
+      .selectFrom('error_groups')
+      .select(['id', 'occurrence_count'])
+      .where('workspace_id', '=', workspace.id)
+      .where('error_class', 'like', 'Checkout%')
+      .execute();
+    expect(left).toEqual([{ id: made[7]!.id, occurrence_count: '48' }]);
+    // Its page lists the 39 fingerprints it holds now, besides its own.
+    const page = await client.get(`${base}/errors/${made[7]!.id}`);
+    expect(page.text).toContain(made[8]!.fingerprint);
+    // A merged group's old link leads to it.
+    const old = await client.get(`${base}/errors/${made[0]!.id}`);
+    expect(old.location).toBe(`${base}/errors/${made[7]!.id}`);
+    // One group is nothing to merge.
+    const one = await client.post(
+      `${base}/errors/bulk`,
+      { action: 'merge', ids: [made[7]!.id] },
+      { csrfFrom: `${base}/errors` },
+    );
+    expect((await client.follow(one)).text).toContain('Merging needs at least two groups.');
+  });
+
   it('refuses a guest, nothing selected, a bad search and a guest assignee, each with a reason', async () => {
     const { workspace, client, base } = await signedInSeat(web, 'member');
     const [one] = await groups(workspace, 3);

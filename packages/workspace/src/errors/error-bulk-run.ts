@@ -3,6 +3,7 @@ import { ERROR_BULK_INLINE_MAX, findErrorBulkAction } from './error-bulk.js';
 import type { Db, ErrorBulkAction, Tx } from '@ferry/db';
 import { assignErrorGroups, noticeBulkAssignment, type AssignActor } from './error-assign.js';
 import { setErrorGroupsStatus } from './error-triage.js';
+import { mergeErrorGroups } from './error-merge.js';
 
 /**
  * Running a bulk action (error-bulk.ts asks for one): its selection, chunk by chunk. Each chunk is
@@ -33,8 +34,18 @@ async function actorOf(trx: Db, action: ErrorBulkAction): Promise<AssignActor> {
   return { kind: 'member', memberId: seat.id, role: seat.role, name: seat.name };
 }
 
-/** Acts on one chunk inside the action's transaction; returns how many groups it found. */
-async function actOnChunk(trx: Tx, action: ErrorBulkAction, chunk: string[]): Promise<number> {
+/**
+ * Acts on one chunk inside the action's transaction; returns how many groups it found. A merge is
+ * the exception: mergeErrorGroups runs its own transaction (it takes the workspace's merge lock,
+ * which `trx` must not hold), so a chunk merged just before a crash is merged again on the re-run,
+ * where its gone sources are skipped: `changed` may then undercount, never a group merged twice.
+ */
+async function actOnChunk(
+  db: Db,
+  trx: Tx,
+  action: ErrorBulkAction,
+  chunk: string[],
+): Promise<number> {
   switch (action.action) {
     case 'resolve':
     case 'ignore':
@@ -42,8 +53,18 @@ async function actOnChunk(trx: Tx, action: ErrorBulkAction, chunk: string[]): Pr
       return setErrorGroupsStatus(trx, action.workspace_id, chunk, STATUS_OF[action.action]);
     case 'assign':
       return assignErrorGroups(trx, action.workspace_id, chunk, action.assignee_member_id);
-    case 'merge':
-      throw new AppError('validation_failed', 'Merging is not available yet.');
+    case 'merge': {
+      if (action.target_group_id === null) {
+        throw new AppError('validation_failed', 'This merge has no target group.');
+      }
+      const { merged } = await mergeErrorGroups(db, {
+        workspaceId: action.workspace_id,
+        actor: await actorOf(trx, action),
+        targetId: action.target_group_id,
+        sourceIds: chunk,
+      });
+      return merged;
+    }
   }
 }
 
@@ -84,7 +105,7 @@ async function step(db: Db, actionId: string): Promise<ErrorBulkAction | undefin
         throw new AppError('forbidden', 'Whoever asked for this action is now a guest.');
       }
     }
-    const changed = await actOnChunk(trx, action, chunk);
+    const changed = await actOnChunk(db, trx, action, chunk);
     return trx
       .updateTable('error_bulk_actions')
       .set((eb) => ({

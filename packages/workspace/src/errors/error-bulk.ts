@@ -1,5 +1,5 @@
 import { AppError, isId, newId } from '@ferry/core';
-import type { Db, ErrorBulkAction, ErrorBulkActionKind } from '@ferry/db';
+import type { Db, ErrorBulkAction, ErrorBulkActionKind, ErrorGroup } from '@ferry/db';
 import { writeEvent } from '@ferry/queues';
 import { sql } from 'kysely';
 import { z } from 'zod';
@@ -39,6 +39,9 @@ export const errorBulkRequestSchema = z
         .string('Must be one search text.')
         .max(SEARCH_QUERY_MAX, `Must be at most ${SEARCH_QUERY_MAX} characters.`)
         .optional(),
+      // `merge` only: the group the others go into (one of the selection); without it, the
+      // selection's group with the most occurrences.
+      target_id: z.string('Must be an error group id.').max(100).optional(),
       ids: z
         .array(z.string('Must be error group ids.'), 'Must be a list of error group ids.')
         .min(1, 'Name at least one error group.')
@@ -54,6 +57,10 @@ export const errorBulkRequestSchema = z
   .refine((body) => body.action !== 'assign' || body.assignee_id !== undefined, {
     message: '"assign" needs "assignee_id": a member id, or null to unassign.',
     path: ['assignee_id'],
+  })
+  .refine((body) => body.action === 'merge' || body.target_id === undefined, {
+    message: '"target_id" goes with "action": "merge".',
+    path: ['target_id'],
   })
   .refine((body) => body.action === 'assign' || body.assignee_id === undefined, {
     message: '"assignee_id" goes with "action": "assign".',
@@ -71,6 +78,8 @@ export interface StartBulkInput {
   action: ErrorBulkActionKind;
   /** `assign`: a member id, or null for nobody. */
   assigneeId?: string | null | undefined;
+  /** `merge`: the group to merge into, one of the selection (else the one seen most). */
+  targetId?: string | undefined;
   selection: BulkSelection;
 }
 
@@ -130,6 +139,47 @@ async function mergeTarget(db: Db, workspaceId: string, ids: readonly string[]):
 }
 
 /**
+ * What merging a selection would do, before it is asked for (the page's question): the group the
+ * others would be merged into and how many there are. 422 as startErrorBulkAction would answer.
+ */
+export async function previewErrorBulkMerge(
+  db: Db,
+  workspaceId: string,
+  selection: BulkSelection,
+): Promise<{ target: ErrorGroup; others: number }> {
+  const ids = await checkedSelection(db, workspaceId, selection);
+  if (ids.length < 2) throw refused('ids', 'Merging needs at least two groups.');
+  const targetId = await mergeTarget(db, workspaceId, ids);
+  const target = await db
+    .selectFrom('error_groups')
+    .selectAll()
+    .where('id', '=', targetId)
+    .executeTakeFirstOrThrow();
+  return { target, others: ids.length - 1 };
+}
+
+/** The selection's ids, or a 422: it matches nothing, or more than ERROR_BULK_MAX. */
+async function checkedSelection(
+  db: Db,
+  workspaceId: string,
+  selection: BulkSelection,
+): Promise<string[]> {
+  const ids = await selectedIds(db, workspaceId, selection);
+  if (ids.length === 0) {
+    throw 'query' in selection
+      ? refused('q', `No error group matches “${selection.query}”: nothing to do.`)
+      : refused('ids', 'None of those ids is an error group of this workspace.');
+  }
+  if (ids.length > ERROR_BULK_MAX) {
+    throw refused(
+      'q',
+      `The search matches more than ${ERROR_BULK_MAX.toLocaleString('en-US')} groups: narrow it.`,
+    );
+  }
+  return ids;
+}
+
+/**
  * Asks for a bulk action: checks the actor (a guest may not triage: 403) and the request (a
  * malformed search is a 422 naming its token, an assignee who cannot be assigned a 422, an empty
  * or oversized selection a 422), then writes the action and its event in one transaction.
@@ -159,27 +209,16 @@ export async function startErrorBulkAction(
       assigneeId = assignee.id;
     }
   }
-  const ids = await selectedIds(db, workspaceId, input.selection);
+  const ids = await checkedSelection(db, workspaceId, input.selection);
   const query = 'query' in input.selection ? input.selection.query : null;
-  if (ids.length === 0) {
-    throw refused(
-      query === null ? 'ids' : 'q',
-      query === null
-        ? 'None of those ids is an error group of this workspace.'
-        : `No error group matches “${query}”: nothing to do.`,
-    );
-  }
-  if (ids.length > ERROR_BULK_MAX) {
-    throw refused(
-      'q',
-      `The search matches more than ${ERROR_BULK_MAX.toLocaleString('en-US')} groups: narrow it.`,
-    );
-  }
   let targetId: string | null = null;
   let groupIds = ids;
   if (action === 'merge') {
     if (ids.length < 2) throw refused('ids', 'Merging needs at least two groups.');
-    targetId = await mergeTarget(db, workspaceId, ids);
+    if (input.targetId !== undefined && !ids.includes(input.targetId)) {
+      throw refused('target_id', 'The group to merge into must be one of the selection.');
+    }
+    targetId = input.targetId ?? (await mergeTarget(db, workspaceId, ids));
     groupIds = ids.filter((id) => id !== targetId);
   }
   return db.transaction().execute(async (trx) => {

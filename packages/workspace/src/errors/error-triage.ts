@@ -1,6 +1,7 @@
 import { firstIdAt } from '@ferry/core';
 import { sql } from 'kysely';
 import type { Db, ErrorGroup, ErrorStatus } from '@ferry/db';
+import { holdOffMerges } from './merge-lock.js';
 import {
   findErrorGroup,
   latestOccurrences,
@@ -77,7 +78,9 @@ export async function setErrorGroupsStatus(
 
 /**
  * Locks the workspace's groups among `groupIds` (FOR UPDATE) in the ingest writer's order and
- * returns their ids: those merged away or never the workspace's are not among them.
+ * returns their ids: those merged away or never the workspace's are not among them. A merge
+ * locks its groups in id order, so the chunk first holds merges off as the writer does (the
+ * workspace's merge lock, shared): a merge waits for the chunk, never deadlocks with it.
  */
 export async function lockGroupsInWriterOrder(
   trx: Db,
@@ -85,6 +88,7 @@ export async function lockGroupsInWriterOrder(
   groupIds: readonly string[],
 ): Promise<string[]> {
   if (groupIds.length === 0) return [];
+  await holdOffMerges(trx, [workspaceId]);
   const rows = await trx
     .selectFrom('error_groups')
     .select('id')

@@ -72,6 +72,7 @@ export {
   errorBulkActionJson,
   errorBulkRequestSchema,
   findErrorBulkAction,
+  previewErrorBulkMerge,
   runningErrorBulkActions,
   startErrorBulkAction,
 } from './error-bulk.js';

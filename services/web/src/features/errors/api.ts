@@ -134,6 +134,7 @@ export function errorsApi(deps: WebDeps): RouteTable {
         actor: { kind: 'api' },
         action: body.action,
         assigneeId: body.assignee_id,
+        targetId: body.target_id,
         selection:
           body.q !== undefined
             ? { query: body.q, viewerMemberId: token.created_by ?? undefined }

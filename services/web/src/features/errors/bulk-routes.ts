@@ -6,6 +6,7 @@ import type { RouteTable } from '@ferry/http';
 import {
   ERROR_BULK_ACTIONS,
   findErrorBulkAction,
+  previewErrorBulkMerge,
   runSmallErrorBulkAction,
   startErrorBulkAction,
   type BulkSelection,
@@ -14,7 +15,7 @@ import { capability } from '../../shared/access.js';
 import { withQuery } from '../../shared/format.js';
 import { workspaceBase } from '../../shared/layout.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
-import { bulkActionPage, bulkDoneText, bulkProgressJson } from './bulk-views.js';
+import { bulkActionPage, bulkDoneText, bulkProgressJson, mergeQuestionPage } from './bulk-views.js';
 import { DEFAULT_ERROR_SEARCH } from './list-views.js';
 
 /** A form field that may come once, many times (checkboxes) or not at all. */
@@ -29,6 +30,8 @@ const one = z
 /** The list's bulk form: which button, which rows (or all the search matches), for whom. */
 const bulkForm = z.object({
   action: one,
+  confirmed: one,
+  target_id: one,
   ids: many,
   all: one,
   q: one,
@@ -72,11 +75,26 @@ export function bulkRoutes(routes: RouteTable, db: Db, logger: Logger): void {
     }
     let started: ErrorBulkAction;
     try {
+      // A merge asks first, with the group the others would go into.
+      if (action === 'merge' && form.confirmed !== '1') {
+        const { target, others } = await previewErrorBulkMerge(db, workspace.id, selection);
+        await renderPage(req, res, (ctx) =>
+          mergeQuestionPage(ctx, {
+            path: `${base}/errors`,
+            back,
+            form: { ids: form.ids, all: form.all === '1', q, page: form.page ?? '' },
+            target,
+            others,
+          }),
+        );
+        return;
+      }
       started = await startErrorBulkAction(db, {
         workspaceId: workspace.id,
         actor: { kind: 'member', memberId: member.id, role: member.role, name: user.name },
         action,
         assigneeId: action === 'assign' ? form.assignee_id?.trim() || null : undefined,
+        targetId: action === 'merge' ? form.target_id : undefined,
         selection,
       });
     } catch (error) {

@@ -1,5 +1,5 @@
-import type { ErrorBulkAction, ErrorBulkActionKind, Workspace } from '@ferry/db';
-import type { Assignee } from '@ferry/workspace';
+import type { ErrorBulkAction, ErrorBulkActionKind, ErrorGroup, Workspace } from '@ferry/db';
+import { excerpt, type Assignee } from '@ferry/workspace';
 import { number, plural } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 import { csrfField, layout, workspaceBase, type PageContext } from '../../shared/layout.js';
@@ -113,6 +113,7 @@ export function bulkBar(ctx: PageContext, path: string, data: BulkBarData): Safe
         </select>
         <button type="submit" name="action" value="assign" class="secondary">Assign</button>
       </span>
+      <button type="submit" name="action" value="merge" class="secondary">Merge…</button>
     </span>
   </form>`;
 }
@@ -175,6 +176,56 @@ export function bulkActionPage(ctx: PageContext, data: BulkActionPageData): Safe
         </p>
       </div>
       <p><a href="${data.back}" data-testid="bulk-back">Back to the errors</a></p>
+    </div>`,
+  });
+}
+
+export interface MergeQuestionData {
+  /** The list's path (…/errors): the question posts to its /bulk. */
+  path: string;
+  /** Back to the list, as Cancel. */
+  back: string;
+  /** The form as it came: its selection goes back with the answer. */
+  form: { ids: readonly string[]; all: boolean; q: string; page: string };
+  target: ErrorGroup;
+  others: number;
+}
+
+/**
+ * Merging asks first (it cannot be undone wholesale: unmerge splits one fingerprint back out, with
+ * its occurrences from then on): which group the others go into, and how many.
+ */
+export function mergeQuestionPage(ctx: PageContext, data: MergeQuestionData): SafeHtml {
+  const { target, form } = data;
+  const title = `Merge ${plural(data.others + 1, 'group')} into one?`;
+  return layout(ctx, {
+    title,
+    section: 'errors',
+    body: html`<div class="card confirm" data-testid="merge-question">
+      <h1>${title}</h1>
+      <p>
+        ${plural(data.others, 'group')} ${data.others === 1 ? 'goes' : 'go'} into
+        <strong><code>${target.error_class}</code></strong
+        >: ${excerpt(target.latest_message, 160)}
+        (${plural(Number(target.occurrence_count), 'occurrence')}, the most seen of the selection).
+      </p>
+      <p class="muted">
+        Their occurrences and counts move to it, and their fingerprints' future occurrences join it.
+        Its page lists the fingerprints it holds; Unmerge splits one back out, with its occurrences
+        from then on.
+      </p>
+      <form method="post" action="${data.path}/bulk" class="button-row">
+        ${csrfField(ctx)}
+        <input type="hidden" name="action" value="merge" />
+        <input type="hidden" name="confirmed" value="1" />
+        <input type="hidden" name="target_id" value="${target.id}" />
+        <input type="hidden" name="q" value="${form.q}" />
+        <input type="hidden" name="page" value="${form.page}" />
+        ${form.all ? html`<input type="hidden" name="all" value="1" />` : ''}
+        ${form.ids.map((id) => html`<input type="hidden" name="ids" value="${id}" />`)}
+        <button type="submit" class="danger">Merge ${plural(data.others + 1, 'group')}</button>
+        <a class="button secondary" href="${data.back}">Cancel</a>
+      </form>
     </div>`,
   });
 }
