@@ -228,6 +228,23 @@ export const queueCatalog = {
     concurrency: 2,
     timeoutMs: 600_000,
   }),
+  /**
+   * An alert rule handed an error group to the agent (issue 43): files the group's "Fix with
+   * agent" ticket (services/ingest-errors). Written to the outbox in the writer's transaction that
+   * claimed the hand-off, so a crash after that commit still files it; filing is idempotent (one
+   * ticket a group), so a re-run job files nothing twice.
+   */
+  'error-handoff': defineQueue({
+    schema: z.object({ workspaceId: idSchema('workspace'), groupId: idSchema('errorGroup') }),
+    jobOptions: {
+      attempts: 10,
+      backoff: { type: 'exponential', delay: 2_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+    concurrency: 4,
+    timeoutMs: 60_000,
+  }),
   /** A wake request to an offline agent's Wake URL. */
   'agent-wake': defineQueue({
     schema: z.object({ agentId: idSchema('agent'), workspaceId: idSchema('workspace') }),

@@ -126,6 +126,13 @@ export const eventCatalog = {
     },
     delayMs: ({ windowEnd }) => Math.max(0, Date.parse(windowEnd) - Date.now()),
   }),
+  /** An alert rule handed an error group to the agent (issue 43): a job files its ticket. */
+  error_handoff_requested: defineEvent({
+    schema: z.object({ workspaceId: idSchema('workspace'), groupId: idSchema('errorGroup') }),
+    relayTo: {
+      'error-handoff': ({ workspaceId, groupId }) => ({ workspaceId, groupId }),
+    },
+  }),
   /** A bulk action over error groups was asked for (issue 43): a job runs it. */
   error_bulk_requested: defineEvent({
     schema: z.object({

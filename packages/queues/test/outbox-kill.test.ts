@@ -37,6 +37,7 @@ const target: Record<EventType, QueueName> = {
   error_alert_owed: 'webhook-drain',
   error_alerts_held: 'error-alerts-held',
   error_bulk_requested: 'error-bulk',
+  error_handoff_requested: 'error-handoff',
 };
 
 describe('outbox relay killed mid-way', () => {

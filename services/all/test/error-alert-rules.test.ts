@@ -6,6 +6,7 @@ import {
   parseBatch,
   writeErrorBatch,
   parseJob,
+  startErrorWriter,
   type WriteErrorsDeps,
 } from '@ferry/ingest-errors';
 import { createRedisConnection, runOutboxRelay, type JobPayload } from '@ferry/queues';
@@ -15,6 +16,7 @@ import {
   createTestContext,
   createWorkspace,
   Receiver,
+  waitUntil,
   type TestContext,
 } from '@ferry/testing';
 import {
@@ -43,6 +45,7 @@ describe('error alert rules', () => {
   let box: SecretBox;
   let relay: { stop(): Promise<void> };
   let running: RunningWebhooksOut;
+  let handoffs: Awaited<ReturnType<typeof startErrorWriter>> | undefined;
   let connections: ReturnType<typeof createRedisConnection>[];
   let deps: WriteErrorsDeps;
   const receivers: Receiver[] = [];
@@ -58,6 +61,14 @@ describe('error alert rules', () => {
     const connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
     const producerConnection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
     connections = [connection, producerConnection];
+    // The ingest-errors worker files the tickets alert rules hand to the agent (error-handoff).
+    handoffs = startErrorWriter({
+      config: ctx.config,
+      db: ctx.db,
+      logger: ctx.logger,
+      connection,
+      retentionLimit: 1_000_000,
+    });
     running = startWebhooksOut({
       config: ctx.config,
       settings: loadWebhooksOutSettings(ctx.env),
@@ -76,6 +87,7 @@ describe('error alert rules', () => {
   });
   afterAll(async () => {
     await relay?.stop();
+    await handoffs?.close();
     await running?.stop();
     for (const connection of connections ?? []) connection.disconnect();
     await Promise.all(receivers.map((receiver) => receiver.close()));
@@ -263,7 +275,12 @@ describe('error alert rules', () => {
 
     await write(workspace.id, [report('PaymentTimeout')]);
     const group = await groupOf(workspace.id, 'PaymentTimeout');
+    // Claimed in the write's commit with its event; the ingest worker's job files the ticket.
     let filed = await tickets();
+    await waitUntil(
+      async () => (filed = await tickets()).length > 0,
+      'the hand-off job to file the ticket',
+    );
     expect(filed).toHaveLength(1);
     expect(filed[0]!.error_group_id).toBe(group.id);
     expect(filed[0]!.note).toContain('PaymentTimeout: PaymentTimeout happened');
@@ -275,9 +292,15 @@ describe('error alert rules', () => {
       .execute();
     expect(events.some((e) => JSON.stringify(e.payload).includes(filed[0]!.id))).toBe(true);
 
-    // It comes back: both rules alert for the regression, no second ticket.
+    // It comes back: both rules alert for the regression, no second hand-off (no second event).
     await setErrorGroupStatus(ctx.db, workspace.id, group.id, 'resolved');
     await write(workspace.id, [report('PaymentTimeout')]);
+    const asked = await ctx.db
+      .selectFrom('outbox')
+      .select('payload')
+      .where('type', '=', 'error_handoff_requested')
+      .execute();
+    expect(asked.filter((e) => JSON.stringify(e.payload).includes(group.id))).toHaveLength(1);
     filed = await tickets();
     expect(filed).toHaveLength(1);
     const handed = await ctx.db

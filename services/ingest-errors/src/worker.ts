@@ -17,6 +17,7 @@ import {
   type WriteResult,
 } from './jobs/write-errors.js';
 import { runBulkActionJob } from './jobs/bulk-action.js';
+import { handToAgentJob } from './jobs/hand-to-agent.js';
 
 /** The delay between retries of a failed `error-ingest` attempt: doubling from `baseMs`, capped. */
 export interface RetryBackoff {
@@ -121,8 +122,11 @@ export async function writeOrEachAlone<J, R>(
   }
 }
 
-/** The queues the ingest-errors service consumes: reports to write, and bulk triage (issue 43). */
-export const INGEST_QUEUES: readonly QueueName[] = ['error-ingest', 'error-bulk'];
+/**
+ * The queues the ingest-errors service consumes: reports to write; bulk triage and alert rules'
+ * hand-offs to the agent (issue 43).
+ */
+export const INGEST_QUEUES: readonly QueueName[] = ['error-ingest', 'error-bulk', 'error-handoff'];
 
 /**
  * A worker killed more than once while holding the same job (OOM, deploys in a crash loop) must not
@@ -187,6 +191,10 @@ export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>)
             },
           },
         },
+      },
+      'error-handoff': {
+        handler: (payload) => handToAgentJob(deps, payload),
+        options: { bull: QUICK_STALL_HANDOFF },
       },
       'error-bulk': {
         handler: (payload, _job, signal) => runBulkActionJob(options.db, payload, signal),

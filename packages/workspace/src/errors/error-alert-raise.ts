@@ -155,17 +155,20 @@ export async function raiseErrorAlerts(
   const events: OutboxEvent[] = [];
   await postToRooms(tx, alerts, options, events);
   await oweDeliveries(tx, alerts, events);
+  const handoffs = await claimHandoffs(tx, alerts);
+  for (const handoff of handoffs) {
+    events.push({ type: 'error_handoff_requested', payload: handoff });
+  }
   await writeEvents(tx, events);
-  return {
-    alerts: alerts.map(({ alert }) => alert),
-    handoffs: await claimHandoffs(tx, alerts),
-  };
+  return { alerts: alerts.map(({ alert }) => alert), handoffs };
 }
 
 /**
  * The groups of the raised alerts whose rule hands them to the agent, and which no rule handed
- * before: marked now, in the writer's transaction, so each group is handed at most once. The
- * ticket is filed once committed (fileTicketForErrorGroup: its own transaction and events).
+ * before: marked now, in the writer's transaction, so each group is handed at most once. Each
+ * gets an `error_handoff_requested` event in the same transaction: its job files the ticket
+ * (fileTicketForErrorGroup: its own transaction and events), so a crash right after the commit
+ * loses no hand-off.
  */
 async function claimHandoffs(tx: Db, alerts: readonly Raised[]): Promise<RaisedAlerts['handoffs']> {
   const byGroup = new Map<string, Raised>();

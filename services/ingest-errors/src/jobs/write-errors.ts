@@ -16,7 +16,6 @@ import {
   contextTags,
   alertFacets,
   culprit,
-  fileTicketForErrorGroup,
   detailTags,
   holdOffMerges,
   mergedFingerprintKey,
@@ -423,7 +422,7 @@ export async function writeErrorBatch(
   const written = jobs.filter((job) => job.reports.length > 0);
   if (prepared.length === 0) return results;
 
-  const { retained, news, handoffs } = await deps.db.transaction().execute(async (tx) => {
+  const { retained, news } = await deps.db.transaction().execute(async (tx) => {
     // First, so no merge of these workspaces runs until the commit (merge-lock.ts).
     const placed = await underMergedTargets(tx, prepared);
     const groups = byGroup(placed);
@@ -501,16 +500,14 @@ export async function writeErrorBatch(
     await recordSeenReleases(tx, releasesSeen(inserted));
     await reopenHeldGroups(tx, upserted, fresh);
     const candidates = alertCandidates(upserted, fresh, replayed, spikeWindows, rules);
-    const raised = await raiseErrorAlerts(tx, candidates, rules, {
-      publicUrl: deps.publicUrl ?? '',
-    });
+    // Rooms, URLs and hand-offs to the agent are all written as rows and outbox events here.
+    await raiseErrorAlerts(tx, candidates, rules, { publicUrl: deps.publicUrl ?? '' });
     // Issue 43: a reopened group's assignee hears of it (Mentions), in this same commit.
     await notifyRegressedAssignees(
       tx,
       candidates.filter((candidate) => candidate.regressed).map((candidate) => candidate.groupId),
     );
     return {
-      handoffs: raised.handoffs,
       retained: await addRetainedOccurrences(tx, countByWorkspace(inserted)),
       news: deps.announcer ? liveNews(upserted, inserted) : [],
     };
@@ -521,7 +518,6 @@ export async function writeErrorBatch(
   // Committed: one publish for the whole batch, not awaited (announce never rejects; a failure is
   // logged), so the jobs complete as fast as without it.
   if (news.length) void deps.announcer?.announce(news);
-  await handToAgent(deps, handoffs);
 
   for (const [workspaceId, count] of retained) {
     if (!shouldPrune(count, deps.retentionLimit, deps.random ?? Math.random)) continue;
@@ -536,31 +532,6 @@ export async function writeErrorBatch(
     }
   }
   return results;
-}
-
-/**
- * Files the "Fix with agent" ticket of each group an alert rule hands to the agent (issue 43),
- * once the batch is committed: the ticket has its own transaction and events (the local agent
- * receives it as it is filed). Marked handed in the batch's transaction (error_alert_handoffs),
- * so at most once a group; a failure is logged and does not fail the jobs (the group's page
- * still offers "Fix with agent").
- */
-async function handToAgent(
-  deps: WriteErrorsDeps,
-  handoffs: readonly { workspaceId: string; groupId: string }[],
-): Promise<void> {
-  for (const { workspaceId, groupId } of handoffs) {
-    try {
-      await fileTicketForErrorGroup(deps.db, workspaceId, groupId, {
-        ...(deps.symbolicator ? { symbolicator: deps.symbolicator } : {}),
-      });
-    } catch (error) {
-      deps.logger.warn(
-        { err: error, workspaceId, groupId },
-        'handing an error to the agent failed',
-      );
-    }
-  }
 }
 
 /**
