@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import {
   createErrorGroup,
   createErrorOccurrence,
@@ -8,30 +7,14 @@ import {
   createWorkspace,
 } from '@ferry/testing';
 import {
-  axeViolations,
-  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
+  checkBothWidths,
 } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/errors-assign';
-
-/** The page at both widths: axe clean, no sideways scroll, a screenshot of each. */
-async function checkBothWidths(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await axeViolations(page)).toEqual([]);
-    const { scroll, inner } = await page.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      inner: window.innerWidth,
-    }));
-    expect(scroll, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(inner);
-    await photograph(page, `${SHOTS}/${name}-${width}.png`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 /** Issue 43: assigning from the group page, then "Assigned to me" from the sidebar. */
 describe('assigning an error group in a browser', () => {
@@ -83,17 +66,17 @@ describe('assigning an error group in a browser', () => {
       .getByTestId('group-assignee')
       .locator('strong', { hasText: 'Grace Hopper' })
       .waitFor();
-    await checkBothWidths(page, 'group');
+    await checkBothWidths(page, `${SHOTS}/group`);
 
     await page.getByRole('link', { name: 'Assigned to me' }).click();
     await page.getByTestId('assigned-filter').waitFor();
     expect(await page.locator('table.errors tbody tr').count()).toBe(1);
     await expect(page.getByTestId('row-assignee').textContent()).resolves.toContain('Grace Hopper');
-    await checkBothWidths(page, 'assigned-to-me');
+    await checkBothWidths(page, `${SHOTS}/assigned-to-me`);
 
     await page.getByRole('link', { name: 'Show everyone’s' }).click();
     await page.locator('table.errors tbody tr').nth(1).waitFor();
-    await checkBothWidths(page, 'list');
+    await checkBothWidths(page, `${SHOTS}/list`);
     await context.close();
   });
 });

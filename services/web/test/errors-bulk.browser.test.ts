@@ -1,34 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { newId } from '@ferry/core';
 import type { Workspace } from '@ferry/db';
 import { createMember, createUser, createWorkspace } from '@ferry/testing';
 import {
-  axeViolations,
   launchBrowser,
-  photograph,
   signInWithForm,
   type TestBrowser,
+  checkBothWidths,
 } from '@ferry/testing/browser';
 import { ERROR_BULK_CHUNK, runErrorBulkAction } from '@ferry/workspace';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/errors-bulk';
-
-/** The page at both widths: axe clean, no sideways scroll, a screenshot of each. */
-async function checkBothWidths(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await axeViolations(page)).toEqual([]);
-    const { scroll, inner } = await page.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      inner: window.innerWidth,
-    }));
-    expect(scroll, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(inner);
-    await photograph(page, `${SHOTS}/${name}-${width}.png`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 /**
  * Issue 43: a member searches, selects every group the search matches across pages, resolves
@@ -102,7 +85,7 @@ describe('bulk actions in a browser', () => {
     await expect.poll(() => bar.getByTestId('bulk-count').textContent()).toBe('25 selected');
     await bar.getByTestId('bulk-all').check();
     await expect.poll(() => bar.getByTestId('bulk-count').textContent()).toBe('All 60 selected');
-    await checkBothWidths(page, 'list-all-selected');
+    await checkBothWidths(page, `${SHOTS}/list-all-selected`);
 
     await bar.getByRole('button', { name: 'Resolve' }).click();
     await page.getByText('Resolved 60 groups.').waitFor();
@@ -112,7 +95,7 @@ describe('bulk actions in a browser', () => {
     await expect
       .poll(() => statusTabs.getByRole('link', { name: /Unresolved/ }).textContent())
       .toContain('0');
-    await checkBothWidths(page, 'list-after-resolve');
+    await checkBothWidths(page, `${SHOTS}/list-after-resolve`);
 
     // The default list keeps the 8 others.
     await page.goto(`${web.url}${base}/errors`);
@@ -144,10 +127,10 @@ describe('bulk actions in a browser', () => {
       onProgress: () => controller.abort(),
     });
     await expect.poll(() => text.textContent()).toContain('500 of 1,200 groups done.');
-    await checkBothWidths(page, 'progress-running');
+    await checkBothWidths(page, `${SHOTS}/progress-running`);
     await runErrorBulkAction(web.ctx.db, id);
     await expect.poll(() => text.textContent()).toContain('Ignored 1,200 groups.');
-    await checkBothWidths(page, 'progress-done');
+    await checkBothWidths(page, `${SHOTS}/progress-done`);
     await page.getByTestId('bulk-back').click();
     await page.getByRole('heading', { name: 'Errors', exact: true }).waitFor();
     expect(await page.getByText('No unresolved errors').count()).toBe(1);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import {
   createErrorGroup,
   createErrorOccurrence,
@@ -8,31 +7,15 @@ import {
   createWorkspace,
 } from '@ferry/testing';
 import {
-  axeViolations,
-  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
+  checkBothWidths,
 } from '@ferry/testing/browser';
 import { mergeErrorGroups } from '@ferry/workspace';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/errors-merge';
-
-/** The page at both widths: axe clean, no sideways scroll, the Fingerprints card photographed. */
-async function checkBothWidths(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await axeViolations(page)).toEqual([]);
-    const { scroll, inner } = await page.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      inner: window.innerWidth,
-    }));
-    expect(scroll, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(inner);
-    await photograph(page.getByTestId('group-fingerprints'), `${SHOTS}/${name}-${width}.png`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 /** Issue 43: the group page's Fingerprints list, and unmerging one from it. */
 describe('a merged error group in a browser', () => {
@@ -94,7 +77,9 @@ describe('a merged error group in a browser', () => {
     const card = page.getByTestId('group-fingerprints');
     await card.getByText('2 groups merged into this one').waitFor();
     await expect(card.getByTestId('merged-fingerprint').count()).resolves.toBe(2);
-    await checkBothWidths(page, 'merged');
+    await checkBothWidths(page, `${SHOTS}/merged`, {
+      shoot: page.getByTestId('group-fingerprints'),
+    });
 
     await card
       .getByTestId('merged-fingerprint')
@@ -105,7 +90,9 @@ describe('a merged error group in a browser', () => {
       .getByText('Unmerged. Its occurrences from now on make a group of their own')
       .waitFor();
     await card.getByText('1 group merged into this one').waitFor();
-    await checkBothWidths(page, 'unmerged');
+    await checkBothWidths(page, `${SHOTS}/unmerged`, {
+      shoot: page.getByTestId('group-fingerprints'),
+    });
     await context.close();
   });
 });

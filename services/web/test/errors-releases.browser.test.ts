@@ -1,32 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { newId } from '@ferry/core';
 import { createErrorGroup, createMember, createUser, createWorkspace } from '@ferry/testing';
 import {
-  axeViolations,
-  photograph,
   launchBrowser,
   signInWithForm,
   type TestBrowser,
+  checkBothWidths,
 } from '@ferry/testing/browser';
 import { startWeb, type WebHarness } from './harness.js';
 
 const SHOTS = '/tmp/shots/errors-releases';
-
-/** The page at both widths: axe clean, no sideways scroll, a screenshot of each. */
-async function checkBothWidths(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    expect(await axeViolations(page)).toEqual([]);
-    const { scroll, inner } = await page.evaluate(() => ({
-      scroll: document.documentElement.scrollWidth,
-      inner: window.innerWidth,
-    }));
-    expect(scroll, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(inner);
-    await photograph(page, `${SHOTS}/${name}-${width}.png`);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 /** Issue 43: Errors → Releases from the sidebar, then Resolve in next release on a group. */
 describe('releases in a browser', () => {
@@ -99,13 +82,13 @@ describe('releases in a browser', () => {
       .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.version));
     expect(versions.indexOf('shop@2.4.0')).toBeLessThan(versions.indexOf('shop@2.3.1'));
     expect(versions).toHaveLength(3);
-    await checkBothWidths(page, 'releases');
+    await checkBothWidths(page, `${SHOTS}/releases`);
 
     const base = `/w/${workspace.id}/${workspace.slug}`;
     await page.goto(`${web.url}${base}/errors/${group.id}`);
     await page.getByRole('button', { name: 'Resolve in next release' }).click();
     await page.getByTestId('group-status').getByText('in the release after').waitFor();
-    await checkBothWidths(page, 'group-resolved-in-next');
+    await checkBothWidths(page, `${SHOTS}/group-resolved-in-next`);
     await context.close();
   });
 });

@@ -11,3 +11,4 @@ export type { TestBrowser } from './chromium.js';
 export { axeViolations } from './axe.js';
 export type { AxeViolation } from './axe.js';
 export { SHOTS_ENV, photograph } from './photograph.js';
+export { PAGE_WIDTHS, checkBothWidths } from './both-widths.js';
