@@ -10,6 +10,13 @@ import { sql, type Kysely } from 'kysely';
  *   GIN index hold a plain column), so a probe is the workspace's entries ANDed with the term's
  *   inside one index. They replace the old ones: a GIN index of several columns still answers a
  *   condition on any one of them, so a query without the workspace loses nothing.
+ * - error_occurrences_ws_group_tags_idx (workspace_id, group_id) including tags: a tag term's
+ *   semi-join back to the groups reads the workspace's own entries index-only (group and tags in
+ *   the index), never the table. A tag most occurrences carry (browser:Chrome, about half) or a
+ *   glob (feature:checkout-*, which no GIN operator answers) matched thousands of rows whose
+ *   group_id only the heap held: 38-55 ms a query, twice a page (list and counts). Retention caps
+ *   what it reads at the workspace's retained occurrences (20,000); the GIN probe stays for the
+ *   search's tag-key check.
  * - error_groups_counts_idx (workspace_id, source, status) including id and environments: the
  *   page's per-source/status counts, its count of every group, its environment menu and the
  *   search's semi-joins back to the group read it alone (an index-only scan of the workspace's
@@ -32,6 +39,8 @@ const BY_WORKSPACE = {
   error_groups_ws_message_trgm_idx: sql`on error_groups
     using gin (workspace_id, latest_message gin_trgm_ops)`,
   error_occurrences_ws_tags_idx: sql`on error_occurrences using gin (workspace_id, tags)`,
+  error_occurrences_ws_group_tags_idx: sql`on error_occurrences (workspace_id, group_id)
+    include (tags)`,
   error_occurrences_ws_url_trgm_idx: sql`on error_occurrences
     using gin (workspace_id, url gin_trgm_ops)`,
   error_occurrences_ws_culprit_trgm_idx: sql`on error_occurrences

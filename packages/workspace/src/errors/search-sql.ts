@@ -12,8 +12,9 @@ import { parseSearch, SearchSyntaxError, type SearchTerm } from './search-query.
  * `error_groups.id in (select group_id …)` scoped to the workspace). Indexes keep each of those
  * reads off a scan, and lead with the workspace (migration 2026_12_06_0200_error_search_by_workspace,
  * measured by bench/search), so a probe never reads other workspaces' matches: pg_trgm for free
- * text, url and culprit, GIN on tags, (workspace_id, app_version) for release. Level has no
- * index: it is read on the workspace's retained occurrences, which retention caps.
+ * text, url and culprit, (workspace_id, group_id) including tags (index-only) and GIN on tags for
+ * tag terms, (workspace_id, app_version) for release. Level has no index: it is read on the
+ * workspace's retained occurrences, which retention caps.
  *
  * Why not a per-group tag summary (DESIGN.md mentions one): it would need the writer and pruning
  * to keep counts right, and the retained occurrences are capped per workspace; the semi-join over
