@@ -162,13 +162,15 @@ export function workspaceBodies(now: number, sources: readonly string[]): string
 }
 
 /**
- * The searches measured: the page's default, two tag searches (an equality and a glob) and two
+ * The searches measured: the page's default, three tag searches (a common value, a rare one, a
+ * glob) and two
  * free-text ones (a word in some messages, a class name), each as the box shows it after typing
  * (the default `is:unresolved` kept in front).
  */
 export const SEARCHES = [
   'is:unresolved',
   'is:unresolved browser:Chrome',
+  'is:unresolved browser:Edge',
   'is:unresolved feature:checkout-*',
   'is:unresolved coupon',
   'is:unresolved "Loading chunk"',
