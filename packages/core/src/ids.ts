@@ -31,6 +31,7 @@ export const ID_PREFIXES = {
   artifactBundle: 'bnd',
   releaseDeploy: 'dpl',
   errorAlertRule: 'alr',
+  errorBulkAction: 'ebk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -288,11 +288,59 @@ export interface ErrorGroupsTable {
   fingerprint_rule: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** Issue 43: one bulk action over error groups, its selection and its progress (migration 2026_12_06_0300). */
+export type ErrorBulkActionKind = 'resolve' | 'ignore' | 'unresolve' | 'assign' | 'merge';
+export type ErrorBulkActionStatus = 'queued' | 'running' | 'done' | 'failed';
+
+export interface ErrorBulkActionsTable {
+  id: string;
+  workspace_id: string;
+  /** The member who asked; null for an API client (or a seat since gone). */
+  created_by: string | null;
+  action: ErrorBulkActionKind;
+  /** `assign`: who gets the groups; null unassigns. */
+  assignee_member_id: string | null;
+  /** `merge`: the group the others are merged into, chosen when the action is asked for. */
+  target_group_id: string | null;
+  /** The search that picked the groups, as typed; null when ids were sent. */
+  query: string | null;
+  /** The selection, in id order, as it was when asked for. */
+  group_ids: string[];
+  total: number;
+  /** How many of group_ids are done: the cursor a re-run job goes on from. */
+  processed: Generated<number>;
+  /** Groups the action found and acted on (one merged away meanwhile is not). */
+  changed: Generated<number>;
+  status: Generated<ErrorBulkActionStatus>;
+  /** Why it failed, when it did. */
+  error: string | null;
+  created_at: CreatedAt;
+  finished_at: Timestamp | null;
+}
+
 /** A workspace's fingerprint rules as saved: text that parsed (issue 43). */
 export interface ErrorFingerprintRulesTable {
   workspace_id: string;
   source: string;
   updated_at: DefaultTimestamp;
+}
+
+/**
+ * Issue 43: a fingerprint merged into a group (migration 2026_12_06_0100). The writer files its
+ * occurrences under `group_id`; `merged_group_id` is the group it was, whose old links follow it.
+ */
+export interface ErrorGroupFingerprintsTable {
+  workspace_id: string;
+  fingerprint: string;
+  group_id: string;
+  merged_group_id: string;
+  error_class: string;
+  latest_message: string;
+  /** Occurrences the merged group brought with it. */
+  occurrence_count: BigCount;
+  merged_at: DefaultTimestamp;
+  /** The member who merged; null for an API client (or a seat since removed). */
+  merged_by: string | null;
 }
 
 /** A group remembers this many environments: reports can name any, and the key is public. */
@@ -685,6 +733,8 @@ export interface Database {
   visitors: VisitorsTable;
   outbox: OutboxTable;
   error_groups: ErrorGroupsTable;
+  error_bulk_actions: ErrorBulkActionsTable;
+  error_group_fingerprints: ErrorGroupFingerprintsTable;
   member_notice_rooms: MemberNoticeRoomsTable;
   error_occurrences: ErrorOccurrencesTable;
   error_workspace_stats: ErrorWorkspaceStatsTable;
@@ -703,6 +753,7 @@ export interface Database {
 
 export type User = Selectable<UsersTable>;
 export type Workspace = Selectable<WorkspacesTable>;
+export type ErrorBulkAction = Selectable<ErrorBulkActionsTable>;
 export type Member = Selectable<MembersTable>;
 export type WorkspaceInvite = Selectable<WorkspaceInvitesTable>;
 export type Room = Selectable<RoomsTable>;
@@ -718,6 +769,7 @@ export type Visitor = Selectable<VisitorsTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 export type ErrorGroup = Selectable<ErrorGroupsTable>;
 export type NewErrorGroup = Insertable<ErrorGroupsTable>;
+export type ErrorGroupFingerprintRow = Selectable<ErrorGroupFingerprintsTable>;
 export type ErrorOccurrence = Selectable<ErrorOccurrencesTable>;
 export type NewErrorOccurrence = Insertable<ErrorOccurrencesTable>;
 export type ErrorWorkspaceStats = Selectable<ErrorWorkspaceStatsTable>;

@@ -212,6 +212,22 @@ export const queueCatalog = {
     concurrency: 4,
     timeoutMs: 30_000,
   }),
+  /**
+   * One bulk action over error groups (issue 43): resolve, ignore, reopen, assign or merge a
+   * selection of up to ERROR_BULK_MAX groups, chunk by chunk (services/ingest-errors). The row's
+   * cursor advances with each chunk's commit, so a retried or stalled job goes on where it was.
+   */
+  'error-bulk': defineQueue({
+    schema: z.object({ actionId: idSchema('errorBulkAction'), workspaceId: idSchema('workspace') }),
+    jobOptions: {
+      attempts: 10,
+      backoff: { type: 'exponential', delay: 2_000 },
+      removeOnComplete: 1_000,
+      removeOnFail: 5_000,
+    },
+    concurrency: 2,
+    timeoutMs: 600_000,
+  }),
   /** A wake request to an offline agent's Wake URL. */
   'agent-wake': defineQueue({
     schema: z.object({ agentId: idSchema('agent'), workspaceId: idSchema('workspace') }),

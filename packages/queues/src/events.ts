@@ -126,6 +126,16 @@ export const eventCatalog = {
     },
     delayMs: ({ windowEnd }) => Math.max(0, Date.parse(windowEnd) - Date.now()),
   }),
+  /** A bulk action over error groups was asked for (issue 43): a job runs it. */
+  error_bulk_requested: defineEvent({
+    schema: z.object({
+      actionId: idSchema('errorBulkAction'),
+      workspaceId: idSchema('workspace'),
+    }),
+    relayTo: {
+      'error-bulk': ({ actionId, workspaceId }) => ({ actionId, workspaceId }),
+    },
+  }),
   /** A dispatch row was written (API or ticket page): its hosted-agent flow starts. */
   dispatch_requested: defineEvent({
     schema: z.object({ dispatchId: idSchema('dispatch'), workspaceId: idSchema('workspace') }),

@@ -36,6 +36,7 @@ const target: Record<EventType, QueueName> = {
   dispatch_requested: 'dispatch',
   error_alert_owed: 'webhook-drain',
   error_alerts_held: 'error-alerts-held',
+  error_bulk_requested: 'error-bulk',
 };
 
 describe('outbox relay killed mid-way', () => {

@@ -49,13 +49,19 @@ export class FormClient {
     return match[1];
   }
 
-  /** Posts a form with a fresh CSRF token unless `_csrf` is given (even as ''). */
+  /**
+   * Posts a form with a fresh CSRF token unless `_csrf` is given (even as ''). A list is a field
+   * sent once per value, as checked checkboxes of one name are.
+   */
   async post(
     path: string,
-    form: Record<string, string>,
+    form: Record<string, string | readonly string[]>,
     options: { csrfFrom?: string } = {},
   ): Promise<{ status: number; text: string; location: string | null }> {
-    const body = new URLSearchParams(form);
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(form)) {
+      for (const one of typeof value === 'string' ? [value] : value) body.append(name, one);
+    }
     if (!('_csrf' in form)) body.set('_csrf', await this.csrf(options.csrfFrom ?? '/login'));
     const res = await fetch(this.base + path, {
       method: 'POST',

@@ -127,9 +127,24 @@ export {
   assigneeIdSchema,
   assigneeNames,
   notifyRegressedAssignees,
+  ERROR_BULK_ACTIONS,
+  ERROR_BULK_CHUNK,
+  ERROR_BULK_IDS_MAX,
+  ERROR_BULK_INLINE_MAX,
+  ERROR_BULK_MAX,
+  errorBulkActionJson,
+  errorBulkRequestSchema,
+  findErrorBulkAction,
+  runErrorBulkAction,
+  runSmallErrorBulkAction,
+  runningErrorBulkActions,
+  startErrorBulkAction,
 } from './errors/index.js';
 export type {
   AssignActor,
+  BulkSelection,
+  ErrorBulkRequest,
+  StartBulkInput,
   AlertCandidate,
   AlertFacets,
   AlertRule,
@@ -219,9 +234,25 @@ export {
   parseSemver,
   recordSeenReleases,
   reopenOnNewerRelease,
+  newestRelease,
   resolveInNextRelease,
 } from './errors/index.js';
 export type { FirstSeen, HeldResolution, ReleaseSummary } from './errors/index.js';
+// Issue 43: merge and unmerge, and the merge lock the error writer shares.
+export {
+  FINGERPRINTS_SHOWN,
+  MERGE_SOURCES_MAX,
+  countMergedFingerprints,
+  groupFingerprints,
+  holdOffMerges,
+  lockForMerge,
+  mergeErrorGroups,
+  mergedFingerprintKey,
+  mergedFingerprintTargets,
+  mergedInto,
+  unmergeFingerprint,
+} from './errors/index.js';
+export type { GroupFingerprint, MergeActor } from './errors/index.js';
 export {
   CONTEXT_OUTER_HTML_MAX,
   CONTEXT_PARTIALS_MAX,

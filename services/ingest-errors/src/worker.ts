@@ -2,7 +2,13 @@ import type { BackoffStrategy, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createGroupCommit, type Config, type Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
-import { startJobs, type JobPayload, type QueueName, type ServiceJobs } from '@ferry/queues';
+import {
+  QUICK_STALL_HANDOFF,
+  startJobs,
+  type JobPayload,
+  type QueueName,
+  type ServiceJobs,
+} from '@ferry/queues';
 import { createSymbolicator, createErrorsAnnouncer } from '@ferry/workspace';
 import {
   parseJob,
@@ -10,6 +16,7 @@ import {
   type ParsedJob,
   type WriteResult,
 } from './jobs/write-errors.js';
+import { runBulkActionJob } from './jobs/bulk-action.js';
 
 /** The delay between retries of a failed `error-ingest` attempt: doubling from `baseMs`, capped. */
 export interface RetryBackoff {
@@ -114,8 +121,8 @@ export async function writeOrEachAlone<J, R>(
   }
 }
 
-/** The queues the ingest-errors service consumes. */
-export const INGEST_QUEUES: readonly QueueName[] = ['error-ingest'];
+/** The queues the ingest-errors service consumes: reports to write, and bulk triage (issue 43). */
+export const INGEST_QUEUES: readonly QueueName[] = ['error-ingest', 'error-bulk'];
 
 /**
  * A worker killed more than once while holding the same job (OOM, deploys in a crash loop) must not
@@ -180,6 +187,11 @@ export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>)
             },
           },
         },
+      },
+      'error-bulk': {
+        handler: (payload, _job, signal) => runBulkActionJob(options.db, payload, signal),
+        // Each chunk commits its progress: a job a dead worker held is handed on fast.
+        options: { bull: QUICK_STALL_HANDOFF },
       },
     },
   };

@@ -18,6 +18,7 @@ import {
   createIncomingKey,
   createInvite,
   createOutgoingHook,
+  mergeErrorGroups,
   registerAgent,
   type Capability,
 } from '@ferry/workspace';
@@ -53,6 +54,8 @@ interface World {
   tokenId: string;
   feedbackId: string;
   groupId: string;
+  /** Issue 43: a second group, for the API's merge; `groupId` holds MERGED_FINGERPRINT. */
+  mergeSourceId: string;
   agentId: string;
   repoId: string;
   jobId: string;
@@ -68,6 +71,9 @@ interface Example {
   /** An allowed call's status when the business rule (not authorization) answers it. */
   allowedStatus?: number;
 }
+
+/** A fingerprint merged into each world's group (issue 43), for the unmerge routes. */
+const MERGED_FINGERPRINT = 'matrix-merged-fingerprint';
 
 /** How to call each mutating route, keyed `METHOD pattern`; the table's params come from World. */
 const EXAMPLES: Record<string, Example> = {
@@ -159,9 +165,17 @@ const EXAMPLES: Record<string, Example> = {
   },
   'POST /w/:workspaceId/:slug/errors/:groupId/status': { body: () => ({ status: 'resolved' }) },
   'POST /w/:workspaceId/:slug/errors/:groupId/feedback': {},
+  // Issue 43: bulk triage is triage, whatever the action.
+  'POST /w/:workspaceId/:slug/errors/bulk': {
+    body: (w) => ({ action: 'resolve', ids: w.groupId }),
+  },
   // Issue 43: assigning is triage; whom (a seat that may read errors) is the domain's.
   'POST /w/:workspaceId/:slug/errors/:groupId/assignee': {
     body: (w) => ({ assignee_id: w.seats.member.id }),
+    allowedStatus: 303,
+  },
+  'POST /w/:workspaceId/:slug/errors/:groupId/unmerge': {
+    body: () => ({ fingerprint: MERGED_FINGERPRINT }),
     allowedStatus: 303,
   },
   'POST /w/:workspaceId/:slug/settings/github/connect': {},
@@ -290,6 +304,13 @@ describe('authorization matrix', () => {
     const token = await createApiToken(db, workspace, { createdBy: seats.owner });
     const feedback = await createFeedback(db, workspace);
     const group = await createErrorGroup(db, workspace);
+    const mergeSource = await createErrorGroup(db, workspace);
+    await mergeErrorGroups(db, {
+      workspaceId: workspace.id,
+      actor: { kind: 'api' },
+      targetId: group.id,
+      sourceIds: [(await createErrorGroup(db, workspace, { fingerprint: MERGED_FINGERPRINT })).id],
+    });
     const agent = await registerAgent(db, {
       workspaceId: workspace.id,
       installId: `matrix-${Math.random().toString(36).slice(2, 10)}`,
@@ -338,6 +359,7 @@ describe('authorization matrix', () => {
       tokenId: token.id,
       feedbackId: feedback.id,
       groupId: group.id,
+      mergeSourceId: mergeSource.id,
       agentId: agent.id,
       repoId: repo.id,
       jobId: String(job.id),
@@ -463,12 +485,16 @@ describe('authorization matrix', () => {
   /** How to call each mutating API route with a token (the workspace's own ticket and group). */
   const API_EXAMPLES: Record<
     string,
-    { path: (w: World) => string; body: Record<string, unknown> }
+    { path: (w: World) => string; body: Record<string, unknown> | ((w: World) => unknown) }
   > = {
     'POST /api/v1/feedback': { path: () => '/api/v1/feedback', body: { note: 'from the matrix' } },
     'PATCH /api/v1/feedback/:id': {
       path: (w) => `/api/v1/feedback/${w.feedbackId}`,
       body: { status: 'triaged' },
+    },
+    'POST /api/v1/errors/bulk': {
+      path: () => '/api/v1/errors/bulk',
+      body: { action: 'resolve', q: 'is:unresolved' },
     },
     'PATCH /api/v1/errors/:groupId': {
       path: (w) => `/api/v1/errors/${w.groupId}`,
@@ -477,6 +503,14 @@ describe('authorization matrix', () => {
     'POST /api/v1/errors/:groupId/feedback': {
       path: (w) => `/api/v1/errors/${w.groupId}/feedback`,
       body: {},
+    },
+    'POST /api/v1/errors/merge': {
+      path: () => '/api/v1/errors/merge',
+      body: (w) => ({ target_id: w.groupId, group_ids: [w.mergeSourceId] }),
+    },
+    'POST /api/v1/errors/:groupId/unmerge': {
+      path: (w) => `/api/v1/errors/${w.groupId}/unmerge`,
+      body: { fingerprint: MERGED_FINGERPRINT },
     },
     'PUT /api/v1/error-alerts': {
       path: () => '/api/v1/error-alerts',
@@ -522,7 +556,9 @@ describe('authorization matrix', () => {
               'content-type': 'application/json',
               ...(token ? { authorization: `Bearer ${token}` } : {}),
             },
-            body: JSON.stringify(example.body),
+            body: JSON.stringify(
+              typeof example.body === 'function' ? example.body(w) : example.body,
+            ),
           });
         const refused: Record<string, string | undefined> = {
           'no token': undefined,

@@ -224,7 +224,13 @@ describe('error alert rules API', () => {
       hand_to_agent: true,
     });
 
-    const deleted = await client.post(`${page}/delete`, {}, { csrfFrom: page });
+    // Delete asks first: the rule page links to a question whose button posts the delete.
+    expect((await client.get(page)).text).toContain(`href="${page}/delete"`);
+    const question = await client.get(`${page}/delete`);
+    expect(question.status).toBe(200);
+    expect(question.text).toContain('Delete the alert rule “Checkout”?');
+    expect(question.text).toContain(`action="${page}/delete"`);
+    const deleted = await client.post(`${page}/delete`, {}, { csrfFrom: `${page}/delete` });
     expect(deleted.status).toBe(303);
     expect((await client.follow(deleted)).text).toContain('Alert rule deleted.');
     const gone = await client.get(page);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@ferry/core';
-import { createApiToken, createErrorGroup } from '@ferry/testing';
+import { createApiToken, createErrorGroup, createMember } from '@ferry/testing';
 import { signedInSeat, startWeb, type WebHarness } from './harness.js';
 
 /**
@@ -123,5 +123,23 @@ describe('error releases pages and API', () => {
     });
     expect(none.status).toBe(422);
     expect(await none.text()).toContain('No release is known');
+    // With an assignee too: refused as a whole, the assignment is not applied either.
+    const seat = await createMember(web.ctx.db, empty.workspace, { role: 'member' });
+    const both = await fetch(`${web.url}/api/v1/errors/${other.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        status: 'resolved',
+        resolve_in: 'next_release',
+        assignee_id: seat.id,
+      }),
+    });
+    expect(both.status).toBe(422);
+    const row = await web.ctx.db
+      .selectFrom('error_groups')
+      .select(['assignee_member_id', 'status'])
+      .where('id', '=', other.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ assignee_member_id: null, status: 'unresolved' });
   });
 });

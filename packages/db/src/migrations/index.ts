@@ -34,7 +34,9 @@ import * as errorGroupAssignee from './2026_11_28_0600_error_group_assignee.js';
 import * as errorAlertRulesMany from './2026_11_28_0700_error_alert_rules_many.js';
 import * as errorFingerprintRules from './2026_11_28_0800_error_fingerprint_rules.js';
 import * as errorGroupReleases from './2026_11_28_0900_error_group_releases.js';
-import * as errorSearchByWorkspace from './2026_12_06_0200_error_search_by_workspace.js';
+import * as errorGroupMerges from './2026_12_06_0100_error_group_merges.js';
+import * as errorBulkActions from './2026_12_06_0300_error_bulk_actions.js';
+import * as errorSearchByWorkspace from './2026_12_06_0400_error_search_by_workspace.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -76,5 +78,8 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0700_error_alert_rules_many': errorAlertRulesMany,
   '2026_11_28_0800_error_fingerprint_rules': errorFingerprintRules,
   '2026_11_28_0900_error_group_releases': errorGroupReleases,
-  '2026_12_06_0200_error_search_by_workspace': errorSearchByWorkspace,
+  '2026_12_06_0100_error_group_merges': errorGroupMerges,
+  '2026_12_06_0300_error_bulk_actions': errorBulkActions,
+  // After 0300 (not 0200): a database that has run 0300 refuses an earlier, unrun migration.
+  '2026_12_06_0400_error_search_by_workspace': errorSearchByWorkspace,
 };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { can } from '../members/capabilities.js';
 import { findAssignable, type Assignee } from '../members/assignable.js';
 import { postMessage } from '../messages/messages.js';
+import { lockGroupsInWriterOrder } from './error-triage.js';
 
 /**
  * Assigning an error group to one member, or to nobody (issue 43). The rule is the feedback
@@ -86,7 +87,7 @@ export async function assignErrorGroup(
       await postAssigneeNotice(trx, {
         workspaceId,
         memberId: assignee.id,
-        groupId: current.id,
+        about: { errorGroupId: current.id },
         body: `${by} assigned you the error “${groupTitle(current)}”.`,
       });
     }
@@ -119,7 +120,7 @@ export async function notifyRegressedAssignees(
     await postAssigneeNotice(trx, {
       workspaceId: row.workspace_id,
       memberId: row.member_id,
-      groupId: row.id,
+      about: { errorGroupId: row.id },
       body: `The error “${groupTitle(row)}”, assigned to you, came back after being resolved.`,
     });
     sent += 1;
@@ -158,10 +159,16 @@ async function noticesRoom(trx: Db, workspaceId: string, memberId: string): Prom
   return roomId;
 }
 
+/**
+ * What a notice is about, in its message's metadata: one group (the Mentions card opens it), or
+ * a search (a bulk assignment: the card opens the list of that search).
+ */
+type NoticeAbout = { errorGroupId: string } | { errorsQuery: string };
+
 /** A notice from Ferry to one seat, counted among its mentions (reason `assignment`). */
 async function postAssigneeNotice(
   trx: Db,
-  notice: { workspaceId: string; memberId: string; groupId: string; body: string },
+  notice: { workspaceId: string; memberId: string; about: NoticeAbout; body: string },
 ): Promise<void> {
   const roomId = await noticesRoom(trx, notice.workspaceId, notice.memberId);
   const message = await postMessage(trx, {
@@ -170,7 +177,7 @@ async function postAssigneeNotice(
     authorKind: 'system',
     displayName: 'Ferry',
     body: notice.body,
-    metadata: { errorGroupId: notice.groupId },
+    metadata: notice.about,
   });
   // recordMentions finds @handles and ticket replies; this reason is known here, not in the text.
   await trx
@@ -183,6 +190,56 @@ async function postAssigneeNotice(
     })
     .onConflict((oc) => oc.doNothing())
     .execute();
+}
+
+/**
+ * Assigns many of the workspace's groups to one seat, or to nobody (a bulk action's chunk), in
+ * the caller's transaction. The seat was checked when the action was asked for (findAssignable),
+ * and is checked again here: one who left or became a guest meanwhile gets nothing (422). The
+ * rows are locked in the writer's order first (error-triage.ts). Notices are the caller's: one
+ * for the whole action, not one per group. Returns how many of the ids were the workspace's.
+ */
+export async function assignErrorGroups(
+  trx: Db,
+  workspaceId: string,
+  groupIds: readonly string[],
+  assigneeId: string | null,
+): Promise<number> {
+  if (assigneeId !== null && !(await findAssignable(trx, workspaceId, assigneeId, 'errors.read'))) {
+    throw new AppError(
+      'validation_failed',
+      'The assignee is not valid. They left the workspace or became a guest after the action was asked for.',
+      { fields: { assignee_id: 'Pick an active member of this workspace.' } },
+    );
+  }
+  const locked = await lockGroupsInWriterOrder(trx, workspaceId, groupIds);
+  if (locked.length === 0) return 0;
+  await trx
+    .updateTable('error_groups')
+    .set({ assignee_member_id: assigneeId })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', locked)
+    .execute();
+  return locked.length;
+}
+
+/**
+ * One notice for a bulk assignment: "<who> assigned you N errors", opening the assignee's own
+ * list. Nothing when they assigned themselves, or when nothing was assigned.
+ */
+export async function noticeBulkAssignment(
+  trx: Db,
+  input: { workspaceId: string; assigneeId: string; actor: AssignActor; count: number },
+): Promise<void> {
+  const { actor, assigneeId, count } = input;
+  if (count === 0 || (actor.kind === 'member' && actor.memberId === assigneeId)) return;
+  const by = actor.kind === 'member' ? actor.name : 'An API client';
+  await postAssigneeNotice(trx, {
+    workspaceId: input.workspaceId,
+    memberId: assigneeId,
+    about: { errorsQuery: 'assigned:me' },
+    body: `${by} assigned you ${count === 1 ? 'an error' : `${count.toLocaleString('en-US')} errors`}.`,
+  });
 }
 
 /** The assignee's name for the list and the group page (null: nobody, or a seat since gone). */

@@ -31,11 +31,70 @@ export async function setErrorGroupStatus(
   if (!group) return undefined;
   return db
     .updateTable('error_groups')
-    .set({ status, status_changed_at: sql<Date>`now()`, regressed_at: null })
+    .set(statusChange(status))
     .where('id', '=', group.id)
     .where('workspace_id', '=', workspaceId)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * What setting a status writes, for one group or many (bulk actions). A plain status drops a
+ * "resolve in next release" hold: the group is triaged anew, and a later plain resolve must
+ * reopen on any occurrence again.
+ */
+function statusChange(status: ErrorStatus) {
+  return {
+    status,
+    status_changed_at: sql<Date>`now()`,
+    regressed_at: null,
+    resolved_in_release: null,
+  };
+}
+
+/**
+ * Sets the status of many of the workspace's groups at once (a bulk action's chunk), inside the
+ * caller's transaction. The rows are locked first in (workspace_id, fingerprint) order, the order
+ * the ingest writer locks a batch's groups in, so a chunk and a batch sharing groups wait for
+ * each other instead of deadlocking. Returns how many of the ids were the workspace's groups.
+ */
+export async function setErrorGroupsStatus(
+  trx: Db,
+  workspaceId: string,
+  groupIds: readonly string[],
+  status: ErrorStatus,
+): Promise<number> {
+  const locked = await lockGroupsInWriterOrder(trx, workspaceId, groupIds);
+  if (locked.length === 0) return 0;
+  await trx
+    .updateTable('error_groups')
+    .set(statusChange(status))
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', locked)
+    .execute();
+  return locked.length;
+}
+
+/**
+ * Locks the workspace's groups among `groupIds` (FOR UPDATE) in the ingest writer's order and
+ * returns their ids: those merged away or never the workspace's are not among them.
+ */
+export async function lockGroupsInWriterOrder(
+  trx: Db,
+  workspaceId: string,
+  groupIds: readonly string[],
+): Promise<string[]> {
+  if (groupIds.length === 0) return [];
+  const rows = await trx
+    .selectFrom('error_groups')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', [...groupIds])
+    .orderBy('workspace_id')
+    .orderBy('fingerprint')
+    .forUpdate()
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 /** The UTC day (midnight) `days - 1` days before `now`'s: the sparkline's first bar. */

@@ -65,6 +65,35 @@ export {
 } from './error-assign.js';
 export type { AssignActor } from './error-assign.js';
 export {
+  ERROR_BULK_ACTIONS,
+  ERROR_BULK_IDS_MAX,
+  ERROR_BULK_INLINE_MAX,
+  ERROR_BULK_MAX,
+  errorBulkActionJson,
+  errorBulkRequestSchema,
+  findErrorBulkAction,
+  runningErrorBulkActions,
+  startErrorBulkAction,
+} from './error-bulk.js';
+export type { BulkSelection, ErrorBulkRequest, StartBulkInput } from './error-bulk.js';
+export { ERROR_BULK_CHUNK, runErrorBulkAction, runSmallErrorBulkAction } from './error-bulk-run.js';
+export {
+  FINGERPRINTS_SHOWN,
+  MERGE_SOURCES_MAX,
+  countMergedFingerprints,
+  groupFingerprints,
+  mergeErrorGroups,
+  mergedInto,
+  unmergeFingerprint,
+} from './error-merge.js';
+export type { GroupFingerprint, MergeActor } from './error-merge.js';
+export {
+  holdOffMerges,
+  lockForMerge,
+  mergedFingerprintKey,
+  mergedFingerprintTargets,
+} from './merge-lock.js';
+export {
   culprit,
   errorTicketInput,
   fileTicketForErrorGroup,
@@ -191,6 +220,7 @@ export {
   parseSemver,
   recordSeenReleases,
   reopenOnNewerRelease,
+  newestRelease,
   resolveInNextRelease,
   RELEASES_LISTED,
 } from './releases.js';

@@ -288,6 +288,27 @@ export async function resolveInNextRelease(
 ): Promise<ErrorGroup | undefined> {
   const group = await findErrorGroup(db, workspaceId, groupId);
   if (!group) return undefined;
+  const newest = await newestRelease(db, workspaceId);
+  return db
+    .updateTable('error_groups')
+    .set({
+      status: 'resolved',
+      status_changed_at: sql<Date>`now()`,
+      regressed_at: null,
+      resolved_in_release: newest,
+    })
+    .where('id', '=', group.id)
+    .where('workspace_id', '=', workspaceId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * The release "resolve in next release" holds a group against: the workspace's newest known, in
+ * release order. Without any there is no "next" to wait for: a clear 422 (the API checks this
+ * before applying anything else a request asks for).
+ */
+export async function newestRelease(db: Db, workspaceId: string): Promise<string> {
   const releases = await db
     .selectFrom('releases')
     .select(['version', 'created_at'])
@@ -302,20 +323,8 @@ export async function resolveInNextRelease(
     );
   }
   const firstSeen = new Map(releases.map((r) => [r.version, r.created_at]));
-  const newest = orderReleases(
+  return orderReleases(
     releases.map((r) => r.version),
     firstSeen,
   ).at(-1)!;
-  return db
-    .updateTable('error_groups')
-    .set({
-      status: 'resolved',
-      status_changed_at: sql<Date>`now()`,
-      regressed_at: null,
-      resolved_in_release: newest,
-    })
-    .where('id', '=', group.id)
-    .where('workspace_id', '=', workspaceId)
-    .returningAll()
-    .executeTakeFirst();
 }

@@ -10,7 +10,7 @@ import { parseSearch, SearchSyntaxError, type SearchTerm } from './search-query.
  * counts, class and message) are read on the group row; release, level, url, tags and the culprit
  * are read on its retained occurrences: a group matches when any of them does (a semi-join
  * `error_groups.id in (select group_id …)` scoped to the workspace). Indexes keep each of those
- * reads off a scan, and lead with the workspace (migration 2026_12_06_0200_error_search_by_workspace,
+ * reads off a scan, and lead with the workspace (migration 2026_12_06_0400_error_search_by_workspace,
  * measured by bench/search), so a probe never reads other workspaces' matches: pg_trgm for free
  * text, url and culprit, (workspace_id, group_id) including tags (index-only) and GIN on tags for
  * tag terms, (workspace_id, app_version) for release. Level has no index: it is read on the

@@ -18,6 +18,9 @@ import {
   culprit,
   fileTicketForErrorGroup,
   detailTags,
+  holdOffMerges,
+  mergedFingerprintKey,
+  mergedFingerprintTargets,
   notifyRegressedAssignees,
   occurrenceRelease,
   recordSeenReleases,
@@ -371,7 +374,9 @@ function countByWorkspace(placed: readonly Placed[]): Map<string, number> {
  * raised, the workspaces' retained counters added to; one commit. So a job retried after a crash
  * (or run twice, alone or in another batch) neither duplicates occurrences nor counts them twice.
  * Then, sometimes, pruning of the workspaces over their limit. Returns one result per job, in
- * order. If it throws, nothing of the batch was written.
+ * order. If it throws, nothing of the batch was written. Before any of it, the batch takes its
+ * workspaces' merge lock (shared) and files reports of merged fingerprints under the group that
+ * holds them (issue 43; underMergedTargets).
  */
 export async function writeErrorBatch(
   deps: WriteErrorsDeps,
@@ -404,7 +409,7 @@ export async function writeErrorBatch(
   const fingerprintRules = await readFingerprintRules(deps.db, [
     ...new Set(queued.map((one) => one.workspaceId)),
   ]);
-  const placed = await Promise.all(
+  const prepared = await Promise.all(
     queued.map(async ({ queued: report, ...rest }) => ({
       ...rest,
       report: await prepareReport(
@@ -416,10 +421,12 @@ export async function writeErrorBatch(
     })),
   );
   const written = jobs.filter((job) => job.reports.length > 0);
-  if (placed.length === 0) return results;
-  const groups = byGroup(placed);
+  if (prepared.length === 0) return results;
 
   const { retained, news, handoffs } = await deps.db.transaction().execute(async (tx) => {
+    // First, so no merge of these workspaces runs until the commit (merge-lock.ts).
+    const placed = await underMergedTargets(tx, prepared);
+    const groups = byGroup(placed);
     const rules = await readAlertRules(tx, [...new Set(groups.map((group) => group.workspaceId))]);
     const spikeWindows = spikeWindowsOf(rules);
     // The shared rows (a group's counts, a workspace's counter) are written last, after the
@@ -484,7 +491,10 @@ export async function writeErrorBatch(
     // Already stored (a job run again after a crash past its commit): counted once already.
     const stored = placed.filter(({ report }) => !insertedIds.has(report.id));
     const replayed = byGroup(stored);
-    if (stored.length > 0) await uncount(tx, groupIds, replayed, spikeWindows);
+    if (stored.length > 0) {
+      await uncount(tx, groupIds, replayed, spikeWindows);
+      await dropEmptyCreated(tx, created, replayed);
+    }
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
@@ -551,6 +561,29 @@ async function handToAgent(
       );
     }
   }
+}
+
+/**
+ * Issue 43, merge: a report whose fingerprint was merged into a group is filed under that group's
+ * fingerprint, so it joins the group with all the usual semantics (count, regression, spikes,
+ * alerts, releases), and a replayed job's reports, moved there by the merge, are uncounted there.
+ * Takes the batch's workspaces' merge lock (shared) first and holds it to the commit: no merge
+ * moves or deletes a group between this read and the batch's writes. Workspaces that never merged
+ * cost one lock statement and one empty index read.
+ */
+async function underMergedTargets<P extends Placed>(tx: Tx, prepared: readonly P[]): Promise<P[]> {
+  await holdOffMerges(tx, [...new Set(prepared.map((one) => one.workspaceId))]);
+  const pairs = new Map<string, { workspaceId: string; fingerprint: string }>();
+  for (const { workspaceId, report } of prepared) {
+    const key = mergedFingerprintKey(workspaceId, report.fingerprint);
+    if (!pairs.has(key)) pairs.set(key, { workspaceId, fingerprint: report.fingerprint });
+  }
+  const targets = await mergedFingerprintTargets(tx, [...pairs.values()]);
+  if (targets.size === 0) return [...prepared];
+  return prepared.map((one) => {
+    const target = targets.get(mergedFingerprintKey(one.workspaceId, one.report.fingerprint));
+    return target ? { ...one, report: { ...one.report, fingerprint: target } } : one;
+  });
 }
 
 /** One job alone in its own transaction (writeErrorBatch of one). */
@@ -677,6 +710,25 @@ function liveNews(
     workspaceId,
     groups: [...groups.values()].map((g) => ({ ...g, environments: [...g.environments] })),
   }));
+}
+
+/**
+ * Issue 43: a group this batch created for reports that were all stored already has nothing of
+ * its own, and goes again. Only a job replayed after its fingerprint was merged and then unmerged
+ * does that: its occurrences stay with the group they were merged into, and the fingerprint has no
+ * group until a new occurrence comes. Without merges a replayed job's group always exists.
+ */
+async function dropEmptyCreated(
+  tx: Tx,
+  created: ReadonlyMap<string, UpsertedGroup>,
+  replayed: readonly GroupBatch[],
+): Promise<void> {
+  const ids = replayed.flatMap((group) => {
+    const row = created.get(groupKey(group.workspaceId, group.fingerprint));
+    return row && Number(row.occurrence_count) === group.n ? [row.id] : [];
+  });
+  if (ids.length === 0) return;
+  await tx.deleteFrom('error_groups').where('id', 'in', ids).execute();
 }
 
 /**

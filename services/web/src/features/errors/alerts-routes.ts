@@ -17,6 +17,7 @@ import {
 import { capability } from '../../shared/access.js';
 import type { WebDeps } from '../../deps.js';
 import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
+import { confirmPage } from '../../shared/confirm.js';
 import {
   postedFields,
   redirectWithForm,
@@ -254,6 +255,25 @@ export function errorAlertRoutes(deps: WebDeps): RouteTable {
     if (!(await save(req, res, found.rule.id, path, editForm(found.rule.id)))) return;
     flash(req, 'ok', 'Alert rule saved.');
     res.redirect(303, path);
+  });
+
+  // Delete asks first, on a page of its own (shared/confirm.ts); its button posts below.
+  routes.get('/rules/:ruleId/delete', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const found = await ruleOr303(req, res);
+    if (!found) return;
+    const path = errorAlertRulePath(workspace, found.rule.id);
+    await renderPage(req, res, (ctx) =>
+      confirmPage(ctx, {
+        question: `Delete the alert rule “${found.rule.name}”?`,
+        section: 'error-alerts',
+        consequences:
+          'It stops alerting at once. Its URL’s signing secret and delivery log go with it; alerts it already posted stay in their room.',
+        action: `${path}/delete`,
+        confirmLabel: 'Delete rule',
+        cancelHref: path,
+      }),
+    );
   });
 
   routes.post('/rules/:ruleId/delete', admin, async (req, res) => {

@@ -3,6 +3,7 @@ import type { ApiRoomJson, DeliveryLogItem, ErrorAlertRuleJson } from '@ferry/wo
 import { html, type SafeHtml } from '../../shared/html.js';
 import { csrfField, field, layout, workspaceBase, type PageContext } from '../../shared/layout.js';
 import { timeAgo } from '../../shared/format.js';
+import { confirmLink } from '../../shared/confirm.js';
 
 /** One rule's form, raw, kept when a save is refused so nothing typed is lost. */
 export interface ErrorAlertFormValues {
@@ -442,10 +443,7 @@ export function errorAlertRulePage(ctx: PageContext, data: ErrorAlertRulePageDat
       <section class="card spaced" aria-labelledby="delete-rule">
         <h2 id="delete-rule">Delete the rule</h2>
         <p class="muted">Its URL's signing secret and delivery log go with it.</p>
-        <form method="post" action="${path}/delete">
-          ${csrfField(ctx)}
-          <button type="submit" class="danger">Delete rule</button>
-        </form>
+        ${confirmLink(`${path}/delete`, 'Delete rule')}
       </section>
     </div>`,
   });

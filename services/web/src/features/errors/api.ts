@@ -15,6 +15,7 @@ import {
   listErrorGroups,
   retainedOccurrences,
   SEARCH_QUERY_MAX,
+  newestRelease,
   resolveInNextRelease,
   setErrorGroupStatus,
   apiAuth,
@@ -23,7 +24,13 @@ import {
   fileTicketForErrorGroup,
   ticketJson,
   withMappedDetail,
+  errorBulkActionJson,
+  errorBulkRequestSchema,
+  findErrorBulkAction,
+  runSmallErrorBulkAction,
+  startErrorBulkAction,
 } from '@ferry/workspace';
+import { findErrorGroupOrHolder, mergeRoutes, withMergedFingerprints } from './merge-api.js';
 
 /** `?source=&page=` as a form would send them: an empty value means "not given". */
 const blankAsMissing = (value: unknown): unknown => (value === '' ? undefined : value);
@@ -114,6 +121,40 @@ export function errorsApi(deps: WebDeps): RouteTable {
     });
   });
 
+  // Issue 43: a bulk action over the groups a search matches (`q`) or named (`ids`). A small one
+  // is done before the answer (200); a larger one runs as a job (202): poll its Location.
+  routes.post(
+    '/bulk',
+    { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] },
+    async (req, res) => {
+      const { workspace, token } = apiAuth(res);
+      const body = parseInput(errorBulkRequestSchema, req.body, 'bulk action');
+      const started = await startErrorBulkAction(db, {
+        workspaceId: workspace.id,
+        actor: { kind: 'api' },
+        action: body.action,
+        assigneeId: body.assignee_id,
+        selection:
+          body.q !== undefined
+            ? { query: body.q, viewerMemberId: token.created_by ?? undefined }
+            : { ids: body.ids ?? [] },
+      });
+      const action = await runSmallErrorBulkAction(db, deps.logger, started);
+      const finished = action.status === 'done' || action.status === 'failed';
+      res
+        .status(finished ? 200 : 202)
+        .location(`/api/v1/errors/bulk/${action.id}`)
+        .json({ action: errorBulkActionJson(action) });
+    },
+  );
+
+  routes.get('/bulk/:actionId', read, async (req, res) => {
+    const { workspace } = apiAuth(res);
+    const action = await findErrorBulkAction(db, workspace.id, String(req.params.actionId));
+    if (!action) throw new AppError('not_found', 'No such bulk action in this workspace.');
+    res.json({ action: errorBulkActionJson(action) });
+  });
+
   // Before /:groupId, so "occurrences" is never read as a group id.
   routes.get('/occurrences/:id', read, async (req, res) => {
     const { workspace } = apiAuth(res);
@@ -123,16 +164,20 @@ export function errorsApi(deps: WebDeps): RouteTable {
     res.json(errorOccurrenceJson(mapped!));
   });
 
+  // Issue 43: POST /merge and POST /:groupId/unmerge (merge-api.ts); before /:groupId.
+  mergeRoutes(routes, deps);
+
   routes.get('/:groupId', read, async (req, res) => {
     const { workspace } = apiAuth(res);
-    const group = await findErrorGroup(db, workspace.id, String(req.params.groupId));
+    // A group merged away answers as the group holding it now (merge-api.ts).
+    const group = await findErrorGroupOrHolder(db, workspace.id, String(req.params.groupId));
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
     const occurrences = await withMappedDetail(
       deps.symbolicator,
       await latestOccurrences(db, group),
     );
     res.json({
-      group: errorGroupJson(group),
+      group: await withMergedFingerprints(db, errorGroupJson(group), workspace.id),
       occurrences: occurrences.map(errorOccurrenceJson),
     });
   });
@@ -144,9 +189,12 @@ export function errorsApi(deps: WebDeps): RouteTable {
       const { workspace } = apiAuth(res);
       const groupId = String(req.params.groupId);
       const change = parseInput(groupChangeSchema, req.body, 'error group');
-      // The assignment first: when it is refused (422), the status is left as it was too.
+      // The assignment first: when it is refused (422), the status is left as it was too. And
+      // "resolve in next release" needs a release: checked before the assignment is applied, so
+      // a refused hold does not leave half the request done.
       let group = await findErrorGroup(db, workspace.id, groupId);
       if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+      if (change.resolve_in === 'next_release') await newestRelease(db, workspace.id);
       if (change.assignee_id !== undefined) {
         group = await assignErrorGroup(db, {
           workspaceId: workspace.id,

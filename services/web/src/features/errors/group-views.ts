@@ -5,6 +5,7 @@ import {
   OCCURRENCES_SHOWN,
   type Assignee,
   type DispatchJson,
+  type GroupFingerprint,
   type OccurrenceWithVisitor,
   type Ticket,
 } from '@ferry/workspace';
@@ -157,6 +158,8 @@ export interface ErrorGroupData {
   ticket: (Ticket & { dispatches: DispatchJson[] }) | null;
   /** Occurrences over time and the tags' top values (issue 41). */
   breakdown: GroupBreakdown;
+  /** Issue 43: its own fingerprint and (the newest of) those merged into it; `merged`: how many. */
+  fingerprints: { list: GroupFingerprint[]; merged: number };
 }
 
 /**
@@ -269,6 +272,84 @@ function assigneeControl(ctx: PageContext, data: ErrorGroupData, action: string)
   </div>`;
 }
 
+/** A fingerprint's first 12 hex digits, the whole in its title: enough to tell them apart. */
+function shortFingerprint(fingerprint: string): SafeHtml {
+  return html`<code class="fingerprint-id" title="${fingerprint}"
+    >${fingerprint.slice(0, 12)}</code
+  >`;
+}
+
+/** One merged fingerprint: what it was, when and by whom it came, and its Unmerge button. */
+function mergedFingerprintItem(
+  ctx: PageContext,
+  f: GroupFingerprint,
+  action: string,
+  canTriage: boolean,
+): SafeHtml {
+  return html`<li class="fingerprint" data-testid="merged-fingerprint">
+    <div class="fingerprint-what">
+      <strong>${f.error_class}</strong>
+      <span class="fingerprint-message break"
+        >${excerpt(f.latest_message, 120) || '(no message)'}</span
+      >
+    </div>
+    <p class="fingerprint-meta muted">
+      ${shortFingerprint(f.fingerprint)} · merged ${f.merged_at ? timeAgo(f.merged_at) : ''}
+      ${f.merged_by_name ? html`by ${f.merged_by_name}` : f.merged_by ? '' : 'through the API'} ·
+      ${plural(f.occurrence_count ?? 0, 'occurrence')} came with it
+    </p>
+    ${
+      canTriage
+        ? html`<form method="post" action="${action}" class="inline fingerprint-unmerge">
+            ${csrfField(ctx)}<input
+              type="hidden"
+              name="fingerprint"
+              value="${f.fingerprint}"
+            /><button type="submit" class="secondary small">Unmerge</button>
+          </form>`
+        : ''
+    }
+  </li>`;
+}
+
+/**
+ * Issue 43: the fingerprints the group holds. Its own, then each merged into it (newest first);
+ * members who may triage can unmerge one: its occurrences from then on make a group of their own.
+ */
+function fingerprintsSection(ctx: PageContext, data: ErrorGroupData, path: string): SafeHtml {
+  const [own, ...merged] = data.fingerprints.list;
+  const total = data.fingerprints.merged;
+  return html`<section
+    class="card group-fingerprints"
+    aria-labelledby="fingerprints-heading"
+    data-testid="group-fingerprints"
+  >
+    <h2 id="fingerprints-heading">Fingerprints</h2>
+    <p class="fingerprint-own">
+      ${own ? shortFingerprint(own.fingerprint) : ''} <span class="muted">this group’s own</span>
+    </p>
+    ${
+      merged.length
+        ? html`<p class="hint">
+              ${plural(total, 'group')} merged into this one: their new occurrences join it.
+            </p>
+            <ul class="plain fingerprint-list">
+              ${merged.map((f) => mergedFingerprintItem(ctx, f, `${path}/unmerge`, data.canTriage))}
+            </ul>
+            ${
+              total > merged.length
+                ? html`<p class="muted">
+                    The ${number(merged.length)} merged most recently are shown.
+                  </p>`
+                : ''
+            }`
+        : html`<p class="hint">
+            No other group was merged into this one. Select groups on the Errors list to merge them.
+          </p>`
+    }
+  </section>`;
+}
+
 function statusLine(group: ErrorGroup): SafeHtml {
   return html`<p class="triage-status" data-testid="group-status">
     <strong>${STATUS_LABEL[group.status]}</strong>
@@ -378,7 +459,8 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
             : ''
         }
       </section>
-      ${breakdownSection(data.breakdown)} ${occurrencesSection(data, path)}
+      ${fingerprintsSection(ctx, data, path)} ${breakdownSection(data.breakdown)}
+      ${occurrencesSection(data, path)}
     </div>`,
   });
 }

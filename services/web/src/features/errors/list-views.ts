@@ -1,4 +1,4 @@
-import type { ErrorGroup, ErrorSource, ErrorStatus, Workspace } from '@ferry/db';
+import type { ErrorBulkAction, ErrorGroup, ErrorSource, ErrorStatus, Workspace } from '@ferry/db';
 import {
   ERROR_SOURCES,
   ERROR_STATUSES,
@@ -8,9 +8,11 @@ import {
   searchValue,
   sumCounts,
   withKeyReplaced,
+  type Assignee,
   type GroupLatestFacts,
   type SearchTerm,
 } from '@ferry/workspace';
+import { bulkBar, bulkCheckbox, ERRORS_BULK_SCRIPT } from './bulk-views.js';
 import {
   noun,
   number,
@@ -102,10 +104,12 @@ function groupsTable(
   sparklines: ReadonlyMap<string, readonly number[]>,
   facts: ReadonlyMap<string, GroupLatestFacts>,
   assignees: ReadonlyMap<string, string>,
+  selectable: boolean,
 ): SafeHtml {
-  return html`<table class="errors">
+  return html`<table class="errors ${selectable ? 'selectable' : ''}">
     <thead>
       <tr>
+        ${selectable ? html`<th class="select-cell"><span class="visually-hidden">Select</span></th>` : ''}
         <th>Error</th>
         <th class="col-trend">Last ${SPARKLINE_DAYS} days</th>
         <th class="num">Occurrences</th>
@@ -117,6 +121,7 @@ function groupsTable(
       ${groups.map(
         (g) =>
           html`<tr>
+            ${selectable ? bulkCheckbox(g.id, `${g.error_class}: ${excerpt(g.latest_message, 80)}`) : ''}
             <td class="error-cell">
               ${groupTitle(base, g)}
               ${groupFacts(
@@ -175,6 +180,10 @@ export interface ErrorListData {
   environments: string[];
   /** Occurrences retained in the workspace. */
   retained: number;
+  /** For those who may triage: the bulk bar's assignees, and the actions still running. */
+  bulk?: { assignees: readonly Assignee[]; running: readonly ErrorBulkAction[] } | undefined;
+  /** Groups the search matches (what "all matching" acts on). */
+  matching: number;
 }
 
 /**
@@ -359,6 +368,20 @@ function assignedToViewer(filter: ErrorListFilter): boolean {
   return filter.terms.some((t) => t.kind === 'assigned' && t.assignee === 'me' && !t.negated);
 }
 
+/** Bulk actions still running here: each links to its progress. */
+function runningActions(base: string, running: readonly ErrorBulkAction[]): SafeHtml {
+  if (running.length === 0) return html``;
+  return html`<ul class="bulk-running" data-testid="bulk-running">
+    ${running.map(
+      (action) =>
+        html`<li>
+          <a href="${base}/errors/bulk/${action.id}">A bulk action is running</a>:
+          ${number(action.processed)} of ${plural(action.total, 'group')} done.
+        </li>`,
+    )}
+  </ul>`;
+}
+
 /** The live list's script (public/errors-live.js): the "N new errors" line below. */
 export const ERRORS_LIVE_SCRIPT = '/assets/errors-live.js';
 
@@ -384,7 +407,11 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
   return layout(ctx, {
     title: mine ? 'Errors assigned to me' : 'Errors',
     section: mine ? 'errors-assigned' : 'errors',
-    scripts: data.allGroups === 0 ? [COPY_SCRIPT, ERRORS_LIVE_SCRIPT] : [ERRORS_LIVE_SCRIPT],
+    scripts: [
+      ...(data.allGroups === 0 ? [COPY_SCRIPT] : []),
+      ERRORS_LIVE_SCRIPT,
+      ...(data.bulk ? [ERRORS_BULK_SCRIPT] : []),
+    ],
     // What the live line counts: this workspace, this filter (live.ts, errors:join).
     body: html`<div
       class="errors-view"
@@ -423,7 +450,19 @@ export function errorListPage(ctx: PageContext, data: ErrorListData): SafeHtml {
           : html`${data.ingestionEnabled ? '' : ingestionOffNotice()}
             ${filter.error ? '' : statusTabs(path, data)} ${filterForm(path, data)}
             ${filter.error ? '' : sourceTabs(path, data)}
-            ${data.groups.length ? groupsTable(base, data.groups, data.sparklines, data.facts, data.assignees) : noMatches(path, data)}
+            ${runningActions(base, data.bulk?.running ?? [])}
+            ${
+              data.groups.length && data.bulk
+                ? bulkBar(ctx, path, {
+                    q: filter.q,
+                    page,
+                    matching: data.matching,
+                    shown: data.groups.length,
+                    assignees: data.bulk.assignees,
+                  })
+                : ''
+            }
+            ${data.groups.length ? groupsTable(base, data.groups, data.sparklines, data.facts, data.assignees, Boolean(data.bulk)) : noMatches(path, data)}
             ${pager({ path, query: listQuery(filter.q), page, pages: data.pages })}`
       }
     </div>`,

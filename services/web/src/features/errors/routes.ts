@@ -31,8 +31,15 @@ import {
   SCRUB_RULES_TTL_MS,
   listReleases,
   resolveInNextRelease,
+  runningErrorBulkActions,
+  FINGERPRINTS_SHOWN,
+  countMergedFingerprints,
+  groupFingerprints,
+  mergedInto,
+  unmergeFingerprint,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
+import { bulkRoutes } from './bulk-routes.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
 import { fingerprintRuleRoutes, fingerprintRulesCardData } from './fingerprint-rules-routes.js';
 import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
@@ -79,7 +86,7 @@ const STATUS_DONE: Record<ErrorStatus, string> = {
   ignored: 'Ignored. New occurrences still count but keep it out of the unresolved list.',
 };
 
-export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): RouteTable {
+export function errorRoutes({ db, config, settings, symbolicator, logger }: WebDeps): RouteTable {
   const routes = routeTable();
 
   routes.get('/', capability('errors.read'), async (req, res) => {
@@ -103,10 +110,18 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
     ]);
     const { list, error } = listed;
     const shownIds = list?.groups.map((g) => g.id) ?? [];
-    const [sparklines, facts, assignees] = await Promise.all([
+    const canTriage = can(member.role, 'errors.triage');
+    const [sparklines, facts, assignees, bulk] = await Promise.all([
       occurrenceSparklines(db, workspace.id, shownIds),
       groupLatestFacts(db, workspace.id, shownIds),
       assigneeNames(db, list?.groups.map((g) => g.assignee_member_id) ?? []),
+      // The bulk bar is for those who may triage (issue 43).
+      canTriage
+        ? Promise.all([
+            assignableTo(db, workspace.id, 'errors.read'),
+            runningErrorBulkActions(db, workspace.id),
+          ]).then(([people, running]) => ({ assignees: people, running }))
+        : Promise.resolve(undefined),
     ]);
     const filter: ErrorListFilter = { q, terms: error ? [] : parseSearch(q), error };
     await renderPage(
@@ -129,10 +144,14 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
           allGroups,
           environments,
           retained,
+          bulk,
+          matching: list?.totalGroups ?? 0,
         }),
       error ? 422 : 200,
     );
   });
+
+  bulkRoutes(routes, db, logger);
 
   // Errors → Releases (issue 43); before '/:groupId', which would take the word as an id.
   routes.get('/releases', capability('errors.read'), async (req, res) => {
@@ -160,17 +179,26 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
   routes.get('/:groupId', capability('errors.read'), async (req, res) => {
     const { workspace, member } = seat(res);
     const group = await findErrorGroup(db, workspace.id, req.params.groupId);
-    if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+    if (!group) {
+      // Issue 43: a group merged away; its old links (mentions, alerts, bookmarks) lead on.
+      const holder = await mergedInto(db, workspace.id, req.params.groupId);
+      if (!holder) throw new AppError('not_found', 'No such error group in this workspace.');
+      res.redirect(302, `${workspaceBase(workspace)}/errors/${holder}`);
+      return;
+    }
     const canTriage = can(member.role, 'errors.triage');
-    const [page, ticket, hours, days, tags, names, assignees] = await Promise.all([
-      occurrencePage(db, group, pageParam(req.query.page)),
-      ticketForErrorGroup(db, workspace.id, group.id),
-      occurrenceHours(db, workspace.id, group.id),
-      occurrenceSparklines(db, workspace.id, [group.id]),
-      tagBreakdown(db, workspace.id, group.id),
-      assigneeNames(db, [group.assignee_member_id]),
-      canTriage ? assignableTo(db, workspace.id, 'errors.read') : Promise.resolve([]),
-    ]);
+    const [page, ticket, hours, days, tags, names, assignees, fingerprints, merged] =
+      await Promise.all([
+        occurrencePage(db, group, pageParam(req.query.page)),
+        ticketForErrorGroup(db, workspace.id, group.id),
+        occurrenceHours(db, workspace.id, group.id),
+        occurrenceSparklines(db, workspace.id, [group.id]),
+        tagBreakdown(db, workspace.id, group.id),
+        assigneeNames(db, [group.assignee_member_id]),
+        canTriage ? assignableTo(db, workspace.id, 'errors.read') : Promise.resolve([]),
+        groupFingerprints(db, workspace.id, group.id, { limit: FINGERPRINTS_SHOWN }),
+        countMergedFingerprints(db, workspace.id, group.id),
+      ]);
     // Frames still minified are mapped now: a map uploaded after the event shows here too.
     const occurrences = {
       ...page,
@@ -188,8 +216,41 @@ export function errorRoutes({ db, config, settings, symbolicator }: WebDeps): Ro
         canFileTicket: can(member.role, 'errors.file_ticket'),
         ticket: ticket ? { ...ticket, dispatches } : null,
         breakdown: { hours, days: days.get(group.id) ?? [], ...tags },
+        fingerprints: { list: fingerprints, merged },
       }),
     );
+  });
+
+  // The Fingerprints list's Unmerge buttons (issue 43): the fingerprint's next occurrences make a
+  // group of their own; what it brought stays counted here.
+  routes.post('/:groupId/unmerge', capability('errors.triage'), async (req, res) => {
+    const { workspace, member, user } = seat(res);
+    const groupId = String(req.params.groupId);
+    const groupPath = `${workspaceBase(workspace)}/errors/${encodeURIComponent(groupId)}`;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const fingerprint = typeof body.fingerprint === 'string' ? body.fingerprint.trim() : '';
+    try {
+      await unmergeFingerprint(db, {
+        workspaceId: workspace.id,
+        actor: { kind: 'member', memberId: member.id, role: member.role, name: user.name },
+        groupId,
+        fingerprint,
+      });
+      flash(
+        req,
+        'ok',
+        'Unmerged. Its occurrences from now on make a group of their own; those it brought stay counted here.',
+      );
+    } catch (error) {
+      // The group's own fingerprint (422), or one it no longer holds (a second click): a flash.
+      const said =
+        error instanceof AppError &&
+        (error.code === 'validation_failed' ||
+          (error.code === 'not_found' && (await findErrorGroup(db, workspace.id, groupId))));
+      if (!said) throw error;
+      flash(req, 'error', error.message);
+    }
+    res.redirect(303, groupPath);
   });
 
   // "Fix with agent": the group's ticket, filed now or already; either way, open it.

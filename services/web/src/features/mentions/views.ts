@@ -1,7 +1,7 @@
 import { truncate } from '@ferry/core';
 import type { Workspace } from '@ferry/db';
 import { roomLabel, type MentionHandles, type MentionItem } from '@ferry/workspace';
-import { plural } from '../../shared/format.js';
+import { plural, withQuery } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 import { emptyState, layout, workspaceBase, type PageContext } from '../../shared/layout.js';
 import { messageItem } from '../rooms/message-views.js';
@@ -40,6 +40,12 @@ function noticeGroupId(item: MentionItem): string | undefined {
   return item.reason === 'assignment' && typeof id === 'string' ? id : undefined;
 }
 
+/** A bulk assignment's notice opens the list of the assignee's errors (its metadata's search). */
+function noticeErrorsQuery(item: MentionItem): string | undefined {
+  const query = item.message.metadata.errorsQuery;
+  return item.reason === 'assignment' && typeof query === 'string' ? query : undefined;
+}
+
 function mentionCard(
   workspace: MentionsPageData['workspace'],
   item: MentionItem,
@@ -49,11 +55,14 @@ function mentionCard(
   // A ticket's conversation is named by its ticket, and opens there (the conversation is on it).
   // An assignment notice opens the error group it is about.
   const groupId = noticeGroupId(item);
+  const query = noticeErrorsQuery(item);
   const [href, where] = groupId
     ? [`${base}/errors/${encodeURIComponent(groupId)}`, 'an error assigned to you']
-    : item.ticket
-      ? [`${base}/feedback/${item.ticket.id}`, `the ticket “${shortTitle(item.ticket.title)}”`]
-      : [roomPath(workspace, item.room.id), roomLabel(item.room)];
+    : query
+      ? [withQuery(`${base}/errors`, { q: query }), 'errors assigned to you']
+      : item.ticket
+        ? [`${base}/feedback/${item.ticket.id}`, `the ticket “${shortTitle(item.ticket.title)}”`]
+        : [roomPath(workspace, item.room.id), roomLabel(item.room)];
   return html`<li class="mention-card ${item.unread ? 'is-new' : ''}">
     <p class="mention-where">
       ${item.unread ? html`<span class="badge ok">new</span>` : ''}
