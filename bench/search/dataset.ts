@@ -163,9 +163,8 @@ export function workspaceBodies(now: number, sources: readonly string[]): string
 
 /**
  * The searches measured: the page's default, three tag searches (a common value, a rare one, a
- * glob) and two
- * free-text ones (a word in some messages, a class name), each as the box shows it after typing
- * (the default `is:unresolved` kept in front).
+ * glob) and two free-text ones (a word in some messages, a quoted phrase), each as the box shows
+ * it after typing (the default `is:unresolved` kept in front).
  */
 export const SEARCHES = [
   'is:unresolved',

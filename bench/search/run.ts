@@ -11,6 +11,7 @@ import { describeTree, loadAverage } from '../start/cpu.js';
 import { seedWorkspaces, startFerry, stopFerry, storedBy, storedReports } from '../start/ferry.js';
 import type { Seeded } from '../start/ferry.js';
 import { GROUPS, REPEATS, SEARCHES } from './dataset.js';
+import { measureBulkResolve, type BulkFigures } from './bulk.js';
 import { describeExplained, explainPage, type ExplainedQuery } from './explain.js';
 import type { IngestOutcome, IngestSpec } from './ingest.js';
 import type { PageOutcome, PageSpec } from './page-load.js';
@@ -83,17 +84,20 @@ async function ingest(ctx: TestContext, port: number, seeded: readonly Seeded[])
 }
 
 /**
- * Triage a real workspace has done: about 30% of the groups resolved and 10% ignored, picked by a
- * hash of the id. One UPDATE (not the product's per-group PATCH, which would take minutes here,
+ * Triage a real workspace has done: 30% of each workspace's groups resolved and 10% ignored (so
+ * 12,000 of 20,000 stay unresolved: the bulk resolve's selection), picked in the order of a hash of
+ * the id. One UPDATE (not the product's per-group PATCH, which would take minutes here,
  * nor the bulk resolve job, which is not in this tree): the list reads the status column alone.
  * Then VACUUM ANALYZE, standing in for the autovacuum a workspace this size has had long since
  * (fresh statistics and a visibility map, which index-only counts read).
  */
 async function triage(ctx: TestContext): Promise<void> {
-  await sql`update error_groups set status = case
-      when abs(hashtext(id)) % 10 < 3 then 'resolved'
-      when abs(hashtext(id)) % 10 = 3 then 'ignored'
-      else 'unresolved' end`.execute(ctx.db);
+  await sql`update error_groups g set status = case
+      when r.at < 0.3 then 'resolved' when r.at < 0.4 then 'ignored' else 'unresolved' end
+    from (select id, (row_number() over (partition by workspace_id order by hashtext(id), id) - 1)
+        / count(*) over (partition by workspace_id)::float as at
+      from error_groups) r
+    where r.id = g.id`.execute(ctx.db);
   await sql`vacuum analyze error_groups`.execute(ctx.db);
   await sql`vacuum analyze error_occurrences`.execute(ctx.db);
 }
@@ -200,6 +204,7 @@ async function main(): Promise<void> {
     const figures: SearchFigures[] = [];
     let ceilings: Ceilings;
     let dataset: Dataset;
+    let bulk: BulkFigures;
     try {
       log(`pnpm start is up on ${port} (log: ${ferry.logFile}): ${describeTree(ferry.child.pid!)}`);
       const seeded = await seedWorkspaces(ctx, port, WORKSPACES);
@@ -252,6 +257,18 @@ async function main(): Promise<void> {
         );
         figures.push({ q, explained, page });
       }
+      // Last: it resolves the workspace's unresolved groups, which the searches above list.
+      log();
+      log(
+        `## Bulk resolve of the workspace's ${dataset.unresolved} unresolved groups (is:unresolved)`,
+      );
+      bulk = await measureBulkResolve(
+        ctx,
+        port,
+        target.workspace.id,
+        target.tokens,
+        'is:unresolved',
+      );
     } finally {
       await stopFerry(ferry);
     }
@@ -282,6 +299,11 @@ async function main(): Promise<void> {
     );
     log(
       `| ceiling: indexed first page | ${ms(ceilings.indexedPage.p50)} | ${ms(ceilings.indexedPage.p95)} | ${ms(ceilings.indexedPage.p99)} | | | |`,
+    );
+    log(
+      `| bulk resolve of ${bulk.total} groups (${bulk.status}, ${bulk.changed} changed, ` +
+        `${bulk.leftUnresolved} left unresolved) | answered ${ms(bulk.answerMs)} (${bulk.answerStatus}) ` +
+        `| done in ${(bulk.doneMs / 1000).toFixed(2)} s | | | | |`,
     );
     log();
     log(

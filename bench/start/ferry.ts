@@ -85,6 +85,7 @@ export const stopFerry = (ferry: Ferry): Promise<void> => stopChild(ferry.child)
 export interface Seeded {
   workspace: { id: string; slug: string; public_key: string };
   member: { email: string; password: string };
+  tokens: { tenant_write: string; tenant_read: string };
   room: { id: string };
   incoming_webhook: { key: string };
 }
