@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { createMember, createWorkspace, startApp, type TestContext } from '@ferry/testing';
 import { createWebApp, loadWebSettings, webDeps } from '@ferry/web';
+import { Browser } from '../lib/browser.js';
 import { log, ms, summarize, type Summary } from './stats.js';
 
 /**
@@ -73,40 +74,6 @@ async function timed(fn: () => Promise<unknown>): Promise<number[]> {
     out.push(performance.now() - started);
   }
   return out;
-}
-
-/** A cookie-keeping client, enough to sign in and read a page. */
-class Browser {
-  private cookies = new Map<string, string>();
-  constructor(private readonly base: string) {}
-
-  async request(path: string, init: RequestInit = {}): Promise<{ status: number; text: string }> {
-    const res = await fetch(this.base + path, {
-      ...init,
-      headers: {
-        cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-        ...(init.headers as Record<string, string> | undefined),
-      },
-      redirect: 'manual',
-    });
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const [name, ...value] = (pair ?? '').split('=');
-      if (name) this.cookies.set(name.trim(), value.join('='));
-    }
-    return { status: res.status, text: await res.text() };
-  }
-
-  async signIn(email: string, password: string): Promise<void> {
-    const page = await this.request('/login');
-    const token = /name="csrf-token" content="([^"]+)"/.exec(page.text)?.[1] ?? '';
-    const res = await this.request('/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email, password, _csrf: token }).toString(),
-    });
-    if (res.status !== 302) throw new Error(`sign-in answered ${res.status}`);
-  }
 }
 
 export async function benchErrorsPage(ctx: TestContext): Promise<ErrorsPageResult> {

@@ -83,8 +83,9 @@ export const stopFerry = (ferry: Ferry): Promise<void> => stopChild(ferry.child)
 
 /** The part of `pnpm --silent seed --json`'s output the bench uses (README: Seed output). */
 export interface Seeded {
-  workspace: { id: string; public_key: string };
-  member: { email: string };
+  workspace: { id: string; slug: string; public_key: string };
+  member: { email: string; password: string };
+  tokens: { tenant_write: string; tenant_read: string };
   room: { id: string };
   incoming_webhook: { key: string };
 }
