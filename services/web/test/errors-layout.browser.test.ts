@@ -127,7 +127,10 @@ describe('the Errors pages layout', () => {
     expect(wide.height).toBeLessThan(2_000);
     expect(Math.max(...wide.rowHeights)).toBeLessThan(70);
     expect(wide.titleLines).toEqual(Array(25).fill(1));
-    const [title, ...others] = wide.columns;
+    // The bulk bar's checkbox column (issue 43) comes first, then the title.
+    const [select, title, ...others] = wide.columns;
+    expect(select!.name).toBe('Select');
+    expect(select!.width).toBeLessThan(50);
     expect(title!.name).toBe('Error');
     for (const other of others) expect(title!.width).toBeGreaterThan(other.width);
     expect(title!.width).toBeGreaterThan(wide.tableWidth / 2);

@@ -30,6 +30,8 @@ export interface LiveKeyCache {
 }
 
 export const KEY_CHANNEL = 'ferry_incoming_keys';
+/** settle()'s tokens on KEY_CHANNEL; every other notification is a change (its payload is ''). */
+const SETTLE_PREFIX = 'settle:';
 const TTL_MS = 60_000;
 /** Bounds memory against a flood of random keys: past it the cache starts over. */
 const MAX_ENTRIES = 10_000;
@@ -54,7 +56,9 @@ export function createLiveKeyCache(
     options.databaseUrl,
     KEY_CHANNEL,
     (payload) => {
-      invalidate();
+      // A settle() token (ours or another process's) says nothing changed: dropping the cache
+      // for it would drop keys cached after the change it follows (a test saw exactly that).
+      if (!payload?.startsWith(SETTLE_PREFIX)) invalidate();
       trusted = true;
       if (payload) tokens.get(payload)?.heard();
       for (const resume of connected.splice(0)) resume();
@@ -83,7 +87,7 @@ export function createLiveKeyCache(
       return key;
     },
     async settle(timeoutMs = 10_000) {
-      const token = `settle:${randomUUID()}`;
+      const token = `${SETTLE_PREFIX}${randomUUID()}`;
       let timer: NodeJS.Timeout | undefined;
       const heard = new Promise<void>((resolve, reject) => {
         tokens.set(token, { heard: resolve, lost: reject });
