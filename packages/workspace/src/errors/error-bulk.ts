@@ -51,7 +51,7 @@ export const errorBulkRequestSchema = z
     'Send a JSON object with "action" and either "q" or "ids".',
   )
   .refine((body) => (body.q === undefined) !== (body.ids === undefined), {
-    message: 'Send either "q" (every group the search matches) or "ids", not both.',
+    message: 'Send exactly one of "q" (every group the search matches) and "ids".',
     path: ['q'],
   })
   .refine((body) => body.action !== 'assign' || body.assignee_id !== undefined, {
