@@ -3,7 +3,13 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { newId } from '@ferry/core';
 import { createRedisConnection } from '@ferry/queues';
-import { createTestContext, createWorkspace, waitUntil, type TestContext } from '@ferry/testing';
+import {
+  createMember,
+  createTestContext,
+  createWorkspace,
+  waitUntil,
+  type TestContext,
+} from '@ferry/testing';
 import {
   ERROR_BULK_CHUNK,
   findErrorBulkAction,
@@ -119,6 +125,30 @@ describe('bulk actions over error groups', () => {
     const final = rest ?? (await findErrorBulkAction(ctx.db, ws.id, action.id));
     expect(final).toMatchObject({ status: 'done', processed: 1_200, changed: 1_200 });
     expect((await statuses(ws.id)).every((g) => g.status === 'ignored')).toBe(true);
+  });
+
+  it('stops with the reason when the assignee becomes a guest before it runs', async () => {
+    const ws = await createWorkspace(ctx.db);
+    const seat = await createMember(ctx.db, ws, { role: 'member' });
+    await write(ws.id, [1, 2, 3]);
+    const action = await startErrorBulkAction(ctx.db, {
+      workspaceId: ws.id,
+      actor: { kind: 'api' },
+      action: 'assign',
+      assigneeId: seat.id,
+      selection: { query: 'BulkError' },
+    });
+    await ctx.db.updateTable('members').set({ role: 'guest' }).where('id', '=', seat.id).execute();
+    const failed = await runErrorBulkAction(ctx.db, action.id);
+    expect(failed).toMatchObject({ status: 'failed', processed: 0 });
+    expect(failed?.error).toContain('became a guest');
+    const assigned = await ctx.db
+      .selectFrom('error_groups')
+      .select('assignee_member_id')
+      .where('workspace_id', '=', ws.id)
+      .where('assignee_member_id', 'is not', null)
+      .execute();
+    expect(assigned).toEqual([]);
   });
 
   it('resolves 12,000 groups as a job, groups getting occurrences mid-way included', async () => {
