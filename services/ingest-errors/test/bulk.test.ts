@@ -22,6 +22,7 @@ import { parseJob, writeErrorBatch, type WriteErrorsDeps } from '../src/jobs/wri
 import type { QueuedReport } from '../src/queued.js';
 import { parseBatch } from '../src/report.js';
 import { startErrorWriter } from '../src/worker.js';
+import { runBulkActionJob } from '../src/jobs/bulk-action.js';
 
 /**
  * Issue 43, bulk actions, as they run for real: asked for through the domain (as the page and the
@@ -125,6 +126,27 @@ describe('bulk actions over error groups', () => {
     const final = rest ?? (await findErrorBulkAction(ctx.db, ws.id, action.id));
     expect(final).toMatchObject({ status: 'done', processed: 1_200, changed: 1_200 });
     expect((await statuses(ws.id)).every((g) => g.status === 'ignored')).toBe(true);
+  });
+
+  it('a job stopped before the end fails its attempt, so BullMQ runs it again', async () => {
+    const ws = await createWorkspace(ctx.db);
+    await write(ws.id, [1, 2, 3]);
+    const action = await startErrorBulkAction(ctx.db, {
+      workspaceId: ws.id,
+      actor: { kind: 'api' },
+      action: 'resolve',
+      selection: { query: 'is:unresolved' },
+    });
+    const stopped = new AbortController();
+    stopped.abort();
+    const payload = { actionId: action.id, workspaceId: ws.id };
+    await expect(runBulkActionJob(ctx.db, payload, stopped.signal)).rejects.toThrow(
+      'stopped after 0 of 3 groups',
+    );
+    await expect(runBulkActionJob(ctx.db, payload, new AbortController().signal)).resolves.toEqual({
+      status: 'done',
+      processed: 3,
+    });
   });
 
   it('stops with the reason when the assignee becomes a guest before it runs', async () => {
