@@ -517,8 +517,11 @@ export interface IncomingWebhookRequestsTable {
 
 export type OutgoingWebhookState = 'enabled' | 'disabled';
 
-/** Who a hook belongs to: a room (its messages), or the workspace's error alert rule. */
-export type OutgoingWebhookOwner = 'room' | 'error_alerts';
+/**
+ * Who a hook belongs to: a room (its messages), the workspace's error alert rule, or the workspace
+ * as an event webhook endpoint (issue 44: event_endpoints holds its subscription).
+ */
+export type OutgoingWebhookOwner = 'room' | 'error_alerts' | 'event_endpoint';
 
 export interface OutgoingWebhooksTable {
   id: string;
@@ -533,9 +536,25 @@ export interface OutgoingWebhooksTable {
   state: ColumnType<OutgoingWebhookState, OutgoingWebhookState | undefined, OutgoingWebhookState>;
   disabled_reason: string | null;
   consecutive_failures: ColumnType<number, number | undefined, number>;
+  /** Sends a second at most (event endpoints); null: unlimited. */
+  max_per_second: ColumnType<number | null, number | null | undefined, number | null>;
   created_by: string | null;
   created_at: CreatedAt;
   updated_at: DefaultTimestamp;
+}
+
+/** A workspace event webhook endpoint's subscription (its hook is outgoing_webhooks.id). */
+export interface EventEndpointsTable {
+  hook_id: string;
+  workspace_id: string;
+  description: ColumnType<string, string | undefined, string>;
+  /** Catalog event types it receives. */
+  event_types: string[];
+  /** Error events only from these environments; null: every one. */
+  environments: string[] | null;
+  /** message.created only from these rooms; null: no room (message.created needs rooms). */
+  room_ids: string[] | null;
+  created_at: CreatedAt;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'held';
@@ -716,6 +735,7 @@ export interface Database {
   incoming_webhooks: IncomingWebhooksTable;
   incoming_webhook_requests: IncomingWebhookRequestsTable;
   outgoing_webhooks: OutgoingWebhooksTable;
+  event_endpoints: EventEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   users: UsersTable;
@@ -776,6 +796,7 @@ export type ErrorWorkspaceStats = Selectable<ErrorWorkspaceStatsTable>;
 export type ErrorAlertRule = Selectable<ErrorAlertRulesTable>;
 export type IncomingWebhook = Selectable<IncomingWebhooksTable>;
 export type OutgoingWebhook = Selectable<OutgoingWebhooksTable>;
+export type EventEndpoint = Selectable<EventEndpointsTable>;
 export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttempt = Selectable<WebhookAttemptsTable>;
 export type Agent = Selectable<AgentsTable>;

@@ -104,6 +104,16 @@ export const eventCatalog = {
     },
   }),
   /**
+   * A workspace event (issue 44) was owed to an event webhook endpoint in the transaction of the
+   * action that caused it: the endpoint's drain in webhooks-out is woken.
+   */
+  event_webhook_owed: defineEvent({
+    schema: z.object({ hookId: idSchema('outgoingWebhook'), workspaceId: idSchema('workspace') }),
+    relayTo: {
+      'webhook-drain': ({ hookId }) => ({ hookId }),
+    },
+  }),
+  /**
    * A rule's alerts went over the room's hourly cap: at the hour's end one line says how many
    * were held (the job is delayed until then).
    */

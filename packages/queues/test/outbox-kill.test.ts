@@ -35,6 +35,7 @@ const target: Record<EventType, QueueName> = {
   agent_addressed: 'agent-work',
   dispatch_requested: 'dispatch',
   error_alert_owed: 'webhook-drain',
+  event_webhook_owed: 'webhook-drain',
   error_alerts_held: 'error-alerts-held',
   error_bulk_requested: 'error-bulk',
   error_handoff_requested: 'error-handoff',

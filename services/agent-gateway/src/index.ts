@@ -30,3 +30,4 @@ export {
 } from './work-log.js';
 export type { NewWork } from './work-log.js';
 export { agentGatewayManifest } from './manifest.js';
+export { markStreamClosed, markStreamOpen } from './connection-events.js';

@@ -22,6 +22,7 @@ import {
   requireToken,
 } from '@ferry/workspace';
 import { agentEventSchema, recordAgentEvent } from './agent-events.js';
+import { markStreamClosed, markStreamOpen } from './connection-events.js';
 import type { AgentGatewayHttpDeps } from './deps.js';
 import { nudge, sseFrame } from './streams.js';
 import { ackWork, countUnacked, findWork } from './work-log.js';
@@ -101,23 +102,16 @@ export function agentGatewayTable(deps: AgentGatewayHttpDeps): MountedTable {
         }),
       );
       // Connected: the offline episode (and its wake request) is over.
-      await db
-        .updateTable('agents')
-        .set({ stream_seen_at: sql<Date>`now()`, woken_at: null })
-        .where('id', '=', agent.id)
-        .execute();
+      await markStreamOpen(db, agent);
       const { closed } = hub.open({ agentId: agent.id, tokenId: token.id }, res);
       logger.info({ agentId: agent.id }, 'agent stream opened');
       await closed;
       // The last stream of this agent here: shown as not connected at once, not after the window.
       // Another process holding a stream of it sets it again at its next keepalive.
       if (!hub.agents().includes(agent.id)) {
-        await db
-          .updateTable('agents')
-          .set({ stream_seen_at: null })
-          .where('id', '=', agent.id)
-          .execute()
-          .catch((err: unknown) => logger.warn({ err }, 'marking a closed stream failed'));
+        await markStreamClosed(db, agent).catch((err: unknown) =>
+          logger.warn({ err }, 'marking a closed stream failed'),
+        );
       }
       logger.info({ agentId: agent.id }, 'agent stream closed');
     },

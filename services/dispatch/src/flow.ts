@@ -8,7 +8,15 @@ import {
   type GitHubClient,
 } from '@ferry/github';
 import type { JobPayload } from '@ferry/queues';
-import { markTriagedByDispatch, postMessage, ticketContext } from '@ferry/workspace';
+import {
+  dispatchData,
+  emitWorkspaceEvents,
+  markTriagedByDispatch,
+  postMessage,
+  ticketContext,
+  workspaceEvent,
+  type EventType,
+} from '@ferry/workspace';
 import type { DispatchDeps } from './deps.js';
 import { agentPrompt, dispatchMarker, issueBody, issueTitle } from './issue-body.js';
 
@@ -373,8 +381,31 @@ async function transition(
     // Only a new ticket moves: a closed one stays closed (packages/workspace feedback-triage.ts).
     if (triage) await markTriagedByDispatch(trx, dispatch.feedback_id);
     if (message && feedback) await announce(trx, feedback, dispatch.id, message);
+    await emitDispatchEvent(trx, moved);
     return moved;
   });
+}
+
+/** The event types (issue 44) of the statuses a dispatch moves to; others are not events. */
+const DISPATCH_EVENTS: Partial<Record<DispatchStatus, EventType>> = {
+  agent_started: 'dispatch.started',
+  assigned: 'dispatch.started',
+  pr_opened: 'dispatch.pr_opened',
+  completed: 'dispatch.completed',
+  failed: 'dispatch.failed',
+};
+
+/** The step's event for event webhooks, in the step's transaction (the row's update orders them). */
+async function emitDispatchEvent(trx: Db, moved: Dispatch): Promise<void> {
+  const type = DISPATCH_EVENTS[moved.status];
+  if (!type) return;
+  await emitWorkspaceEvents(trx, [
+    workspaceEvent({
+      workspaceId: moved.workspace_id,
+      type: type as 'dispatch.started',
+      data: { dispatch: dispatchData(moved) },
+    }),
+  ]);
 }
 
 /** A poll that changed nothing visible still records the task state and counts the poll. */
@@ -441,6 +472,7 @@ async function fail(
       .where('id', '=', dispatch.feedback_id)
       .executeTakeFirstOrThrow();
     await announce(trx, feedback, dispatch.id, `Dispatch failed: ${reason}`);
+    await emitDispatchEvent(trx, moved);
     return moved;
   });
 }

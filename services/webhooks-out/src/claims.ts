@@ -12,7 +12,12 @@ import { msInterval } from './deliveries.js';
 /** What sending to a hook needs of it. */
 export type SendableHook = Pick<
   OutgoingWebhook,
-  'id' | 'target_url' | 'secret_sealed' | 'previous_secret_sealed' | 'previous_secret_expires_at'
+  | 'id'
+  | 'target_url'
+  | 'secret_sealed'
+  | 'previous_secret_sealed'
+  | 'previous_secret_expires_at'
+  | 'max_per_second'
 >;
 
 export type RunClaim =

@@ -46,3 +46,5 @@ export { WEBHOOKS_OUT_QUEUES, startWebhooksOut, webhooksOutJobs } from './worker
 export type { RunningWebhooksOut, WebhooksOutJobs, WebhooksOutOptions } from './worker.js';
 export { postAlertsHeld } from './jobs/alerts-held.js';
 export { webhooksOutManifest } from './manifest.js';
+export { createPacer } from './pacing.js';
+export type { Pacer } from './pacing.js';

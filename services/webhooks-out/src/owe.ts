@@ -142,6 +142,8 @@ export async function oweMessages(
         secret_sealed: hook.hook_secret_sealed!,
         previous_secret_sealed: hook.hook_previous_secret_sealed,
         previous_secret_expires_at: hook.hook_previous_secret_expires_at,
+        // Room hooks are not rate limited (only event endpoints are).
+        max_per_second: null,
       });
       const floor = gapFloor(
         hook.hook_created_at!,

@@ -12,6 +12,7 @@ import { fanOutJob } from './jobs/fan-out.js';
 import { postAlertsHeld } from './jobs/alerts-held.js';
 import { sendOnce } from './jobs/send-once.js';
 import { oweMessages } from './owe.js';
+import { createPacer } from './pacing.js';
 import { createRunGroups, type RunGroups } from './run-groups.js';
 
 export interface WebhooksOutOptions {
@@ -91,6 +92,7 @@ export function webhooksOutJobs(options: Omit<WebhooksOutOptions, 'connection'>)
       leaseMs: leaseMs(options.settings),
       logger: options.logger,
     }),
+    pacer: createPacer(),
   };
   const bull = {
     maxStalledCount: MAX_STALLED_COUNT,

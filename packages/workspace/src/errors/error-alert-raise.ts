@@ -11,6 +11,7 @@ import {
 } from './error-alerts.js';
 import { postMessages } from '../messages/messages.js';
 import { occurrencesMatching, type AlertFacets } from './alert-filters.js';
+import type { OwedEvent } from '../event-webhooks/index.js';
 
 /**
  * Raising error alerts inside the error writer's transaction (services/ingest-errors
@@ -60,6 +61,12 @@ export interface AlertCandidate {
 export interface RaiseOptions {
   /** PUBLIC_URL, for the links to the group page and the Errors page. */
   publicUrl: string;
+  /**
+   * What the batch's events already owe event endpoints (issue 44, emitWorkspaceEvents): an
+   * alert whose rule URL is such an endpoint's, for the same group and trigger, is not owed a
+   * second time. The endpoint's delivery carries it.
+   */
+  endpointDeliveries?: readonly OwedEvent[];
 }
 
 /** An alert rule as the error writer reads it: readAlertRules. */
@@ -74,6 +81,8 @@ export interface AlertRule {
   frequency_minutes: number | null;
   hook_id: string | null;
   hook_state: 'enabled' | 'disabled' | null;
+  /** The rule's URL (its hook's target), to send nothing twice with an event endpoint. */
+  hook_url: string | null;
   environments: string[] | null;
   sources: string[] | null;
   levels: string[] | null;
@@ -154,7 +163,7 @@ export async function raiseErrorAlerts(
 
   const events: OutboxEvent[] = [];
   await postToRooms(tx, alerts, options, events);
-  await oweDeliveries(tx, alerts, events);
+  await oweDeliveries(tx, alerts, events, options.endpointDeliveries ?? []);
   const handoffs = await claimHandoffs(tx, alerts);
   for (const handoff of handoffs) {
     events.push({ type: 'error_handoff_requested', payload: handoff });
@@ -215,6 +224,7 @@ export async function readAlertRules(
       'r.frequency_minutes',
       'r.hook_id',
       'h.state as hook_state',
+      'h.target_url as hook_url',
       'r.environments',
       'r.sources',
       'r.levels',
@@ -362,6 +372,12 @@ async function claimCooldowns(
 
 type Raised = { rule: AlertRule; alert: ErrorAlert };
 
+/** One URL's delivery of one group's event (the URL as WHATWG parses it: same target, same key). */
+function sameTarget(url: string, groupId: string, eventType: string): string {
+  const href = URL.canParse(url) ? new URL(url).href : url;
+  return `${href}\n${groupId}\n${eventType}`;
+}
+
 /** One message per alert into the rule's room, up to the rule's hourly cap; the rest held. */
 async function postToRooms(
   tx: Db,
@@ -444,8 +460,24 @@ async function oweDeliveries(
   tx: Db,
   alerts: readonly Raised[],
   events: OutboxEvent[],
+  endpointDeliveries: readonly OwedEvent[],
 ): Promise<void> {
-  const rows = alerts.filter(({ rule }) => rule.hook_id !== null && rule.hook_state !== null);
+  const sent = new Set(
+    endpointDeliveries.flatMap(({ url, event }) => {
+      const group = (event.data as { group?: { id?: unknown } }).group;
+      return typeof group?.id === 'string' ? [sameTarget(url, group.id, event.type)] : [];
+    }),
+  );
+  const rows = alerts.filter(
+    ({ rule, alert }) =>
+      rule.hook_id !== null &&
+      rule.hook_state !== null &&
+      !(
+        rule.hook_url !== null &&
+        alert.trigger !== 'spiking' &&
+        sent.has(sameTarget(rule.hook_url, alert.group.id, `error.group.${alert.trigger}`))
+      ),
+  );
   if (!rows.length) return;
   await tx
     .insertInto('webhook_deliveries')

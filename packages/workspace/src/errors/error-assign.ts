@@ -5,6 +5,8 @@ import { can } from '../members/capabilities.js';
 import { findAssignable, type Assignee } from '../members/assignable.js';
 import { postMessage } from '../messages/messages.js';
 import { lockGroupsInWriterOrder } from './error-triage.js';
+import type { EventActor } from '../event-webhooks/index.js';
+import { API_ACTOR, emitGroupsAssigned, memberActor, SYSTEM_ACTOR } from './error-events.js';
 
 /**
  * Assigning an error group to one member, or to nobody (issue 43). The rule is the feedback
@@ -81,6 +83,12 @@ export async function assignErrorGroup(
       .where('id', '=', current.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await emitGroupsAssigned(
+      trx,
+      [updated],
+      assignee ? { id: assignee.id, name: assignee.name } : null,
+      actor.kind === 'member' ? memberActor(actor) : API_ACTOR,
+    );
     // Assigning oneself needs no notice: one knows.
     if (assignee && !(actor.kind === 'member' && actor.memberId === assignee.id)) {
       const by = actor.kind === 'member' ? actor.name : 'An API client';
@@ -204,8 +212,11 @@ export async function assignErrorGroups(
   workspaceId: string,
   groupIds: readonly string[],
   assigneeId: string | null,
+  actor: EventActor = SYSTEM_ACTOR,
 ): Promise<number> {
-  if (assigneeId !== null && !(await findAssignable(trx, workspaceId, assigneeId, 'errors.read'))) {
+  const assignee =
+    assigneeId === null ? null : await findAssignable(trx, workspaceId, assigneeId, 'errors.read');
+  if (assigneeId !== null && !assignee) {
     throw new AppError(
       'validation_failed',
       'The assignee is not valid. They left the workspace or became a guest after the action was asked for.',
@@ -214,12 +225,21 @@ export async function assignErrorGroups(
   }
   const locked = await lockGroupsInWriterOrder(trx, workspaceId, groupIds);
   if (locked.length === 0) return 0;
-  await trx
+  const changed = await trx
     .updateTable('error_groups')
     .set({ assignee_member_id: assigneeId })
     .where('workspace_id', '=', workspaceId)
     .where('id', 'in', locked)
+    .where('assignee_member_id', 'is distinct from', assigneeId)
+    .returningAll()
     .execute();
+  // Issue 44: each group whose assignee changed is an event, in the chunk's commit.
+  await emitGroupsAssigned(
+    trx,
+    changed,
+    assignee ? { id: assignee.id, name: assignee.name } : null,
+    actor,
+  );
   return locked.length;
 }
 

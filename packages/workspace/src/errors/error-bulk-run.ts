@@ -3,6 +3,8 @@ import { ERROR_BULK_INLINE_MAX, findErrorBulkAction } from './error-bulk.js';
 import type { Db, ErrorBulkAction, Tx } from '@ferry/db';
 import { assignErrorGroups, noticeBulkAssignment, type AssignActor } from './error-assign.js';
 import { setErrorGroupsStatus } from './error-triage.js';
+import { API_ACTOR, memberActor } from './error-events.js';
+import type { EventActor } from '../event-webhooks/index.js';
 import { mergeErrorGroups } from './error-merge.js';
 
 /**
@@ -50,9 +52,21 @@ async function actOnChunk(
     case 'resolve':
     case 'ignore':
     case 'unresolve':
-      return setErrorGroupsStatus(trx, action.workspace_id, chunk, STATUS_OF[action.action]);
+      return setErrorGroupsStatus(
+        trx,
+        action.workspace_id,
+        chunk,
+        STATUS_OF[action.action],
+        eventActor(await actorOf(trx, action)),
+      );
     case 'assign':
-      return assignErrorGroups(trx, action.workspace_id, chunk, action.assignee_member_id);
+      return assignErrorGroups(
+        trx,
+        action.workspace_id,
+        chunk,
+        action.assignee_member_id,
+        eventActor(await actorOf(trx, action)),
+      );
     case 'merge': {
       if (action.target_group_id === null) {
         throw new AppError('validation_failed', 'This merge has no target group.');
@@ -175,3 +189,6 @@ export async function runSmallErrorBulkAction(
   }
   return (await findErrorBulkAction(db, action.workspace_id, action.id)) ?? action;
 }
+/** Who asked for the bulk action, as its events name them (issue 44). */
+const eventActor = (actor: AssignActor): EventActor =>
+  actor.kind === 'member' ? memberActor(actor) : API_ACTOR;

@@ -2,6 +2,8 @@ import { firstIdAt } from '@ferry/core';
 import { sql } from 'kysely';
 import type { Db, ErrorGroup, ErrorStatus } from '@ferry/db';
 import { holdOffMerges } from './merge-lock.js';
+import type { EventActor } from '../event-webhooks/index.js';
+import { emitGroupsResolved, SYSTEM_ACTOR } from './error-events.js';
 import {
   findErrorGroup,
   latestOccurrences,
@@ -27,16 +29,30 @@ export async function setErrorGroupStatus(
   workspaceId: string,
   groupId: string,
   status: ErrorStatus,
+  actor: EventActor = SYSTEM_ACTOR,
 ): Promise<ErrorGroup | undefined> {
   const group = await findErrorGroup(db, workspaceId, groupId);
   if (!group) return undefined;
-  return db
-    .updateTable('error_groups')
-    .set(statusChange(status))
-    .where('id', '=', group.id)
-    .where('workspace_id', '=', workspaceId)
-    .returningAll()
-    .executeTakeFirst();
+  return db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom('error_groups')
+      .select('status')
+      .where('id', '=', group.id)
+      .forUpdate()
+      .executeTakeFirst();
+    const updated = await trx
+      .updateTable('error_groups')
+      .set(statusChange(status))
+      .where('id', '=', group.id)
+      .where('workspace_id', '=', workspaceId)
+      .returningAll()
+      .executeTakeFirst();
+    // Issue 44: resolving is an event (event webhooks), in this same commit.
+    if (updated && status === 'resolved' && before?.status !== 'resolved') {
+      await emitGroupsResolved(trx, [updated], actor);
+    }
+    return updated;
+  });
 }
 
 /**
@@ -64,15 +80,32 @@ export async function setErrorGroupsStatus(
   workspaceId: string,
   groupIds: readonly string[],
   status: ErrorStatus,
+  actor: EventActor = SYSTEM_ACTOR,
 ): Promise<number> {
   const locked = await lockGroupsInWriterOrder(trx, workspaceId, groupIds);
   if (locked.length === 0) return 0;
-  await trx
+  const updated = await trx
+    .with('before', (qb) =>
+      qb
+        .selectFrom('error_groups')
+        .select(['id', 'status'])
+        .where('workspace_id', '=', workspaceId)
+        .where('id', 'in', locked),
+    )
     .updateTable('error_groups')
     .set(statusChange(status))
-    .where('workspace_id', '=', workspaceId)
-    .where('id', 'in', locked)
+    .from('before')
+    .whereRef('before.id', '=', 'error_groups.id')
+    .returningAll('error_groups')
+    .returning('before.status as before_status')
     .execute();
+  // Issue 44: each group this chunk resolved is an event, in the chunk's commit.
+  if (status === 'resolved') {
+    const resolved = updated
+      .filter((row) => row.before_status !== 'resolved')
+      .map(({ before_status: _before, ...group }) => group);
+    await emitGroupsResolved(trx, resolved, actor);
+  }
   return locked.length;
 }
 

@@ -226,3 +226,4 @@ export {
   RELEASES_LISTED,
 } from './releases.js';
 export type { FirstSeen, HeldResolution, ReleaseSummary } from './releases.js';
+export { API_ACTOR, SYSTEM_ACTOR, errorWriterEvents } from './error-events.js';

@@ -4,6 +4,13 @@ import { z } from 'zod';
 import { assignableTo, findAssignable, type Assignee } from '../members/assignable.js';
 import { postMessage } from '../messages/messages.js';
 import { memberName } from '../members/members.js';
+import {
+  emitWorkspaceEvents,
+  ticketData,
+  workspaceEvent,
+  type EventActor,
+  type WorkspaceEvent,
+} from '../event-webhooks/index.js';
 
 /**
  * Triage of a feedback ticket: its status (new, triaged, closed) and who looks after it. Every
@@ -51,7 +58,14 @@ export function assignableMembers(db: Db, workspaceId: string): Promise<Assignee
 }
 
 /** Who made the change: a member (by name), or an API client, which is no person. */
-export type TriageActor = { kind: 'member'; name: string } | { kind: 'api' };
+export type TriageActor = { kind: 'member'; name: string; memberId?: string } | { kind: 'api' };
+
+/** The actor as events name it (issue 44). */
+function eventActor(actor: TriageActor): EventActor {
+  return actor.kind === 'member'
+    ? { type: 'member', id: actor.memberId ?? null, name: actor.name }
+    : { type: 'api', id: null, name: null };
+}
 
 function statusNotice(actor: TriageActor, from: FeedbackStatus, to: FeedbackStatus): string {
   const verb =
@@ -141,6 +155,35 @@ export async function triageFeedback(
         metadata: { feedbackId: current.id, triage: { status, assigneeId } },
       });
     }
+    // Issue 44: triaged and assigned are events, in this commit (the ticket's row lock orders them).
+    const events: WorkspaceEvent[] = [];
+    if (status === 'triaged' && current.status !== 'triaged') {
+      events.push(
+        workspaceEvent({
+          workspaceId,
+          type: 'feedback.triaged',
+          data: {
+            ticket: ticketData(updated),
+            previous_status: current.status,
+            actor: eventActor(actor),
+          },
+        }),
+      );
+    }
+    if (assigneeId !== current.assignee_member_id) {
+      events.push(
+        workspaceEvent({
+          workspaceId,
+          type: 'feedback.assigned',
+          data: {
+            ticket: ticketData(updated),
+            assignee: assignee ? { id: assignee.id, name: assignee.name } : null,
+            actor: eventActor(actor),
+          },
+        }),
+      );
+    }
+    await emitWorkspaceEvents(trx, events);
     return updated;
   });
 }
@@ -151,11 +194,23 @@ export async function triageFeedback(
  * and a triaged one has nothing to change. True when the status moved.
  */
 export async function markTriagedByDispatch(db: Db, feedbackId: string): Promise<boolean> {
-  const result = await db
+  const ticket = await db
     .updateTable('feedback')
     .set({ status: 'triaged', updated_at: new Date() })
     .where('id', '=', feedbackId)
     .where('status', '=', 'new')
+    .returningAll()
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  if (!ticket) return false;
+  // Issue 44: in the dispatch step's transaction (the caller's), as every triage is.
+  await emitWorkspaceEvents(db, [
+    workspaceEvent({
+      workspaceId: ticket.workspace_id,
+      type: 'feedback.triaged',
+      data: { ticket: ticketData(ticket), previous_status: 'new', actor: SYSTEM_EVENT_ACTOR },
+    }),
+  ]);
+  return true;
 }
+
+const SYSTEM_EVENT_ACTOR: EventActor = { type: 'system', id: null, name: null };

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { postMessage } from '../messages/messages.js';
 import { escapeLike } from '../common/like.js';
 import { insertScreenshot, type CheckedScreenshot } from './screenshots.js';
+import { emitWorkspaceEvents, ticketData, workspaceEvent } from '../event-webhooks/index.js';
 
 /**
  * Feedback tickets: filed through the REST API (the widget posts there too), each with its own
@@ -184,6 +185,13 @@ export async function fileFeedback(
     });
     if (options.screenshot) await insertScreenshot(trx, feedback, options.screenshot);
     await writeEvent(trx, 'feedback_filed', { feedbackId: feedback.id, workspaceId });
+    await emitWorkspaceEvents(trx, [
+      workspaceEvent({
+        workspaceId,
+        type: 'feedback.created',
+        data: { ticket: ticketData(feedback) },
+      }),
+    ]);
     return { ...feedback, assignee_name: null };
   });
 }

@@ -37,21 +37,22 @@ export function inStream(column: string) {
 }
 
 /**
- * Holds a hook's pending deliveries of those events (all stream events unless given): what a
+ * Holds a hook's pending deliveries of those events (every stream event unless given): what a
  * disable does, by hand or after too many failures (webhooks-out deliveries.ts). Held is owed,
  * not dropped: a re-enable makes them pending again. Returns how many were held.
  */
 export async function holdPendingDeliveries(
   db: Db,
   hookId: string,
-  events: readonly string[] = STREAM_EVENTS,
+  events?: readonly string[],
 ): Promise<number> {
+  // Every stream event by default: an event endpoint's stream carries the catalog's types too.
   const held = await db
     .updateTable('webhook_deliveries')
     .set({ status: 'held', next_attempt_at: null })
     .where('hook_id', '=', hookId)
     .where('status', '=', 'pending')
-    .where('event', 'in', events)
+    .where(events ? sql<boolean>`event = any(${[...events]}::text[])` : inStream('event'))
     .executeTakeFirst();
   return Number(held.numUpdatedRows);
 }

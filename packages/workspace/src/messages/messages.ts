@@ -10,6 +10,7 @@ import {
   type MentionHandles,
 } from './mentions.js';
 import { recordMentions } from './notifications.js';
+import { emitWorkspaceEvents, messageData, workspaceEvent } from '../event-webhooks/index.js';
 
 /**
  * Messages: one way in (`postMessage`, or `postMessages` for a batch) for every author - members
@@ -139,6 +140,20 @@ export async function postMessages(
       }
     }
     await writeEvents(trx, events);
+    // Issue 44: a member's message is a message.created event for the endpoints that chose its
+    // room (the loop guard of room hooks: webhook, agent and system messages never go out).
+    const members = messages.filter((message) => message.author_kind === 'member');
+    await emitWorkspaceEvents(
+      trx,
+      members.map((message) =>
+        workspaceEvent({
+          workspaceId: message.workspace_id,
+          type: 'message.created',
+          data: { message: messageData(message) },
+          roomId: message.room_id,
+        }),
+      ),
+    );
     await recordMentions(trx, messages);
     return messages;
   };

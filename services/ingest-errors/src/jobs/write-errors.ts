@@ -26,6 +26,8 @@ import {
   reopenOnNewerRelease,
   occurrencesCounted,
   raiseErrorAlerts,
+  emitWorkspaceEvents,
+  errorWriterEvents,
   readAlertRules,
   readFingerprintRules,
   spikeCountsOnInsert,
@@ -501,7 +503,13 @@ export async function writeErrorBatch(
     await reopenHeldGroups(tx, upserted, fresh);
     const candidates = alertCandidates(upserted, fresh, replayed, spikeWindows, rules);
     // Rooms, URLs and hand-offs to the agent are all written as rows and outbox events here.
-    await raiseErrorAlerts(tx, candidates, rules, { publicUrl: deps.publicUrl ?? '' });
+    // Issue 44: new and reopened groups are workspace events, owed to event endpoints here; an
+    // alert rule whose URL is such an endpoint is then not sent the same thing again.
+    const endpointDeliveries = await emitWorkspaceEvents(tx, errorWriterEvents(candidates));
+    await raiseErrorAlerts(tx, candidates, rules, {
+      publicUrl: deps.publicUrl ?? '',
+      endpointDeliveries,
+    });
     // Issue 43: a reopened group's assignee hears of it (Mentions), in this same commit.
     await notifyRegressedAssignees(
       tx,

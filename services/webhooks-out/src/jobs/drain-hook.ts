@@ -82,6 +82,8 @@ export async function drainRun(
   const successes: RunSuccess[] = [];
   let failure: { delivery: WebhookDelivery; result: SendResult } | undefined;
   for (const delivery of run) {
+    // The endpoint's rate limit, before the lease check: the wait counts against the lease.
+    await deps.pacer.wait(hook.id, hook.max_per_second);
     if (successes.length > 0) {
       const leaseLeft = lease - (performance.now() - claimedAt);
       if (stopping() || leaseLeft < deps.settings.timeoutMs + RECORD_MARGIN_MS) break;

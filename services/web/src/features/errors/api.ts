@@ -29,6 +29,7 @@ import {
   findErrorBulkAction,
   runSmallErrorBulkAction,
   startErrorBulkAction,
+  API_ACTOR,
 } from '@ferry/workspace';
 import { findErrorGroupOrHolder, mergeRoutes, withMergedFingerprints } from './merge-api.js';
 
@@ -208,7 +209,7 @@ export function errorsApi(deps: WebDeps): RouteTable {
         group =
           change.resolve_in === 'next_release'
             ? await resolveInNextRelease(db, workspace.id, groupId)
-            : await setErrorGroupStatus(db, workspace.id, groupId, change.status);
+            : await setErrorGroupStatus(db, workspace.id, groupId, change.status, API_ACTOR);
         if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
       }
       res.json({ group: errorGroupJson(group) });

@@ -272,7 +272,7 @@ export function errorRoutes({ db, config, settings, symbolicator, logger }: WebD
 
   // The group page's Resolve / Ignore / Reopen buttons.
   routes.post('/:groupId/status', capability('errors.triage'), async (req, res) => {
-    const { workspace } = seat(res);
+    const { workspace, user, member } = seat(res);
     const groupId = String(req.params.groupId);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const groupPath = `${workspaceBase(workspace)}/errors/${encodeURIComponent(groupId)}`;
@@ -289,7 +289,11 @@ export function errorRoutes({ db, config, settings, symbolicator, logger }: WebD
       res.redirect(303, groupPath);
       return;
     }
-    const group = await setErrorGroupStatus(db, workspace.id, groupId, body.status);
+    const group = await setErrorGroupStatus(db, workspace.id, groupId, body.status, {
+      type: 'member',
+      id: member.id,
+      name: user.name,
+    });
     if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
     flash(req, 'ok', STATUS_DONE[group.status]);
     res.redirect(303, groupPath);

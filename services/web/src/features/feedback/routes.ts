@@ -275,7 +275,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
 
   // The ticket page's triage form: status and assignee; each change becomes a conversation notice.
   routes.post('/:feedbackId/triage', capability('feedback.triage'), async (req, res) => {
-    const { workspace, user } = seat(res);
+    const { workspace, user, member } = seat(res);
     const feedback = await ticketOf(req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const values = {
@@ -293,7 +293,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
       await triageFeedback(db, {
         workspaceId: workspace.id,
         feedbackId: feedback.id,
-        actor: { kind: 'member', name: user.name },
+        actor: { kind: 'member', name: user.name, memberId: member.id },
         change: parsed.data,
       });
     } catch (error) {
