@@ -244,7 +244,10 @@ describe('event webhooks', () => {
       actor: { kind: 'api' },
       assigneeId: admin.id,
     });
-    const ticket = await fileFeedback(ctx.db, workspace.id, { note: 'The button is broken' });
+    const ticket = await fileFeedback(ctx.db, workspace.id, {
+      note: 'The button is broken',
+      title: null,
+    });
     await triageFeedback(ctx.db, {
       workspaceId: workspace.id,
       feedbackId: ticket.id,
@@ -320,7 +323,7 @@ describe('event webhooks', () => {
     // Down for the first three tries: the first ticket's delivery fails for good (3 tries).
     target.reply({ status: 503 });
     const since = new Date(Date.now() - 1_000);
-    await fileFeedback(ctx.db, workspace.id, { note: 'first' });
+    await fileFeedback(ctx.db, workspace.id, { note: 'first', title: null });
     await waitUntil(
       async () =>
         (
@@ -334,7 +337,7 @@ describe('event webhooks', () => {
       15_000,
     );
     target.reply({ status: 200, body: 'ok' });
-    await fileFeedback(ctx.db, workspace.id, { note: 'second' });
+    await fileFeedback(ctx.db, workspace.id, { note: 'second', title: null });
     await target.waitFor(4);
     expect(await recoverFailedDeliveries(ctx.db, workspace.id, id, since)).toBe(1);
     // Asking again finds nothing failed: nothing is sent twice.
@@ -355,12 +358,12 @@ describe('event webhooks', () => {
     const newSecret = await rotateEndpointSecret(ctx.db, box, workspace.id, id, 24);
     // The first try fails: its retry still comes before the ticket's later events.
     target.replyOnce({ status: 500 });
-    const ticket = await fileFeedback(ctx.db, workspace.id, { note: 'ordered' });
+    const ticket = await fileFeedback(ctx.db, workspace.id, { note: 'ordered', title: null });
     await triageFeedback(ctx.db, {
       workspaceId: workspace.id,
       feedbackId: ticket.id,
       actor: { kind: 'api' },
-      change: { status: 'triaged' },
+      change: { status: 'triaged', assignee_id: undefined },
     });
     await triageFeedback(ctx.db, {
       workspaceId: workspace.id,

@@ -2,6 +2,8 @@ import express, { Router } from 'express';
 import { mount, notFoundHandler, storableBody, type MountedTable } from '@ferry/http';
 import { errorsApi } from './features/errors/api.js';
 import { errorAlertsApi } from './features/errors/alerts-api.js';
+import { eventTypesApi, eventWebhooksApi } from './features/event-webhooks/api.js';
+import { eventWebhookRoutes } from './features/event-webhooks/routes.js';
 import { roomsApi } from './features/rooms/api.js';
 import { feedbackApi } from './features/feedback/api.js';
 import type { WebDeps } from './deps.js';
@@ -68,6 +70,7 @@ export function pageTables(
       { base: under('/errors'), table: errorRoutes(deps) },
       { base: under('/settings/errors'), table: errorSettingsRoutes(deps) },
       { base: under('/settings/error-alerts'), table: errorAlertRoutes(deps) },
+      { base: under('/settings/event-webhooks'), table: eventWebhookRoutes(deps) },
       { base: under('/settings/widget'), table: widgetSettingsRoutes(deps) },
       { base: under('/settings/github'), table: githubSettingsRoutes(deps) },
       { base: under('/ops'), table: opsRoutes(deps) },
@@ -82,6 +85,8 @@ export function apiTables(deps: WebDeps): MountedTable[] {
     { base: '/api/v1/feedback', table: feedbackApi(deps) },
     { base: '/api/v1/errors', table: errorsApi(deps) },
     { base: '/api/v1/error-alerts', table: errorAlertsApi(deps) },
+    { base: '/api/v1/event-types', table: eventTypesApi(deps) },
+    { base: '/api/v1/event-webhooks', table: eventWebhooksApi(deps) },
     { base: '/api/v1/rooms', table: roomsApi(deps) },
   ];
 }

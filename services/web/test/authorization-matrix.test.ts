@@ -17,6 +17,7 @@ import {
   can,
   createIncomingKey,
   createInvite,
+  createEndpoint,
   createOutgoingHook,
   mergeErrorGroups,
   registerAgent,
@@ -61,6 +62,9 @@ interface World {
   jobId: string;
   /** An error alert rule (issue 43): no room, no URL. */
   ruleId: string;
+  /** An event webhook endpoint (issue 44) and one of its deliveries. */
+  endpointId: string;
+  endpointDeliveryId: string;
 }
 
 interface Example {
@@ -147,6 +151,25 @@ const EXAMPLES: Record<string, Example> = {
   },
   'POST /w/:workspaceId/:slug/settings/error-alerts/rules/:ruleId/delete': {},
   'POST /w/:workspaceId/:slug/settings/error-alerts/rules/:ruleId/reveal': {},
+  // Issue 44: event webhook endpoints.
+  'POST /w/:workspaceId/:slug/settings/event-webhooks': {
+    body: () => ({ url: 'https://hooks.example.test/events', event_types: 'feedback.created' }),
+  },
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId': {
+    body: () => ({ url: 'https://hooks.example.test/events', event_types: 'feedback.triaged' }),
+  },
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/reveal': {},
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/rotate': {
+    body: () => ({ overlap_hours: '1' }),
+  },
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/enable': {},
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/disable': {},
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/delete': {},
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/recover': {
+    body: () => ({ since: '2026-01-01T00:00' }),
+  },
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/deliveries/:deliveryId/resend':
+    { params: (w) => ({ deliveryId: w.endpointDeliveryId }) },
   // Authorized, then refused by the flow: the clicker has not authorized GitHub (back to the
   // ticket, 303, #42).
   'POST /w/:workspaceId/:slug/feedback/:feedbackId/dispatch': {
@@ -341,6 +364,32 @@ describe('authorization matrix', () => {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+    const { endpoint } = await createEndpoint(
+      db,
+      web.deps.box,
+      workspace.id,
+      {
+        url: 'https://hooks.example.test/events',
+        description: '',
+        event_types: ['feedback.created'],
+        environments: null,
+        room_ids: null,
+        max_per_second: null,
+      },
+      null,
+    );
+    const endpointDelivery = await db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: newId('webhookDelivery'),
+        hook_id: endpoint.id,
+        message_id: null,
+        event: 'feedback.created',
+        body: '{}',
+        status: 'failed',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     // A waiting job of this workspace: retrying it is allowed and answers "no longer failed".
     const job = await web.deps.producer.queue('agent-wake').add('agent-wake', {
       workspaceId: workspace.id,
@@ -364,6 +413,8 @@ describe('authorization matrix', () => {
       repoId: repo.id,
       jobId: String(job.id),
       ruleId: rule.id,
+      endpointId: endpoint.id,
+      endpointDeliveryId: endpointDelivery.id,
     };
   }
 
@@ -382,6 +433,7 @@ describe('authorization matrix', () => {
       agentId: w.agentId,
       repoId: w.repoId,
       ruleId: w.ruleId,
+      endpointId: w.endpointId,
       ...example.params?.(w),
     };
     return route.pattern.replace(/:(\w+)/g, (_m, name: string) => {
@@ -526,6 +578,18 @@ describe('authorization matrix', () => {
     },
     'DELETE /api/v1/error-alerts/rules/:id': {
       path: (w) => `/api/v1/error-alerts/rules/${w.ruleId}`,
+      body: {},
+    },
+    'POST /api/v1/event-webhooks': {
+      path: () => '/api/v1/event-webhooks',
+      body: { url: 'https://hooks.example.test/events', event_types: ['feedback.created'] },
+    },
+    'PUT /api/v1/event-webhooks/:id': {
+      path: (w) => `/api/v1/event-webhooks/${w.endpointId}`,
+      body: { url: 'https://hooks.example.test/events', event_types: ['feedback.triaged'] },
+    },
+    'DELETE /api/v1/event-webhooks/:id': {
+      path: (w) => `/api/v1/event-webhooks/${w.endpointId}`,
       body: {},
     },
   };

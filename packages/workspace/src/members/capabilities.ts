@@ -28,6 +28,8 @@ export const CAPABILITIES = {
   'members.manage': 'admin',
   'tokens.manage': 'admin',
   'webhooks.manage': 'admin',
+  /** Settings > Event webhooks (issue 44): the workspace's endpoints, their secrets and recovery. */
+  'event_webhooks.manage': 'admin',
   'settings.manage': 'admin',
   /** See the GitHub page and connect (or disconnect) one's own GitHub account. */
   'github.authorize': 'member',

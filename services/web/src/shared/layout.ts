@@ -75,6 +75,12 @@ const NAV: NavEntry[] = [
     path: '/settings/error-alerts',
     capability: 'errors.manage_alerts',
   },
+  {
+    key: 'event-webhooks',
+    label: 'Event webhooks',
+    path: '/settings/event-webhooks',
+    capability: 'event_webhooks.manage',
+  },
 ];
 
 /** Extra nav entries later features register (Errors, Webhooks...), keeping this file stable. */
