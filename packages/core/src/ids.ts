@@ -9,6 +9,7 @@ export const ID_PREFIXES = {
   member: 'mem',
   room: 'room',
   message: 'msg',
+  messageFile: 'mfl',
   feedback: 'fbk',
   apiToken: 'tok',
   visitor: 'vis',

@@ -159,6 +159,27 @@ export interface MessagePayloadsTable {
   created_at: CreatedAt;
 }
 
+/** A file sent with an incoming webhook's message (migration 2026_12_06_0600); goes with it. */
+export interface MessageFilesTable {
+  id: string;
+  message_id: string;
+  workspace_id: string;
+  /** As the sender named it, cleaned (no path, no control characters); escaped wherever shown. */
+  name: string;
+  /** An image type its magic bytes proved, or application/octet-stream: never the sender's word. */
+  content_type: MessageFileType;
+  byte_size: number;
+  bytes: Buffer;
+  created_at: CreatedAt;
+}
+
+export type MessageFileType =
+  | 'image/png'
+  | 'image/jpeg'
+  | 'image/gif'
+  | 'image/webp'
+  | 'application/octet-stream';
+
 export interface FeedbackTable {
   id: string;
   workspace_id: string;
@@ -747,6 +768,7 @@ export interface Database {
   mentions: MentionsTable;
   messages: MessagesTable;
   message_payloads: MessagePayloadsTable;
+  message_files: MessageFilesTable;
   feedback: FeedbackTable;
   feedback_screenshots: FeedbackScreenshotsTable;
   api_tokens: ApiTokensTable;
@@ -780,6 +802,7 @@ export type Room = Selectable<RoomsTable>;
 export type Message = Selectable<MessagesTable>;
 export type NewMessage = Insertable<MessagesTable>;
 export type MessagePayload = Selectable<MessagePayloadsTable>;
+export type MessageFile = Selectable<MessageFilesTable>;
 export type Feedback = Selectable<FeedbackTable>;
 export type NewFeedback = Insertable<FeedbackTable>;
 export type FeedbackUpdate = Updateable<FeedbackTable>;

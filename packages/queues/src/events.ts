@@ -60,6 +60,20 @@ export const eventCatalog = {
     },
   }),
   /**
+   * A stored message was edited or deleted (an incoming webhook's Discord-style PATCH/DELETE, issue
+   * 44). No queue: the relay's onRelayed hook announces it to every web process, which re-renders
+   * or removes it on the pages showing the room (packages/workspace messages/live.ts).
+   */
+  message_changed: defineEvent({
+    schema: z.object({
+      messageId: idSchema('message'),
+      roomId: idSchema('room'),
+      workspaceId: idSchema('workspace'),
+      change: z.enum(['updated', 'deleted']),
+    }),
+    relayTo: {},
+  }),
+  /**
    * A member's message addressed to local agents: posted in an agent's own room, or @-mentioning
    * agents in a ticket conversation (postMessage decides, in the message's transaction). Only
    * members address agents: what agents, webhooks and the system post never routes back.

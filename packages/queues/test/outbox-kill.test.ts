@@ -29,7 +29,9 @@ import {
  */
 const relayScript = fileURLToPath(new URL('./support/relay-process.ts', import.meta.url));
 
-const target: Record<EventType, QueueName> = {
+/** Each event's queue; message_changed has none (only the live announce hears it). */
+const target: Record<EventType, QueueName | undefined> = {
+  message_changed: undefined,
   message_created: 'webhook-delivery',
   feedback_filed: 'agent-work',
   agent_addressed: 'agent-work',

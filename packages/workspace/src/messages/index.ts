@@ -1,7 +1,10 @@
 export {
   ANNOUNCE_BATCH_MAX,
+  MESSAGES_CHANGED_EVENT,
   MESSAGES_STORED_EVENT,
   announceRelayedMessages,
+  changedMessageSchema,
+  changedMessagesSchema,
   createAnnouncer,
   liveChannelKey,
   publishServerSideEvent,
@@ -9,7 +12,13 @@ export {
   storedMessageSchema,
   storedMessagesSchema,
 } from './live.js';
-export type { Announcer, StoredMessage, StoredMessages } from './live.js';
+export type {
+  Announcer,
+  ChangedMessage,
+  ChangedMessages,
+  StoredMessage,
+  StoredMessages,
+} from './live.js';
 export {
   BROADCAST_HANDLES,
   MENTION,
@@ -48,3 +57,21 @@ export {
   unreadState,
 } from './notifications.js';
 export type { MentionItem, SidebarRoom, UnreadChange, UnreadState } from './notifications.js';
+export {
+  FILE_NAME_MAX,
+  MESSAGE_FILES_MAX,
+  MESSAGE_FILES_TOTAL_MAX,
+  MESSAGE_FILE_MAX,
+  bodyWithFiles,
+  cleanFileName,
+  findReadableFile,
+  insertMessageFiles,
+  isInlineImage,
+  messageFilePath,
+  messageFilesOf,
+  prepareFiles,
+  sniffFileType,
+} from './files.js';
+export type { IncomingFile, MessageFileMeta, PreparedFile } from './files.js';
+export { deleteWebhookMessage, editWebhookMessage, findWebhookMessage } from './webhook-edits.js';
+export type { WebhookMessageEdit, WebhookMessageRef } from './webhook-edits.js';

@@ -38,6 +38,23 @@ export const storedMessagesSchema = z.object({
 export type StoredMessage = z.infer<typeof storedMessageSchema>;
 export type StoredMessages = z.infer<typeof storedMessagesSchema>;
 
+/**
+ * The server-side event for messages edited or deleted after they were stored (the outbox's
+ * `message_changed`): pages showing the room re-render or remove them. Ids only, as above.
+ */
+export const MESSAGES_CHANGED_EVENT = 'messages:changed';
+
+export const changedMessageSchema = storedMessageSchema.extend({
+  change: z.enum(['updated', 'deleted']),
+});
+
+export const changedMessagesSchema = z.object({
+  messages: z.array(changedMessageSchema).min(1).max(ANNOUNCE_BATCH_MAX),
+});
+
+export type ChangedMessage = z.infer<typeof changedMessageSchema>;
+export type ChangedMessages = z.infer<typeof changedMessagesSchema>;
+
 /** The socket.io Redis adapter's key: web's adapter and every announcer must agree on it. */
 export function liveChannelKey(prefix: string): string {
   return `${prefix}:socket.io`;
@@ -46,6 +63,8 @@ export function liveChannelKey(prefix: string): string {
 export interface Announcer {
   /** Publishes the messages to every web process. Never throws, never rejects. */
   announce(messages: readonly StoredMessage[]): Promise<void>;
+  /** Publishes edits and deletions to every web process. Never throws, never rejects. */
+  announceChanges(messages: readonly ChangedMessage[]): Promise<void>;
 }
 
 /**
@@ -91,21 +110,41 @@ export function createAnnouncer(redis: Redis, prefix: string, logger: Logger): A
         await publishServerSideEvent(redis, prefix, logger, MESSAGES_STORED_EVENT, payload);
       }
     },
+    async announceChanges(messages) {
+      for (let start = 0; start < messages.length; start += ANNOUNCE_BATCH_MAX) {
+        const payload: ChangedMessages = {
+          messages: messages.slice(start, start + ANNOUNCE_BATCH_MAX),
+        };
+        await publishServerSideEvent(redis, prefix, logger, MESSAGES_CHANGED_EVENT, payload);
+      }
+    },
   };
 }
 
-/** The outbox relay hook: the stored messages of a relayed batch, announced in one publish. */
+/**
+ * The outbox relay hook: the stored messages of a relayed batch, announced in one publish, then
+ * its edits and deletions in another (after: a message created and edited in one batch is
+ * delivered before its edit).
+ */
 export function announceRelayedMessages(
   announcer: Announcer,
 ): (events: readonly RelayedEvent[]) => void {
   return (events) => {
     const messages: StoredMessage[] = [];
+    const changes: ChangedMessage[] = [];
     for (const event of events) {
-      if (event.type !== 'message_created') continue;
-      const { messageId, roomId, workspaceId } = event.payload;
-      messages.push({ id: messageId, roomId, workspaceId });
+      if (event.type === 'message_created') {
+        const { messageId, roomId, workspaceId } = event.payload;
+        messages.push({ id: messageId, roomId, workspaceId });
+      } else if (event.type === 'message_changed') {
+        const { messageId, roomId, workspaceId, change } = event.payload;
+        changes.push({ id: messageId, roomId, workspaceId, change });
+      }
     }
-    if (messages.length) void announcer.announce(messages);
+    void (async () => {
+      if (messages.length) await announcer.announce(messages);
+      if (changes.length) await announcer.announceChanges(changes);
+    })();
   };
 }
 
