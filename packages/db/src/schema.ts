@@ -174,11 +174,7 @@ export interface MessageFilesTable {
 }
 
 export type MessageFileType =
-  | 'image/png'
-  | 'image/jpeg'
-  | 'image/gif'
-  | 'image/webp'
-  | 'application/octet-stream';
+  'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'application/octet-stream';
 
 export interface FeedbackTable {
   id: string;

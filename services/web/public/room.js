@@ -1,7 +1,8 @@
 // The room page, enhanced: send without a reload, receive new messages live. Without this script
 // the page still works (form POST, redirect back); with it, the same form posts through fetch.
 // Messages arrive twice for the sender (fetch answer and socket event): both carry the message id
-// and an id already on the page is never added again.
+// and an id already on the page is never added again. Edited messages are replaced in place and
+// deleted ones removed (`message:updated`, `message:deleted`).
 
 function main() {
   const room = document.querySelector('.room[data-room-id]');
@@ -40,6 +41,25 @@ function main() {
     );
     list.insertBefore(item, later || null);
     if (stick) scrollToBottom();
+  }
+
+  /** Replaces a message already on the page with its new rendering (an edit), same id only. */
+  function replace(id, markup) {
+    if (!live || !ID.test(id)) return;
+    const current = list.querySelector('li.message[data-id="' + id + '"]');
+    if (!current) return;
+    const template = document.createElement('template');
+    template.innerHTML = markup.trim();
+    const item = template.content.firstElementChild;
+    if (!item || item.getAttribute('data-id') !== id) return;
+    current.replaceWith(item);
+  }
+
+  /** Removes a deleted message from the page. */
+  function remove(id) {
+    if (!ID.test(id)) return;
+    const current = list.querySelector('li.message[data-id="' + id + '"]');
+    if (current) current.remove();
   }
 
   function showError(text) {
@@ -190,6 +210,16 @@ function main() {
     if (!event || event.roomId !== roomId) return;
     insert(event.id, event.html);
     readSoon();
+  });
+  // An incoming webhook edited or deleted one of its messages (Discord's Edit/Delete Webhook
+  // Message): the page follows without a reload.
+  socket.on('message:updated', (event) => {
+    if (!event || event.roomId !== roomId) return;
+    replace(event.id, event.html);
+  });
+  socket.on('message:deleted', (event) => {
+    if (!event || event.roomId !== roomId) return;
+    remove(event.id);
   });
   socket.on('disconnect', () => room.setAttribute('data-connected', 'false'));
   socket.on('room:left', (event) => {

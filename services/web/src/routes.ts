@@ -23,6 +23,7 @@ import { opsRoutes } from './features/ops/routes.js';
 import { outgoingHookRoutes } from './features/webhooks/outgoing-routes.js';
 import { roomPeopleRoutes } from './features/rooms/people-routes.js';
 import { roomRoutes } from './features/rooms/routes.js';
+import { messageFileRoutes } from './features/rooms/file-routes.js';
 import { tokenRoutes } from './features/tokens/routes.js';
 import { webhookRoutes } from './features/webhooks/routes.js';
 import { widgetSettingsRoutes } from './features/widget/routes.js';
@@ -51,6 +52,8 @@ export function pageTables(
       { base: '/github', table: githubFlowRoutes(deps) },
       // A ticket's screenshot: checks the seat itself, so signed-out is a 404, not a redirect.
       { base: under('/feedback/:feedbackId/screenshot'), table: feedbackScreenshotRoutes(deps) },
+      // A webhook message's file: checks the room itself, so signed-out is a 404, not a redirect.
+      { base: '/files', table: messageFileRoutes(deps) },
     ],
     workspace: [
       { base: under('/members'), table: memberRoutes(deps) },

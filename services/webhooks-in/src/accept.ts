@@ -2,10 +2,12 @@ import { AppError, hashSecret, isId } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import {
   MESSAGE_BODY_MAX,
+  insertMessageFiles,
   postMessage,
   toRoomName,
   type OriginalPayload,
   type PostMessageInput,
+  type PreparedFile,
 } from '@ferry/workspace';
 import { sql } from 'kysely';
 import {
@@ -180,6 +182,13 @@ export interface IncomingPost {
   avatar?: Avatar | undefined;
   /** The payload as sent, capped, kept with the message. */
   original?: OriginalPayload | undefined;
+  /**
+   * Files sent with it (the Discord endpoint's multipart `files[n]`), already within the caps.
+   * Such a post is stored alone (storePost), never in a group commit's batch.
+   */
+  files?: readonly PreparedFile[] | undefined;
+  /** `body` only names the files (there was no text): renderers show the files instead. */
+  filesOnly?: boolean | undefined;
 }
 
 /** The first of the aliases that was sent at all (SPEC.md: `body` wins over `text`, ...). */
@@ -355,6 +364,8 @@ export function webhookMessage({ key, roomId, post }: ResolvedPost, id?: string)
       ...(post.family && post.family !== 'native' ? { format: post.family } : {}),
       ...(post.avatar?.emoji ? { avatar_emoji: post.avatar.emoji } : {}),
       ...(post.avatar?.url ? { avatar_url: post.avatar.url } : {}),
+      ...(post.files?.length ? { files: post.files.map((file) => file.meta) } : {}),
+      ...(post.filesOnly ? { files_only: true } : {}),
     },
     ...(post.original ? { originalPayload: post.original } : {}),
   };
@@ -375,6 +386,7 @@ export async function storePost(db: Db, resolved: ResolvedPost): Promise<Accepte
       if (original) return { status: 200, ...original };
     }
     const message = await postMessage(trx, webhookMessage(resolved));
+    if (post.files?.length) await insertMessageFiles(trx, message, post.files);
     if (post.idempotencyKey) {
       await trx
         .updateTable('incoming_webhook_requests')

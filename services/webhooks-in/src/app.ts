@@ -1,12 +1,19 @@
-import type { Express, Router } from 'express';
+import { Router, type Express } from 'express';
 import type { Redis } from 'ioredis';
 import { createMetrics, createServiceApp } from '@ferry/http';
 import type { WebhooksInDeps } from './deps.js';
+import { discordRoutes } from './discord/routes.js';
 import { webhooksInRoutes } from './routes.js';
 
-/** POST /wh/in/:key, for mounting on a shared app (`pnpm start`, tests) or this service's own. */
+/**
+ * POST /wh/in/:key and its Discord-compatible paths (/wh/in/:key/discord/...), for mounting on a
+ * shared app (`pnpm start`, tests) or this service's own.
+ */
 export function webhooksInRouter(deps: WebhooksInDeps): Router {
-  return webhooksInRoutes(deps);
+  const router = Router();
+  router.use(webhooksInRoutes(deps));
+  router.use(discordRoutes(deps));
+  return router;
 }
 
 /** The webhooks-in service alone: health, the ingest route, JSON errors. */

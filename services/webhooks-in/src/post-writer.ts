@@ -118,7 +118,9 @@ export function createPostWriter(db: Db, options: PostWriterOptions): PostWriter
           new AppError('unavailable', 'This service is shutting down; try again.'),
         );
       }
-      const answered = answer(post);
+      // Files are megabytes each: their post takes a transaction of its own (storePost writes
+      // them), rather than holding a batch's commit back.
+      const answered = post.post.files?.length ? storePost(db, post) : answer(post);
       unanswered.add(answered);
       const forget = () => unanswered.delete(answered);
       answered.then(forget, forget);

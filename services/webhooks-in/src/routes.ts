@@ -1,26 +1,16 @@
 import type { Router } from 'express';
-import express, { type RequestHandler, type Response } from 'express';
-import { AppError } from '@ferry/core';
-import { access, hitRateLimit, mount, routeTable, type MountedTable } from '@ferry/http';
-import {
-  parseIncomingPost,
-  pruneIdempotencyRecords,
-  resolvePost,
-  unknownKey,
-  type LiveKey,
-} from './accept.js';
+import express from 'express';
+import { access, mount, routeTable, type MountedTable } from '@ferry/http';
+import { parseIncomingPost, pruneIdempotencyRecords, resolvePost } from './accept.js';
 import { readPayload } from './decode/request-body.js';
 import type { WebhooksInDeps } from './deps.js';
+import { findKey as findLiveKey, keyRateLimit, liveKey } from './key-guards.js';
 import { createPostWriter } from './post-writer.js';
 
 export const WEBHOOKS_IN_PATH = '/wh/in/:key';
 const BODY_LIMIT = '256kb';
 /** About 1 request in this many prunes a batch of expired idempotency records. */
 const PRUNE_ONE_IN = 100;
-
-function liveKey(res: Response): LiveKey {
-  return (res.locals as { webhookKey: LiveKey }).webhookKey;
-}
 
 /**
  * POST /wh/in/<key>. No session, no CSRF, no auth header: the key in the path is the credential
@@ -34,29 +24,8 @@ export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
   // `payload=`, or 415), and keeps the text as the original payload.
   const rawText = express.text({ limit: BODY_LIMIT, type: () => true });
 
-  const findKey: RequestHandler = async (req, res, next) => {
-    const key = await deps.keys.find(String(req.params.key ?? ''));
-    if (!key) throw unknownKey();
-    (res.locals as { webhookKey: LiveKey }).webhookKey = key;
-    next();
-  };
-
-  const rateLimit: RequestHandler = async (_req, res, next) => {
-    const key = liveKey(res);
-    const retryAfter = await hitRateLimit(
-      deps.redis,
-      `${deps.config.REDIS_PREFIX}:whin:rl:${key.id}`,
-      deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE,
-    );
-    if (retryAfter !== undefined) {
-      throw new AppError(
-        'rate_limited',
-        `This key is over ${deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE} posts per minute; retry after ${retryAfter} s.`,
-        { headers: { 'Retry-After': String(retryAfter) } },
-      );
-    }
-    next();
-  };
+  const findKey = findLiveKey(deps);
+  const rateLimit = keyRateLimit(deps);
 
   const routes = routeTable();
   routes.post(

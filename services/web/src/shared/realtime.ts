@@ -15,11 +15,15 @@ import {
   findMessageWithPrevious,
   messagePayloads,
   messagesAfter,
+  MESSAGES_CHANGED_EVENT,
   MESSAGES_STORED_EVENT,
+  changedMessagesSchema,
   storedMessagesSchema,
   usersWhoCan,
   usersWhoCanOpen,
   workspaceMentionHandles,
+  type ChangedMessage,
+  type ChangedMessages,
   type MentionHandles,
   type StoredMessage,
   type StoredMessages,
@@ -68,6 +72,9 @@ import {
  *   messages stored after it: what was posted between the page's render and the join (or while a
  *   connection was down) arrives too, instead of waiting for a reload.
  * - server -> `message:new` {id, roomId, html}: a stored message, rendered as its `<li>`.
+ * - server -> `message:updated` {id, roomId, html}: a message edited since (an incoming webhook's
+ *   Discord-style edit), rendered again; the page replaces its `<li>`.
+ * - server -> `message:deleted` {id, roomId}: a message deleted since; the page removes it.
  * - server -> `room:left` {roomId}: this user no longer has the room; the page stops listening.
  * - unread counts for the sidebar: `unread:message`, `unread:state`, `room:read`, `unread:sync`
  *   (features/rooms/live-unread.ts).
@@ -115,6 +122,8 @@ interface ClientToServerEvents {
 
 interface ServerToClientEvents {
   'message:new': (event: MessageEvent) => void;
+  'message:updated': (event: MessageEvent) => void;
+  'message:deleted': (event: { id: string; roomId: string }) => void;
   'room:left': (event: { roomId: string }) => void;
   'unread:message': (event: UnreadMessageEvent) => void;
   'unread:state': (event: UnreadStateEvent) => void;
@@ -127,6 +136,8 @@ interface ServerToClientEvents {
 interface InterServerEvents {
   // From another process's relay: validated with storedMessagesSchema, never trusted.
   [MESSAGES_STORED_EVENT]: (event: unknown) => void;
+  // From the relay too (edits and deletions): validated with changedMessagesSchema.
+  [MESSAGES_CHANGED_EVENT]: (event: unknown) => void;
   // From an error writer: validated with errorsWrittenSchema, never trusted.
   [ERRORS_WRITTEN_EVENT]: (event: unknown) => void;
 }
@@ -165,41 +176,62 @@ const roomChannel = (roomId: string): string => `room:${roomId}`;
 const ONBOARDING_CHANNEL = 'ferry_onboarding';
 const userChannel = (userId: string): string => `user:${userId}`;
 
+/** This process's sockets in a room, and which of their users may still open it. */
+interface LocalReaders {
+  channel: string;
+  sockets: RealtimeSocket[];
+  allowed: Set<string>;
+}
+
 /**
- * Emits an announced message to this process's sockets in the room, after re-checking in the
- * database that each socket's user may still open it; the others are evicted first. The message
- * is read and rendered here, from the database: the announcement only named it.
+ * This process's sockets in the room, re-checked in the database: those whose user may no longer
+ * open it are evicted first. Undefined when no socket here may receive anything.
  */
-async function deliverLocally(
+async function localReaders(
   io: RealtimeServer,
   db: Db,
-  announced: StoredMessage,
-  handles: (workspaceId: string) => Promise<MentionHandles>,
-): Promise<void> {
-  const channel = roomChannel(announced.roomId);
+  roomId: string,
+): Promise<LocalReaders | undefined> {
+  const channel = roomChannel(roomId);
   const socketIds = io.sockets.adapter.rooms.get(channel);
-  if (!socketIds?.size) return;
+  if (!socketIds?.size) return undefined;
   const sockets = [...socketIds]
     .map((id) => io.sockets.sockets.get(id))
     .filter((s): s is RealtimeSocket => s !== undefined);
   const allowed = await usersWhoCanOpen(
     db,
-    announced.roomId,
+    roomId,
     sockets.map((s) => s.data.userId),
   );
   for (const socket of sockets) {
     if (allowed.has(socket.data.userId)) continue;
     await socket.leave(channel);
-    socket.emit('room:left', { roomId: announced.roomId });
+    socket.emit('room:left', { roomId });
   }
-  if (allowed.size === 0) return;
+  return allowed.size ? { channel, sockets, allowed } : undefined;
+}
+
+/**
+ * Renders the stored message for the readers and emits it as `event`. The message is read and
+ * rendered here, from the database: announcements only name it.
+ */
+async function emitRendered(
+  io: RealtimeServer,
+  db: Db,
+  readers: LocalReaders,
+  roomId: string,
+  messageId: string,
+  handles: (workspaceId: string) => Promise<MentionHandles>,
+  event: 'message:new' | 'message:updated',
+): Promise<boolean> {
+  const { channel, sockets, allowed } = readers;
   // Grouped with the message before it exactly as the room page groups them (one read for both).
-  const found = await findMessageWithPrevious(db, announced.roomId, announced.id);
-  if (!found) return;
+  const found = await findMessageWithPrevious(db, roomId, messageId);
+  if (!found) return false;
   const { message, previous } = found;
   const mentionable = await handles(message.workspace_id);
   const html = messageItem(message, mentionable, { previous }).value;
-  const event = { id: message.id, roomId: message.room_id, html };
+  const rendered = { id: message.id, roomId: message.room_id, html };
   // A webhook message carries admins' "View payload" (as the room page renders it for them): those
   // sockets get their own rendering; the rest the shared one.
   const admins =
@@ -208,15 +240,70 @@ async function deliverLocally(
       : new Set<string>();
   const payloads = admins.size ? await messagePayloads(db, [message.id]) : undefined;
   if (!payloads?.size) {
-    io.local.to(channel).emit('message:new', event);
-    return;
+    io.local.to(channel).emit(event, rendered);
+    return true;
   }
   const adminHtml = messageItem(message, mentionable, { previous, payloads }).value;
   for (const socket of sockets) {
     if (!allowed.has(socket.data.userId)) continue;
     const admin = admins.has(socket.data.userId);
-    socket.emit('message:new', admin ? { ...event, html: adminHtml } : event);
+    socket.emit(event, admin ? { ...rendered, html: adminHtml } : rendered);
   }
+  return true;
+}
+
+/** Emits an announced message to this process's sockets in the room that may still open it. */
+async function deliverLocally(
+  io: RealtimeServer,
+  db: Db,
+  announced: StoredMessage,
+  handles: (workspaceId: string) => Promise<MentionHandles>,
+): Promise<void> {
+  const readers = await localReaders(io, db, announced.roomId);
+  if (readers) {
+    await emitRendered(io, db, readers, announced.roomId, announced.id, handles, 'message:new');
+  }
+}
+
+/**
+ * An edited message rendered again, or a deleted one's id, to this process's sockets in the room
+ * that may still open it. An edit whose message is gone by now (deleted right after) is a deletion.
+ */
+async function deliverChange(
+  io: RealtimeServer,
+  db: Db,
+  changed: ChangedMessage,
+  handles: (workspaceId: string) => Promise<MentionHandles>,
+): Promise<void> {
+  const readers = await localReaders(io, db, changed.roomId);
+  if (!readers) return;
+  const shown =
+    changed.change === 'updated' &&
+    (await emitRendered(io, db, readers, changed.roomId, changed.id, handles, 'message:updated'));
+  if (!shown) {
+    io.local
+      .to(readers.channel)
+      .emit('message:deleted', { id: changed.id, roomId: changed.roomId });
+  }
+}
+
+/** Mention handles read once per workspace per announcement. */
+function handlesOnce(db: Db): (workspaceId: string) => Promise<MentionHandles> {
+  const cache = new Map<string, Promise<MentionHandles>>();
+  return (workspaceId) => {
+    let found = cache.get(workspaceId);
+    if (!found) {
+      found = workspaceMentionHandles(db, workspaceId);
+      cache.set(workspaceId, found);
+    }
+    return found;
+  };
+}
+
+/** Delivers every announced edit and deletion this process holds sockets for, in order. */
+async function deliverChanges(io: RealtimeServer, db: Db, changed: ChangedMessages): Promise<void> {
+  const handles = handlesOnce(db);
+  for (const message of changed.messages) await deliverChange(io, db, message, handles);
 }
 
 /**
@@ -228,15 +315,7 @@ async function deliverAnnounced(
   db: Db,
   announced: StoredMessages,
 ): Promise<void> {
-  const handleCache = new Map<string, Promise<MentionHandles>>();
-  const handles = (workspaceId: string): Promise<MentionHandles> => {
-    let found = handleCache.get(workspaceId);
-    if (!found) {
-      found = workspaceMentionHandles(db, workspaceId);
-      handleCache.set(workspaceId, found);
-    }
-    return found;
-  };
+  const handles = handlesOnce(db);
   const ordered = [...announced.messages].sort((a, b) => (a.id < b.id ? -1 : 1));
   for (const message of ordered) await deliverLocally(io, db, message, handles);
 }
@@ -509,6 +588,17 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
         io.local.to(userChannel(userId)).emit('unread:message', event);
       }
     }).catch(failed('live delivery'));
+  });
+
+  // Edits and deletions go through the same queue: one announced in the batch after its
+  // message's creation is applied after the message is on the page.
+  io.on(MESSAGES_CHANGED_EVENT, (event) => {
+    const parsed = changedMessagesSchema.safeParse(event);
+    if (!parsed.success) {
+      logger.warn('ignored a malformed messages:changed announcement');
+      return;
+    }
+    announceInOrder(() => deliverChanges(io, db, parsed.data)).catch(failed('live changes'));
   });
 
   io.on(ERRORS_WRITTEN_EVENT, (event) => {

@@ -38,7 +38,7 @@ const has = (payload: Record<string, unknown>, name: string): boolean =>
 
 const AVATAR_URL_MAX = 2_000;
 
-function avatarOf(payload: Record<string, unknown>): Avatar | undefined {
+export function avatarOf(payload: Record<string, unknown>): Avatar | undefined {
   const emoji = typeof payload.icon_emoji === 'string' ? emojiChar(payload.icon_emoji) : undefined;
   if (emoji) return { emoji };
   const url = [payload.icon_url, payload.avatar_url].find(

@@ -1,5 +1,11 @@
 import type { Message } from '@ferry/db';
-import type { MentionHandles, OriginalPayload } from '@ferry/workspace';
+import {
+  isInlineImage,
+  messageFilePath,
+  messageFilesOf,
+  type MentionHandles,
+  type OriginalPayload,
+} from '@ferry/workspace';
 import { renderMarkdown } from '../../shared/markdown.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 import { timeAgo } from '../../shared/format.js';
@@ -104,6 +110,63 @@ function payloadDisclosure(
   </details>`;
 }
 
+/** A byte count as people read it: 512 B, 14 KB, 3.2 MB. */
+function fileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/**
+ * A webhook message's files (issue 44): images its bytes proved inline (each opens the full
+ * image), every other file a download link with its size. Served by web's /files/<id> to the
+ * room's readers only (features/rooms/file-routes.ts), never as HTML; names are escaped here.
+ */
+function messageFiles(message: Message): SafeHtml | '' {
+  const files = messageFilesOf(message.metadata);
+  if (!files.length) return '';
+  return html`<ul class="message-files">
+    ${files.map((file) => {
+      const href = messageFilePath(file.id);
+      if (isInlineImage(file.type)) {
+        return html`<li class="file-image">
+          <a href="${href}" target="_blank" rel="noopener"
+            ><img src="${href}" alt="${file.name}" loading="lazy"
+          /></a>
+        </li>`;
+      }
+      return html`<li class="file-link">
+        <a href="${href}" download="${file.name}">${file.name}</a>
+        <span class="muted">${fileSize(file.size)}</span>
+      </li>`;
+    })}
+  </ul>`;
+}
+
+/**
+ * The message's body: its markdown, then its files. A message of files alone has their names as
+ * its body (for previews and notifications), which the files themselves replace here.
+ */
+function messageBody(
+  message: Message,
+  handles: MentionHandles,
+  before: SafeHtml | '' = '',
+): SafeHtml {
+  const filesOnly = (message.metadata as { files_only?: unknown } | null)?.files_only === true;
+  return html`<div class="body">
+      ${before}${filesOnly ? '' : renderMarkdown(message.body, handles)}
+    </div>
+    ${messageFiles(message)}`;
+}
+
+/** "edited" beside the time, once a webhook's message was changed (Discord's edits). */
+function editedMark(message: Message): SafeHtml | '' {
+  const editedAt = (message.metadata as { edited_at?: unknown } | null)?.edited_at;
+  return typeof editedAt === 'string'
+    ? html`<span class="edited muted" title="Edited ${editedAt}">(edited)</span>`
+    : '';
+}
+
 /** What an agent's proposal message carries (services/agent-gateway agent-events.ts). */
 interface ProposalMeta {
   route?: unknown;
@@ -193,8 +256,7 @@ function groupedItem(
         <span class="author">${message.display_name}</span>
         ${timeAgo(message.created_at)}
       </div>
-      <div class="body">${renderMarkdown(message.body, handles)}</div>
-      ${payloadDisclosure(message, payloads)}
+      ${messageBody(message, handles)} ${payloadDisclosure(message, payloads)}
     </div>
   </li>`;
 }
@@ -251,10 +313,9 @@ export function messageItem(
         ${author}${authorBadge(message, options.webhookKeyLinks)}${
           message.kind === 'proposal' ? html`<span class="badge proposal">proposal</span>` : ''
         }
-        ${timeAgo(message.created_at)}
+        ${timeAgo(message.created_at)}${editedMark(message)}
       </div>
-      <div class="body">${proposal}${renderMarkdown(message.body, handles)}</div>
-      ${payloadDisclosure(message, options.payloads)}
+      ${messageBody(message, handles, proposal)} ${payloadDisclosure(message, options.payloads)}
     </div>
   </li>`;
 }
