@@ -2,6 +2,7 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import { AppError } from '@ferry/core';
 import { access, mount, routeTable, type MountedTable } from '@ferry/http';
 import {
+  bodyWithFiles,
   deleteWebhookMessage,
   editWebhookMessage,
   findWebhookMessage,
@@ -90,9 +91,14 @@ function postOf(req: Request, payload: DiscordPayload): IncomingPost {
   const username = payload.object.username;
   const sender =
     typeof username === 'string' ? username.trim().slice(0, SENDER_MAX) || undefined : undefined;
+  // Files alone: their names are the body (previews, notifications), shown as the files.
+  const { body, filesOnly } = bodyWithFiles(
+    text,
+    files.map((file) => file.meta),
+  );
   return {
-    body: text || files.map((file) => `📎 ${file.meta.name}`).join('\n'),
-    filesOnly: !text,
+    body,
+    filesOnly,
     sender,
     idempotencyKey: idempotencyKey(req),
     family: 'discord',
