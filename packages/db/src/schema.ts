@@ -518,6 +518,9 @@ export interface IncomingWebhooksTable {
   key_hash: string;
   key_prefix: string;
   key_sealed: string;
+  /** Issue 44: the GitHub signing secret for `/wh/in/<key>/github`, sealed (SecretBox); optional. */
+  github_secret_sealed: string | null;
+  github_secret_set_at: Timestamp | null;
   created_by: string;
   created_at: CreatedAt;
   rotated_at: Timestamp | null;

@@ -51,6 +51,8 @@ export interface LiveKey {
   /** The creator's member seat. */
   createdBy: string;
   creatorName: string;
+  /** The GitHub signing secret, sealed (SecretBox); `/github` verifies signatures when set. */
+  githubSecretSealed?: string | undefined;
 }
 
 /** Raw keys are `whk_` + base64url; anything else cannot be one, and is not looked up at all. */
@@ -98,6 +100,7 @@ export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | und
       'w.name',
       'w.created_by',
       'u.name as creator_name',
+      'w.github_secret_sealed',
     ])
     .where('w.key_hash', '=', keyHash)
     .executeTakeFirst();
@@ -110,6 +113,7 @@ export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | und
     name: row.name,
     createdBy: row.created_by,
     creatorName: row.creator_name,
+    githubSecretSealed: row.github_secret_sealed ?? undefined,
   };
 }
 

@@ -4,8 +4,10 @@ import { access, mount, routeTable, type MountedTable } from '@ferry/http';
 import { parseIncomingPost, pruneIdempotencyRecords, resolvePost } from './accept.js';
 import { readPayload } from './decode/request-body.js';
 import type { WebhooksInDeps } from './deps.js';
-import { findKey as findLiveKey, keyRateLimit, liveKey } from './key-guards.js';
+import { keyGate, liveKey } from './gate.js';
+import { addGithubRoute } from './github-route.js';
 import { createPostWriter } from './post-writer.js';
+import { addSlackRoutes } from './slack-route.js';
 
 export const WEBHOOKS_IN_PATH = '/wh/in/:key';
 const BODY_LIMIT = '256kb';
@@ -16,16 +18,18 @@ const PRUNE_ONE_IN = 100;
  * POST /wh/in/<key>. No session, no CSRF, no auth header: the key in the path is the credential
  * (and the request logger redacts it, see @ferry/http's redactPath). Order matters: the key first
  * (so an unknown key answers the same 404 whatever the body), then the rate limit (so a flood costs
- * one Redis call each, before any parsing), then the body.
+ * one Redis call each, before any parsing), then the body (gate.ts).
+ *
+ * Beside it, under the same key, the sender-compatible URLs (issue 44): `/slack` (Slack's and
+ * Mattermost's answers, slack-route.ts) and `/github` (GitHub deliveries, github-route.ts).
  */
 export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
   const posts = deps.posts ?? createPostWriter(deps.db, { logger: deps.logger });
   // The raw text, whatever the type: readPayload decides by Content-Type (JSON, a form's
   // `payload=`, or 415), and keeps the text as the original payload.
   const rawText = express.text({ limit: BODY_LIMIT, type: () => true });
-
-  const findKey = findLiveKey(deps);
-  const rateLimit = keyRateLimit(deps);
+  const gate = keyGate(deps);
+  const { findKey, rateLimit } = gate;
 
   const routes = routeTable();
   routes.post(
@@ -55,6 +59,8 @@ export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
       }
     },
   );
+  addSlackRoutes(routes, deps, gate, posts, BODY_LIMIT);
+  addGithubRoute(routes, deps, gate, posts);
   return { base: '/', table: routes };
 }
 

@@ -37,6 +37,7 @@ import * as errorGroupReleases from './2026_11_28_0900_error_group_releases.js';
 import * as errorGroupMerges from './2026_12_06_0100_error_group_merges.js';
 import * as errorBulkActions from './2026_12_06_0300_error_bulk_actions.js';
 import * as errorSearchByWorkspace from './2026_12_06_0400_error_search_by_workspace.js';
+import * as incomingGithubSecret from './2026_12_06_0500_incoming_github_secret.js';
 import * as messageFiles from './2026_12_06_0600_message_files.js';
 import * as eventWebhooks from './2026_12_06_0700_event_webhooks.js';
 
@@ -84,6 +85,7 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0300_error_bulk_actions': errorBulkActions,
   // After 0300 (not 0200): a database that has run 0300 refuses an earlier, unrun migration.
   '2026_12_06_0400_error_search_by_workspace': errorSearchByWorkspace,
+  '2026_12_06_0500_incoming_github_secret': incomingGithubSecret,
   '2026_12_06_0600_message_files': messageFiles,
   '2026_12_06_0700_event_webhooks': eventWebhooks,
 };

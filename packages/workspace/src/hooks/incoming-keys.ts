@@ -175,10 +175,13 @@ async function updateLiveKey(
   db: Db,
   roomId: string,
   keyId: string,
-  values: Partial<Pick<IncomingWebhook, 'key_hash' | 'key_prefix' | 'key_sealed'>> & {
+  values: Partial<
+    Pick<IncomingWebhook, 'key_hash' | 'key_prefix' | 'key_sealed' | 'github_secret_sealed'>
+  > & {
     rotated_at?: Date;
     disabled_at?: Date | null;
     deleted_at?: Date;
+    github_secret_set_at?: Date | null;
   },
 ): Promise<IncomingWebhook> {
   if (!isId(keyId, 'incomingWebhook')) throw new AppError('not_found', 'No such webhook key.');
@@ -230,6 +233,54 @@ export function setIncomingKeyEnabled(
  */
 export function deleteIncomingKey(db: Db, roomId: string, keyId: string): Promise<IncomingWebhook> {
   return updateLiveKey(db, roomId, keyId, { deleted_at: new Date() });
+}
+
+/** GitHub takes any secret; this bounds what we store and what a form may post. */
+export const GITHUB_SECRET_MAX = 256;
+
+/**
+ * The GitHub signing secret as typed into GitHub's form: GitHub signs with it exactly as given, so
+ * spaces at either end (a careless paste) are refused rather than silently kept or dropped.
+ */
+export const githubSecretSchema = z
+  .string('Type the secret you give GitHub.')
+  .min(1, 'Type the secret you give GitHub.')
+  .max(GITHUB_SECRET_MAX, `At most ${GITHUB_SECRET_MAX} characters.`)
+  .refine((value) => value.trim() === value, {
+    message:
+      'Remove the spaces at the start or end: GitHub signs with the secret exactly as typed.',
+  });
+
+/**
+ * Sets (a string) or removes (null) the key's GitHub signing secret: with one set,
+ * `/wh/in/<key>/github` refuses deliveries whose `X-Hub-Signature-256` does not match. Sealed
+ * like the key (the HMAC needs it in clear). The caller holds `webhooks.manage` for the room.
+ * Throws a 422 naming `github_secret` for a secret GitHub would not sign with as typed.
+ */
+export async function setIncomingKeyGithubSecret(
+  db: Db,
+  box: SecretBox,
+  roomId: string,
+  keyId: string,
+  secret: string | null,
+): Promise<IncomingWebhook> {
+  if (secret === null) {
+    return updateLiveKey(db, roomId, keyId, {
+      github_secret_sealed: null,
+      github_secret_set_at: null,
+    });
+  }
+  const parsed = githubSecretSchema.safeParse(secret);
+  if (!parsed.success) {
+    const problem = parsed.error.issues[0]?.message ?? 'Type the secret you give GitHub.';
+    throw new AppError('validation_failed', `The secret is not valid: ${problem}`, {
+      fields: { github_secret: problem },
+    });
+  }
+  return updateLiveKey(db, roomId, keyId, {
+    github_secret_sealed: box.encrypt(parsed.data),
+    github_secret_set_at: new Date(),
+  });
 }
 
 export interface OutgoingHookListItem {

@@ -1,10 +1,12 @@
 export {
+  GITHUB_SECRET_MAX,
   INCOMING_KEY_KIND,
   INCOMING_KEY_NAME_MAX,
   createIncomingKey,
   createIncomingKeySchema,
   deleteIncomingKey,
   findIncomingKey,
+  githubSecretSchema,
   incomingKeyNameSchema,
   incomingKeyRooms,
   incomingKeyState,
@@ -13,6 +15,7 @@ export {
   revealIncomingKey,
   rotateIncomingKey,
   setIncomingKeyEnabled,
+  setIncomingKeyGithubSecret,
 } from './incoming-keys.js';
 export type {
   IncomingKeyListItem,

@@ -13,7 +13,7 @@ import { isTeamsPayload, renderTeamsMessage } from './teams.js';
  * `attachments`).
  */
 
-export type PayloadFamily = 'native' | 'slack' | 'mattermost' | 'discord' | 'teams';
+export type PayloadFamily = 'native' | 'slack' | 'mattermost' | 'discord' | 'teams' | 'github';
 
 export interface DecodedPayload {
   family: PayloadFamily;

@@ -54,7 +54,70 @@ const messageCard = z.object({
   potentialAction: z.unknown().optional(),
 });
 
-const md = (value: string | undefined): string => (value ? emojify(value) : '');
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+function ordinal(day: number): string {
+  const tens = day % 100;
+  if (tens >= 11 && tens <= 13) return `${day}th`;
+  return `${day}${['th', 'st', 'nd', 'rd'][day % 10] ?? 'th'}`;
+}
+
+/**
+ * Adaptive Cards' `{{DATE(…)}}` and `{{TIME(…)}}`
+ * (https://learn.microsoft.com/en-us/adaptive-cards/authoring-cards/text-features): a Teams client
+ * shows them in the reader's time zone; a message here is the same text for everyone, so they are
+ * written in UTC (TIME says so). The docs' rules hold: upper case, no spaces inside the braces or
+ * parentheses, a strict RFC 3339 time with `Z` or an offset (upper case `T`); anything else
+ * stays as sent, as a Teams client leaves it. DATE's formats: COMPACT (the default) `2/14/2017`, SHORT
+ * `Tue, Feb 14th, 2017`, LONG `Tuesday, February 14th, 2017`; TIME: `6:00 AM UTC`.
+ */
+const DATE_TIME =
+  /\{\{(DATE|TIME)\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))(?:, ?(COMPACT|SHORT|LONG))?\)\}\}/gi;
+
+export function expandDateTime(value: string): string {
+  return value.replace(DATE_TIME, (whole, name: string, stamp: string, given?: string) => {
+    // The function's name is upper case as the docs require; the style is read in any case,
+    // since Microsoft's own samples write `Short` (samples/v1.0/Scenarios/ActivityUpdate.json).
+    const fn = name;
+    const style = given?.toUpperCase();
+    if (fn !== 'DATE' && fn !== 'TIME') return whole;
+    const date = new Date(stamp);
+    if (Number.isNaN(date.getTime())) return whole;
+    if (fn === 'TIME') {
+      if (style) return whole;
+      const hours = date.getUTCHours();
+      const minutes = String(date.getUTCMinutes()).padStart(2, '0');
+      return `${hours % 12 || 12}:${minutes} ${hours < 12 ? 'AM' : 'PM'} UTC`;
+    }
+    const [year, month, day, weekday] = [
+      date.getUTCFullYear(),
+      date.getUTCMonth(),
+      date.getUTCDate(),
+      date.getUTCDay(),
+    ];
+    if (style === 'SHORT') {
+      return `${WEEKDAYS[weekday]!.slice(0, 3)}, ${MONTHS[month]!.slice(0, 3)} ${ordinal(day)}, ${year}`;
+    }
+    if (style === 'LONG') return `${WEEKDAYS[weekday]}, ${MONTHS[month]} ${ordinal(day)}, ${year}`;
+    return `${month + 1}/${day}/${year}`;
+  });
+}
+
+const md = (value: string | undefined): string => (value ? emojify(expandDateTime(value)) : '');
 
 function facts(values: z.infer<typeof fact>[]): string {
   return fieldList(
@@ -102,6 +165,10 @@ const adaptiveElement = z.object({
   columns: z.array(z.unknown()).optional().catch(undefined),
   images: z.array(z.unknown()).optional().catch(undefined),
   actions: z.array(z.unknown()).optional().catch(undefined),
+  rows: z.array(z.unknown()).optional().catch(undefined),
+  cells: z.array(z.unknown()).optional().catch(undefined),
+  firstRowAsHeader: z.unknown().optional(),
+  firstRowAsHeaders: z.unknown().optional(),
   card: z.unknown().optional(),
   italic: z.unknown().optional(),
   strikethrough: z.unknown().optional(),
@@ -137,17 +204,20 @@ function adaptiveElementText(item: z.infer<typeof adaptiveElement>, depth: numbe
     case 'TextBlock': {
       const value = md(item.text);
       if (!value) return '';
-      if (item.size === 'Large' || item.size === 'ExtraLarge')
-        return `### ${value.replace(/\n/g, ' ')}`;
-      return item.weight === 'Bolder' && !value.includes('\n') ? `**${value}**` : value;
+      // Adaptive Cards' enum values are case-insensitive (Microsoft's samples write `bolder`).
+      const size = item.size?.toLowerCase();
+      if (size === 'large' || size === 'extralarge') return `### ${value.replace(/\n/g, ' ')}`;
+      return item.weight?.toLowerCase() === 'bolder' && !value.includes('\n')
+        ? `**${value}**`
+        : value;
     }
     case 'RichTextBlock':
       return listOf(adaptiveElement)
         .parse(item.inlines)
         .map((run) => {
-          let value = escapeMarkdown(run.text ?? '');
+          let value = escapeMarkdown(expandDateTime(run.text ?? ''));
           if (!value.trim()) return value;
-          if (run.weight === 'Bolder') value = emphasize(value, '**');
+          if (run.weight?.toLowerCase() === 'bolder') value = emphasize(value, '**');
           if (run.italic === true) value = emphasize(value, '_');
           if (run.strikethrough === true) value = emphasize(value, '~~');
           return value;
@@ -169,9 +239,52 @@ function adaptiveElementText(item: z.infer<typeof adaptiveElement>, depth: numbe
       );
     case 'ActionSet':
       return adaptiveActions(item.actions, depth);
+    case 'Table':
+      return adaptiveTable(item, depth);
     default:
       return '';
   }
+}
+
+/** Bounds a hostile table's output: a message is not a spreadsheet. */
+const TABLE_ROWS_MAX = 50;
+const TABLE_COLUMNS_MAX = 12;
+
+/**
+ * A table cell's elements on one line: a markdown table cell cannot hold blocks, so headings and
+ * quotes lose their marks, lines are joined, and pipes are escaped (an unescaped `|`, including
+ * one after an escaped backslash, would start the next cell).
+ */
+function tableCell(cell: unknown, depth: number): string {
+  const items = isObject(cell) ? cell.items : undefined;
+  return adaptiveElements(items, depth + 1)
+    .replace(/^(?:#{1,6} |> ?)/gm, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/(\\*)\|/g, (whole, slashes: string) => (slashes.length % 2 ? whole : `${slashes}\\|`))
+    .trim();
+}
+
+/**
+ * Adaptive Card `Table` (schema 1.5, https://adaptivecards.io/explorer/Table.html) as a markdown
+ * table: the first row is its header unless `firstRowAsHeader` is false (then the header is left
+ * blank, as markdown tables need one).
+ */
+function adaptiveTable(item: z.infer<typeof adaptiveElement>, depth: number): string {
+  if (depth + 2 > MAX_DEPTH) return '';
+  const rows = listOf(z.object({ cells: z.array(z.unknown()).optional().catch(undefined) }))
+    .parse(item.rows)
+    .slice(0, TABLE_ROWS_MAX)
+    .map((row) =>
+      (row.cells ?? []).slice(0, TABLE_COLUMNS_MAX).map((cell) => tableCell(cell, depth)),
+    );
+  const width = Math.max(0, ...rows.map((row) => row.length));
+  if (!width || rows.every((row) => row.every((cell) => !cell))) return '';
+  const line = (cells: readonly string[]) =>
+    `| ${Array.from({ length: width }, (_, i) => cells[i] ?? '').join(' | ')} |`;
+  // `firstRowAsHeader` is the schema's name; Microsoft's Table sample writes `firstRowAsHeaders`.
+  const headerless = item.firstRowAsHeader === false || item.firstRowAsHeaders === false;
+  const header = headerless ? [] : (rows.shift() ?? []);
+  return [line(header), line(Array<string>(width).fill('---')), ...rows.map(line)].join('\n');
 }
 
 function adaptiveCard(card: Record<string, unknown>, depth = 0): string {

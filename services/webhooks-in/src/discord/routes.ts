@@ -14,7 +14,7 @@ import { IDEMPOTENCY_KEY_MAX, SENDER_MAX, type IncomingPost, type LiveKey } from
 import { avatarOf } from '../decode/index.js';
 import { STORED_PAYLOAD_MAX, unsupportedMediaType } from '../decode/request-body.js';
 import type { WebhooksInDeps } from '../deps.js';
-import { findKey, keyRateLimit, liveKey } from '../key-guards.js';
+import { keyGate, liveKey } from '../gate.js';
 import { createPostWriter } from '../post-writer.js';
 import {
   DISCORD_CODE,
@@ -128,9 +128,11 @@ export function discordTable(deps: WebhooksInDeps): MountedTable {
     if (!VERSION.test(String(req.params.version))) throw new AppError('not_found', 'No such API.');
     next();
   };
-  const keyAccess = access.key('the incoming webhook key in the path (keys.find)', findKey(deps));
+  // The key and its rate limit as every URL of the key has them (gate.ts: one budget a key).
+  const gate = keyGate(deps);
+  const keyAccess = access.key('the incoming webhook key in the path (keys.find)', gate.findKey);
   const secrets = { params: ['key', 'token'] };
-  const before = [keyRateLimit(deps)];
+  const before = [gate.rateLimit];
 
   const execute: RequestHandler = async (req, res) => {
     const key = liveKey(res);
