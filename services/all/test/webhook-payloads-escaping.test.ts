@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AppError } from '@ferry/core';
 import { renderMarkdown } from '@ferry/web';
-import { parseIncomingPost } from '@ferry/webhooks-in';
+import { parseIncomingPost, renderGithubEvent } from '@ferry/webhooks-in';
 
 /**
  * Every field the payload decoders read (#25), filled with hostile text and links, through the
@@ -228,7 +228,40 @@ const adaptiveElement = fc.oneof(
   }),
   fc.record({
     type: fc.constant('Container'),
-    items: few(fc.record({ type: fc.constant('TextBlock'), text })),
+    items: few(
+      fc.oneof(
+        fc.record({ type: fc.constant('TextBlock'), text }),
+        fc.record({
+          type: fc.constant('FactSet'),
+          facts: few(fc.record({ title: text, value: text })),
+        }),
+      ),
+    ),
+  }),
+  // Issue 44: Table cells (each a line of a markdown table) and DATE()/TIME() beside hostile text.
+  fc.record({
+    type: fc.constant('Table'),
+    firstRowAsHeader: fc.boolean(),
+    rows: few(
+      fc.record({
+        type: fc.constant('TableRow'),
+        cells: few(
+          fc.record({
+            type: fc.constant('TableCell'),
+            items: few(
+              fc.record({
+                type: fc.constant('TextBlock'),
+                text: fc.oneof(
+                  text,
+                  text.map((t) => `{{DATE(2017-02-14T06:08:39Z, SHORT)}} ${t}`),
+                ),
+                size: fc.constantFrom('Large', 'Default'),
+              }),
+            ),
+          }),
+        ),
+      }),
+    ),
   }),
 );
 const adaptiveCard = fc.record({
@@ -265,6 +298,90 @@ function problems(html: string): string[] {
   }
   return found;
 }
+
+/** Issue 44: GitHub deliveries, every field the renderer reads filled with hostile text and links. */
+const githubUser = fc.record({ login: text, avatar_url: url, html_url: url });
+const githubRepo = fc.record({ full_name: text, html_url: url });
+const githubIssue = fc.record({
+  number: fc.integer({ min: 1, max: 99_999 }),
+  title: text,
+  html_url: url,
+  body: text,
+  merged: fc.boolean(),
+});
+const githubDelivery = fc.oneof(
+  fc.record({
+    event: fc.constant('push'),
+    payload: fc.record({
+      ref: text.map((t) => `refs/heads/${t}`),
+      created: fc.boolean(),
+      deleted: fc.boolean(),
+      forced: fc.boolean(),
+      compare: url,
+      sender: githubUser,
+      repository: githubRepo,
+      commits: few(
+        fc.record({
+          id: fc.oneof(text, fc.constant('6113728f27ae82c7b1a177c8d03f9e96e0adf246')),
+          message: text,
+          url,
+          author: fc.record({ name: text, username: text }),
+        }),
+      ),
+    }),
+  }),
+  fc.record({
+    event: fc.constantFrom('pull_request', 'issues'),
+    payload: fc.record({
+      action: fc.constantFrom('opened', 'closed', 'reopened'),
+      sender: githubUser,
+      repository: githubRepo,
+      pull_request: githubIssue,
+      issue: githubIssue,
+    }),
+  }),
+  fc.record({
+    event: fc.constant('issue_comment'),
+    payload: fc.record({
+      action: fc.constant('created'),
+      sender: githubUser,
+      repository: githubRepo,
+      issue: githubIssue,
+      comment: fc.record({ body: text, html_url: url }),
+    }),
+  }),
+  fc.record({
+    event: fc.constant('release'),
+    payload: fc.record({
+      action: fc.constant('published'),
+      sender: githubUser,
+      repository: githubRepo,
+      release: fc.record({ tag_name: text, name: text, html_url: url, prerelease: fc.boolean() }),
+    }),
+  }),
+  fc.record({
+    event: fc.constantFrom('workflow_run', 'check_run'),
+    payload: fc.record({
+      action: fc.constant('completed'),
+      sender: githubUser,
+      repository: githubRepo,
+      workflow_run: fc.record({
+        name: text,
+        run_number: fc.integer({ min: 1, max: 999 }),
+        head_branch: text,
+        conclusion: fc.oneof(text, fc.constantFrom('success', 'failure')),
+        html_url: url,
+      }),
+      check_run: fc.record({
+        name: text,
+        conclusion: text,
+        html_url: url,
+        head_sha: text,
+        check_suite: fc.record({ head_branch: text }),
+      }),
+    }),
+  }),
+);
 
 describe('payload decoders and the message renderer (#25): nothing unsafe gets through', () => {
   it('the check itself finds foreign tags, handlers and unsafe links', () => {
@@ -321,4 +438,24 @@ describe('payload decoders and the message renderer (#25): nothing unsafe gets t
       expect(rendered).toBeGreaterThan(150);
     },
   );
+
+  it('GitHub deliveries (issue 44): 300 hostile deliveries render only safe tags and links', () => {
+    let rendered = 0;
+    fc.assert(
+      fc.property(githubDelivery, ({ event, payload }) => {
+        const message = renderGithubEvent(event, payload);
+        // A push of no commits that created nothing is not posted; nothing else here is skipped.
+        if (!message) return;
+        rendered += 1;
+        if (message.avatarUrl) expect(message.avatarUrl).toMatch(/^https:\/\/\S+$/);
+        const body = message.text;
+        expect({ body, problems: problems(renderMarkdown(body).value) }).toEqual({
+          body,
+          problems: [],
+        });
+      }),
+      { numRuns: 300, seed: 20261206 },
+    );
+    expect(rendered).toBeGreaterThan(200);
+  });
 });

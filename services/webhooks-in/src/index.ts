@@ -15,6 +15,11 @@ export {
 } from './accept.js';
 export type { Accepted, IncomingPost, LiveKey, ResolvedPost } from './accept.js';
 export { createWebhooksInApp, webhooksInRouter } from './app.js';
+export { GITHUB_EVENTS, renderGithubEvent } from './decode/github.js';
+export type { GithubMessage } from './decode/github.js';
+export { GITHUB_PATH, verifyGithubSignature } from './github-route.js';
+export { SLACK_PATHS, slackRefusal } from './slack-route.js';
+export type { SlackRefusal } from './slack-route.js';
 export { loadWebhooksInConfig, loadWebhooksInSettings, webhooksInConfigShape } from './config.js';
 export type { WebhooksInConfig, WebhooksInSettings } from './config.js';
 export type { WebhooksInDeps } from './deps.js';

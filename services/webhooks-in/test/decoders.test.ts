@@ -23,6 +23,17 @@ import { readPayload, STORED_PAYLOAD_MAX } from '../src/decode/request-body.js';
  * - teams-adaptive.json: Microsoft, "Create Incoming Webhooks: send Adaptive Cards"
  *   (https://learn.microsoft.com/en-us/microsoftteams/platform/webhooks-and-connectors/how-to/connectors-using)
  *   with the FactSet and Action.OpenUrl of https://adaptivecards.io/explorer/.
+ * - teams-table.json: Microsoft's Table sample, on "Table Element"
+ *   (https://learn.microsoft.com/en-us/adaptive-cards/schema-explorer/table, the same card as
+ *   https://adaptivecards.io/explorer/Table.html and the AdaptiveCards repo's
+ *   samples/v1.5/Elements/Table.json), as published (its `firstRowAsHeaders` spelling included).
+ * - teams-activity-update.json: Microsoft's "Activity Update" sample
+ *   (https://adaptivecards.io/samples/ActivityUpdate.html, the AdaptiveCards repo's
+ *   samples/v1.0/Scenarios/ActivityUpdate.json, also on Teams' "Types of cards" page,
+ *   https://learn.microsoft.com/en-us/microsoftteams/platform/task-modules-and-cards/cards/cards-reference#adaptive-card):
+ *   a FactSet inside a Container, an Image and TextBlocks in a ColumnSet, `{{DATE(…,Short)}}`.
+ * - teams-date-time.json: the Date/Time example of "Text features"
+ *   (https://learn.microsoft.com/en-us/adaptive-cards/authoring-cards/text-features).
  */
 
 function recorded(name: string): Record<string, unknown> {
@@ -276,6 +287,130 @@ describe('payload families', () => {
     );
     const attachments = wrapped.attachments as { content: Record<string, unknown> }[];
     expect(rendered(attachments[0]!.content)).toBe(text);
+  });
+
+  it("Teams Adaptive Card Table (Microsoft's sample): a markdown table, first row as header", () => {
+    expect(rendered(recorded('teams-table'))).toBe(
+      [
+        '| **Name** | **Type** | **Description** |',
+        '| --- | --- | --- |',
+        "| columns | ColumnDefinition[] | Defines the table's columns (number of columns, and column sizes). |",
+        '| rows | TableRow[] | Defines the rows of the Table, each being a collection of cells. Rows are not required, which allows empty Tables to be generated via templating without breaking the rendering of the whole card. |',
+      ].join('\n'),
+    );
+  });
+
+  it('Teams Table: headerless, ragged rows, pipes and blocks in cells, nothing at all', () => {
+    const cell = (...items: unknown[]) => ({ type: 'TableCell', items });
+    const text = (value: string, extra: Record<string, unknown> = {}) => ({
+      type: 'TextBlock',
+      text: value,
+      ...extra,
+    });
+    const table = (rows: unknown[][], extra: Record<string, unknown> = {}) => ({
+      type: 'AdaptiveCard',
+      body: [{ type: 'Table', rows: rows.map((cells) => ({ type: 'TableRow', cells })), ...extra }],
+    });
+    expect(
+      rendered(
+        table(
+          [
+            [cell(text('a | b')), cell(text('Big', { size: 'Large' }), text('second'))],
+            [cell(text('only one'))],
+          ],
+          { firstRowAsHeader: false },
+        ),
+      ),
+    ).toBe(['|  |  |', '| --- | --- |', '| a \\| b | Big second |', '| only one |  |'].join('\n'));
+    // A cell holding a FactSet: its lines joined on one row.
+    expect(
+      rendered(
+        table([
+          [cell(text('Fact'))],
+          [
+            cell({
+              type: 'FactSet',
+              facts: [
+                { title: 'A', value: '1' },
+                { title: 'B', value: '2' },
+              ],
+            }),
+          ],
+        ]),
+      ),
+    ).toBe('| Fact |\n| --- |\n| - **A**: 1 - **B**: 2 |');
+    expect(decodePayload(table([[cell()], [cell(text('  '))]])).text).toBe('');
+    expect(decodePayload(table([])).text).toBe('');
+  });
+
+  it("Teams: FactSet inside Container and ColumnSet, and {{DATE(…)}} (Microsoft's Activity Update sample)", () => {
+    expect(rendered(recorded('teams-activity-update'))).toBe(
+      [
+        '**Publish Adaptive Card schema**',
+        '[image](<https://pbs.twimg.com/profile_images/3647943215/d7f12830b3c17a5a9e4afcc370e3a37e_400x400.jpeg>)',
+        '**Matt Hidinger**',
+        'Created Tue, Feb 14th, 2017',
+        'Now that we have defined the main rules and features of the format, we need to produce a schema and publish it to GitHub. The schema will be the starting point of our reference documentation.',
+        '- **Board**: Adaptive Card\n- **List**: Backlog\n- **Assigned to**: Matt Hidinger\n- **Due date**: Not set',
+        '[View](<http://adaptivecards.io>)',
+      ].join('\n\n'),
+    );
+    const inColumns = {
+      type: 'AdaptiveCard',
+      body: [
+        {
+          type: 'ColumnSet',
+          columns: [
+            {
+              type: 'Column',
+              items: [{ type: 'FactSet', facts: [{ title: 'Env', value: 'prod' }] }],
+            },
+            {
+              type: 'Column',
+              items: [
+                {
+                  type: 'Container',
+                  items: [
+                    {
+                      type: 'FactSet',
+                      facts: [{ title: 'Due', value: '{{DATE(2026-12-06T23:30:00-02:00, LONG)}}' }],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    expect(rendered(inColumns)).toBe('- **Env**: prod\n\n- **Due**: Monday, December 7th, 2026');
+  });
+
+  it('Teams {{DATE()}} and {{TIME()}} as the Text features page shows them, in UTC; malformed ones stay as sent', () => {
+    expect(rendered(recorded('teams-date-time'))).toBe(
+      'Your package will arrive on Tue, Feb 14th, 2017 at 6:00 AM UTC',
+    );
+    const shown = (value: string) =>
+      rendered({ type: 'AdaptiveCard', body: [{ type: 'TextBlock', text: value }] });
+    expect(shown('{{DATE(2017-02-14T06:08:39Z)}}')).toBe('2/14/2017');
+    expect(shown('{{DATE(2017-02-14T06:08:39Z, COMPACT)}}')).toBe('2/14/2017');
+    expect(shown('{{DATE(2017-03-01T06:08:39Z, LONG)}}')).toBe('Wednesday, March 1st, 2017');
+    expect(shown('{{DATE(2017-03-22T06:08:39Z, SHORT)}}')).toBe('Wed, Mar 22nd, 2017');
+    expect(shown('{{DATE(2017-03-11T06:08:39Z, SHORT)}}')).toBe('Sat, Mar 11th, 2017');
+    // An offset is applied: 23:30 at -02:00 is 01:30 UTC the next day.
+    expect(shown('{{TIME(2017-02-14T23:30:00-02:00)}}')).toBe('1:30 AM UTC');
+    expect(shown('{{TIME(2017-02-14T12:05:00Z)}}')).toBe('12:05 PM UTC');
+    for (const raw of [
+      '{{date(2017-02-14T06:08:39Z)}}',
+      '{{ DATE(2017-02-14T06:08:39Z) }}',
+      '{{DATE(2017-02-14)}}',
+      '{{DATE(2017-02-14T06:08:39)}}',
+      '{{DATE(2017-13-14T06:08:39Z)}}',
+      '{{DATE(2017-02-14T06:08:39Z, HUGE)}}',
+      '{{TIME(2017-02-14T06:08:39Z, SHORT)}}',
+    ]) {
+      expect(shown(raw)).toBe(raw);
+    }
   });
 });
 
