@@ -3,9 +3,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { SecretBox } from '@ferry/core';
+import { sql } from 'kysely';
 import type { Member, Room, Workspace } from '@ferry/db';
 import { createMember, createRoom, createWorkspace } from '@ferry/testing';
 import {
+  checkBothWidths,
   photograph,
   launchBrowser,
   signInWithForm,
@@ -208,29 +210,56 @@ describe('incoming payload families in the browser', () => {
     await memberPage.context().close();
   });
 
-  it("runs the key page's Slack-style and Discord-style examples as shown", async () => {
+  it("lists every sender URL, readable at 390 and 1280 px, and runs the page's commands as shown (issue 44)", async () => {
     const page = await signedIn(admin, 1280);
     await page.goto(`${roomUrl()}/settings/webhooks/incoming/${keyId}`);
     await page.getByRole('button', { name: 'Reveal' }).click();
     await page.getByRole('button', { name: 'Copy the key' }).waitFor();
-    await photograph(page, `${SHOTS}/key-page-1280.png`, { fullPage: true });
-    const ids: string[] = [];
-    for (const testId of ['curl-example', 'slack-example', 'discord-example']) {
-      const command = ((await page.getByTestId(testId).textContent()) ?? '').trim();
-      const { stdout } = await run('bash', ['-c', command], { timeout: 30_000 });
-      ids.push((JSON.parse(stdout) as { message_id: string }).message_id);
+    for (const [section, suffix] of [
+      ['sender-plain', ''],
+      ['sender-slack', '/slack'],
+      ['sender-github', '/github'],
+      ['sender-discord', '/discord'],
+    ] as const) {
+      expect(await page.getByTestId(`${section}-url`).textContent()).toBe(
+        `${harness.url}/wh/in/${rawKey}${suffix}`,
+      );
     }
+    await page.getByLabel('GitHub signing secret').waitFor();
+    await checkBothWidths(page, `${SHOTS}/key-page`);
+    await photograph(page, `${SHOTS}/key-page-1280.png`, { fullPage: true });
+    const command = async (testId: string): Promise<string> => {
+      const shown = ((await page.getByTestId(testId).textContent()) ?? '').trim();
+      return (await run('bash', ['-c', shown], { timeout: 30_000 })).stdout;
+    };
+    const plain = (JSON.parse(await command('curl-example')) as { message_id: string }).message_id;
+    // The Slack command posts to /slack, which answers as Slack does.
+    expect(await command('slack-example')).toBe('ok');
+    const discord = (JSON.parse(await command('discord-example')) as { message_id: string })
+      .message_id;
+    const slackId = (
+      await harness.ctx.db
+        .selectFrom('messages')
+        .select('id')
+        .where('author_ref', '=', keyId)
+        .where('body', 'like', '%run 42%')
+        .where(sql<string>`metadata->>'format'`, '=', 'slack')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow()
+    ).id;
     await page.goto(roomUrl());
-    const [, slack, discord] = ids.map((id) => page.locator(`li.message[data-id="${id}"]`));
-    await discord!.waitFor();
+    const [, slack, discordItem] = [plain, slackId, discord].map((id) =>
+      page.locator(`li.message[data-id="${id}"]`),
+    );
+    await discordItem!.waitFor();
     expect(await slack!.getByRole('link', { name: 'run 42' }).getAttribute('href')).toBe(
       'https://ci.example.com/runs/42',
     );
     expect((await slack!.locator('.avatar').textContent())?.trim()).toBe('🚀');
-    expect(await discord!.getByRole('link', { name: 'Run 42' }).getAttribute('href')).toBe(
+    expect(await discordItem!.getByRole('link', { name: 'Run 42' }).getAttribute('href')).toBe(
       'https://ci.example.com/runs/42',
     );
-    expect(await discord!.locator('.body strong').first().textContent()).toBe('finished');
+    expect(await discordItem!.locator('.body strong').first().textContent()).toBe('finished');
     await page.context().close();
   });
 

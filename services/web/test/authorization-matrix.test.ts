@@ -108,6 +108,11 @@ const EXAMPLES: Record<string, Example> = {
   'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/enable': {},
   'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/disable': {},
   'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/delete': {},
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/github-secret': {
+    body: () => ({ github_secret: 'matrix-secret' }),
+  },
+  'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/incoming/:keyId/github-secret/remove':
+    {},
   'POST /w/:workspaceId/:slug/rooms/:roomId/settings/webhooks/outgoing': {
     body: () => ({ target_url: 'https://hooks.example.test/in' }),
   },

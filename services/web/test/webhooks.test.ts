@@ -155,4 +155,70 @@ describe('room settings: webhooks tab and incoming key page', () => {
     expect(after.text).not.toContain(`/incoming/${keyId}`);
     expect(after.text).toContain('>webhook</span>');
   });
+
+  it('lists each sender URL with a ready command, and sets, refuses and removes the GitHub secret (issue 44)', async () => {
+    const { client, tab } = await setup();
+    const created = await client.post(`${tab}/incoming`, { name: 'CI' }, { csrfFrom: tab });
+    const keyPath = created.location ?? '';
+    const keyId = keyPath.split('/').pop() ?? '';
+    const box = new SecretBox(web.ctx.config.APP_SECRET);
+    const row = () =>
+      web.ctx.db
+        .selectFrom('incoming_webhooks')
+        .selectAll()
+        .where('id', '=', keyId)
+        .executeTakeFirstOrThrow();
+    const raw = box.decrypt((await row()).key_sealed);
+    const base = `${web.ctx.config.PUBLIC_URL}/wh/in/${raw}`;
+
+    const revealed = await client.post(`${keyPath}/reveal`, {}, { csrfFrom: keyPath });
+    for (const text of [
+      `${base}</code>`,
+      `${base}/slack</code>`,
+      `${base}/github</code>`,
+      `${base}/discord</code>`,
+      `curl -sS -X POST &#39;${base}/slack&#39;`,
+      'apprise -vv -b',
+      `/wh/in/${raw}/slack/ferry`,
+      '<code>application/json</code>',
+      'new WebhookClient(',
+      `rest: { api: &quot;${base}/discord&quot; }`,
+      'not set: deliveries are taken unsigned',
+    ]) {
+      expect(revealed.text).toContain(text);
+    }
+    // Masked before Reveal: no URL carries the key.
+    expect((await client.get(keyPath)).text).not.toContain(raw);
+
+    const secret = 'gh-secret <b>1</b>';
+    const set = await client.post(
+      `${keyPath}/github-secret`,
+      { github_secret: secret },
+      { csrfFrom: keyPath },
+    );
+    expect(set.status).toBe(303);
+    const stored = await row();
+    expect(box.decrypt(stored.github_secret_sealed!)).toBe(secret);
+    const page = await client.get(keyPath);
+    expect(page.text).toMatch(/data-testid="github-secret-state">set /);
+    expect(page.text).not.toContain(secret);
+    expect(page.text).toMatch(/<button[^>]*>\s*Remove secret\s*<\/button>/);
+
+    // Refused: blank, and spaces GitHub would sign with; the old secret stays, the error is shown.
+    for (const bad of ['', ' padded ']) {
+      const refused = await client.post(
+        `${keyPath}/github-secret`,
+        { github_secret: bad },
+        { csrfFrom: keyPath },
+      );
+      expect(refused.status).toBe(303);
+      const shown = await client.get(refused.location ?? keyPath);
+      expect(shown.text).toContain('aria-invalid="true"');
+      expect(box.decrypt((await row()).github_secret_sealed!)).toBe(secret);
+    }
+
+    await client.post(`${keyPath}/github-secret/remove`, {}, { csrfFrom: keyPath });
+    expect((await row()).github_secret_sealed).toBeNull();
+    expect((await client.get(keyPath)).text).toContain('not set: deliveries are taken unsigned');
+  });
 });

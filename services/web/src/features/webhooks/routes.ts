@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { fieldErrors } from '@ferry/core';
+import { AppError, fieldErrors } from '@ferry/core';
 import type { WebDeps } from '../../deps.js';
 import {
   createIncomingKey,
@@ -11,6 +11,7 @@ import {
   revealIncomingKey,
   rotateIncomingKey,
   setIncomingKeyEnabled,
+  setIncomingKeyGithubSecret,
   type IncomingKeyListItem,
   roomLabel,
   type RoomSeat,
@@ -56,6 +57,7 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
   const admin = capability('webhooks.manage');
 
   const INCOMING_FORM = 'webhooks.incoming';
+  const GITHUB_SECRET_FORM = 'webhooks.github-secret';
 
   async function tabPage(req: Request, res: Response, room: RoomSeat): Promise<void> {
     const { workspace } = seat(res);
@@ -91,6 +93,7 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
   ): Promise<void> {
     const { workspace } = seat(res);
     noStore(res);
+    const githubSecret = takeForm(req, GITHUB_SECRET_FORM);
     await renderPage(req, res, (ctx) =>
       incomingKeyPage(ctx, {
         workspace,
@@ -98,6 +101,7 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
         key,
         publicUrl: config.PUBLIC_URL,
         rawKey,
+        githubSecretError: githubSecret?.errors.github_secret,
       }),
     );
   }
@@ -180,6 +184,36 @@ export function webhookRoutes(deps: WebDeps): RouteTable {
       res.redirect(303, here);
     });
   }
+
+  // Issue 44: the GitHub signing secret `/wh/in/<key>/github` checks signatures with. Never
+  // echoed back: a refused secret is kept out of the redirect, only its error is.
+  routes.post('/incoming/:keyId/github-secret', admin, async (req, res) => {
+    const { room, item: key, here } = await settingsRoomItem(db, req, res, KEY);
+    const secret = postedText(req.body ?? {}, 'github_secret');
+    try {
+      await setIncomingKeyGithubSecret(db, box, room.room.id, key.id, secret);
+    } catch (err) {
+      const problem = err instanceof AppError ? err.options.fields?.github_secret : undefined;
+      if (!problem) throw err;
+      return redirectWithForm(req, res, here, GITHUB_SECRET_FORM, {
+        values: {},
+        errors: { github_secret: problem },
+      });
+    }
+    flash(
+      req,
+      'ok',
+      'The GitHub signing secret is set: deliveries must now carry a matching X-Hub-Signature-256.',
+    );
+    res.redirect(303, here);
+  });
+
+  routes.post('/incoming/:keyId/github-secret/remove', admin, async (req, res) => {
+    const { room, item: key, here } = await settingsRoomItem(db, req, res, KEY);
+    await setIncomingKeyGithubSecret(db, box, room.room.id, key.id, null);
+    flash(req, 'ok', 'The GitHub signing secret is removed: deliveries are taken unsigned.');
+    res.redirect(303, here);
+  });
 
   // Deleting asks first: the GET is the question, the POST (its button) deletes.
   routes.get('/incoming/:keyId/delete', admin, async (req, res) => {

@@ -9,10 +9,11 @@ import {
   type ListPage,
 } from '@ferry/workspace';
 import { confirmLink, confirmPage } from '../../shared/confirm.js';
-import { COPY_SCRIPT, copyButton, copyableSnippet } from '../../shared/copy.js';
+import { COPY_SCRIPT, copyButton } from '../../shared/copy.js';
 import { masked, timeAgo } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
 import { listFooter } from '../../shared/pager.js';
+import { senderUrlsSection } from './sender-urls.js';
 import {
   csrfField,
   emptyState,
@@ -68,84 +69,6 @@ export function postButton(csrf: SafeHtml, action: string, label: string, cls = 
   return html`<form method="post" action="${action}" class="inline">
     ${csrf}<button type="submit" class="${cls}">${label}</button>
   </form>`;
-}
-
-/** Single-quoted for bash: a key is base64url, but quote anyway so the example is always safe. */
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The ready-made example: a real command that posts one message when the key is revealed. */
-export function curlExample(ingestUrl: string): string {
-  return [
-    `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
-    `  -H 'Content-Type: application/json' \\`,
-    `  -d '{"body": "Hello from **curl**", "sender": "Deploy bot"}'`,
-  ].join('\n');
-}
-
-/**
- * An example's JSON with one top-level field a line: each part of the payload is easy to find,
- * and the shell passes the newlines inside the quotes as they are.
- */
-function exampleJson(payload: Record<string, unknown>): string {
-  const fields = Object.entries(payload).map(
-    ([name, value]) => `  ${JSON.stringify(name)}: ${JSON.stringify(value)}`,
-  );
-  return `{\n${fields.join(',\n')}\n}`;
-}
-
-/** A Slack-style post: what a tool configured for a Slack incoming webhook sends (mrkdwn, an attachment). */
-export function slackExample(ingestUrl: string): string {
-  const payload = {
-    text: 'Deploy <https://ci.example.com/runs/42|run 42> *finished* :tada:',
-    username: 'CI',
-    icon_emoji: ':rocket:',
-    attachments: [
-      {
-        color: 'good',
-        title: 'production',
-        fields: [
-          { title: 'Duration', value: '42 s', short: true },
-          { title: 'Commit', value: 'a1b2c3d', short: true },
-        ],
-      },
-    ],
-  };
-  return [
-    `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
-    `  -H 'Content-Type: application/json' \\`,
-    `  -d ${shellQuote(exampleJson(payload))}`,
-  ].join('\n');
-}
-
-/** A Discord-style post: `content` and an embed, as Discord's Execute Webhook takes them. */
-export function discordExample(ingestUrl: string): string {
-  const payload = {
-    username: 'Release bot',
-    content: 'Deploy **finished**',
-    embeds: [
-      {
-        title: 'Run 42',
-        url: 'https://ci.example.com/runs/42',
-        description: 'All checks passed.',
-        color: 3066993,
-        fields: [{ name: 'Environment', value: 'production', inline: true }],
-      },
-    ],
-  };
-  return [
-    `curl -sS -X POST ${shellQuote(ingestUrl)} \\`,
-    `  -H 'Content-Type: application/json' \\`,
-    `  -d ${shellQuote(exampleJson(payload))}`,
-  ].join('\n');
-}
-
-/** One example on the key page: copyable once the key is revealed, plain text before. */
-function example(rawKey: string | undefined, id: string, what: string, text: string): SafeHtml {
-  return rawKey
-    ? copyableSnippet({ id, what, text, className: 'curl', testId: id })
-    : html`<pre class="curl" data-testid="${id}"><code>${text}</code></pre>`;
 }
 
 function keysTable(base: string, keys: IncomingKeyListItem[]): SafeHtml {
@@ -314,6 +237,8 @@ export interface IncomingKeyData {
   publicUrl: string;
   /** The raw key, only in the answer to Reveal. */
   rawKey?: string | undefined;
+  /** The GitHub signing secret form's error, after a refused post (kept-form). */
+  githubSecretError?: string | undefined;
 }
 
 export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHtml {
@@ -357,42 +282,13 @@ export function incomingKeyPage(ctx: PageContext, data: IncomingKeyData): SafeHt
               : ''
           }
         </dl>
-        <h2>Try it</h2>
-        ${rawKey ? '' : html`<p class="muted">Reveal the key to get a command you can run as is.</p>`}
-        <h3>Plain curl</h3>
-        ${
-          rawKey
-            ? copyableSnippet({
-                id: 'curl-command',
-                what: 'the curl command',
-                text: curlExample(ingestUrl),
-                className: 'curl',
-                testId: 'curl-example',
-              })
-            : html`<pre
-                class="curl"
-                data-testid="curl-example"
-              ><code>${curlExample(ingestUrl)}</code></pre>`
-        }
-        <p class="muted">
-          JSON fields: <code>body</code> (or <code>text</code>), optional <code>sender</code> (or
-          <code>name</code>, <code>username</code>), <code>room</code> (a room id the creator has
-          joined), <code>idempotency_key</code> (or the <code>Idempotency-Key</code> header).
-          Answers 201 <code>{"message_id"}</code>, 200 on a replay of the same idempotency key.
-        </p>
-        <h3>Slack-style</h3>
-        <p class="muted">
-          Tools set up for a Slack or Mattermost incoming webhook work with this URL as it is:
-          <code>text</code> in Slack's mrkdwn, <code>blocks</code>, <code>attachments</code>,
-          <code>icon_emoji</code>, also as a form body with <code>payload=</code>.
-        </p>
-        ${example(rawKey, 'slack-example', 'the Slack-style command', slackExample(ingestUrl))}
-        <h3>Discord-style</h3>
-        <p class="muted">
-          Discord's <code>content</code>, <code>username</code> and <code>embeds</code>; Microsoft
-          Teams cards (MessageCard, Adaptive Card) are read too.
-        </p>
-        ${example(rawKey, 'discord-example', 'the Discord-style command', discordExample(ingestUrl))}
+        ${senderUrlsSection({
+          publicUrl: data.publicUrl,
+          shownKey,
+          rawKey,
+          key,
+          githubForm: { action: `${here}/github-secret`, csrf, error: data.githubSecretError },
+        })}
         <div class="button-row">
           ${confirmLink(`${here}/rotate`, 'Rotate', { cls: 'secondary' })}
           ${key.state === 'disabled' ? action('enable', 'Enable') : action('disable', 'Disable')}
