@@ -76,3 +76,14 @@ export function postedText(body: unknown, name: string): string {
   const value = (body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : '';
 }
+
+/** A posted field as text: '' when absent or not text (a field sent twice is a list). */
+export const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** A posted field that may come many times (checkboxes of one name), as its texts. */
+export const formTexts = (value: unknown): string[] =>
+  Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string')
+    : typeof value === 'string'
+      ? [value]
+      : [];

@@ -23,6 +23,8 @@ import {
   redirectWithForm,
   takeForm,
   type KeptValues,
+  formText,
+  formTexts,
 } from '../../shared/kept-form.js';
 import {
   errorAlertRulePage,
@@ -41,30 +43,22 @@ import {
  * with what was typed and why.
  */
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const texts = (value: unknown): string[] =>
-  Array.isArray(value)
-    ? value.filter((item): item is string => typeof item === 'string')
-    : typeof value === 'string'
-      ? [value]
-      : [];
-
 function formValues(body: Record<string, unknown>): ErrorAlertFormValues {
   return {
-    name: text(body.name).trim(),
-    room_id: text(body.room_id).trim(),
+    name: formText(body.name).trim(),
+    room_id: formText(body.room_id).trim(),
     new_group: body.new_group === 'on',
     regression: body.regression === 'on',
     frequency_on: body.frequency_on === 'on',
-    frequency_count: text(body.frequency_count).trim(),
-    frequency_minutes: text(body.frequency_minutes).trim(),
-    url: text(body.url).trim(),
-    environments: text(body.environments),
-    sources: texts(body.sources),
-    levels: text(body.levels),
-    releases: text(body.releases),
-    tags: text(body.tags),
-    notify_member_ids: texts(body.notify_member_ids),
+    frequency_count: formText(body.frequency_count).trim(),
+    frequency_minutes: formText(body.frequency_minutes).trim(),
+    url: formText(body.url).trim(),
+    environments: formText(body.environments),
+    sources: formTexts(body.sources),
+    levels: formText(body.levels),
+    releases: formText(body.releases),
+    tags: formText(body.tags),
+    notify_member_ids: formTexts(body.notify_member_ids),
     hand_to_agent: body.hand_to_agent === 'on',
   };
 }
@@ -121,8 +115,8 @@ function keptValues(body: unknown): KeptValues {
   const posted = body as Record<string, unknown> | undefined;
   return {
     ...postedFields(body, RULE_FIELDS),
-    sources: texts(posted?.sources),
-    notify_member_ids: texts(posted?.notify_member_ids),
+    sources: formTexts(posted?.sources),
+    notify_member_ids: formTexts(posted?.notify_member_ids),
   };
 }
 

@@ -42,7 +42,7 @@ import type { WebDeps } from '../../deps.js';
 import { bulkRoutes } from './bulk-routes.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
 import { fingerprintRuleRoutes, fingerprintRulesCardData } from './fingerprint-rules-routes.js';
-import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
+import { postedFields, redirectWithForm, takeForm, formText } from '../../shared/kept-form.js';
 import { DEFAULT_ERROR_SEARCH, errorListPage, type ErrorListFilter } from './list-views.js';
 import { errorGroupPage } from './group-views.js';
 import { releasesPage } from './releases-views.js';
@@ -336,8 +336,6 @@ function assigneeOf(
   if (!memberId) return null;
   return { id: memberId, name: names.get(memberId) ?? 'A former member' };
 }
-
-const formText = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** The form as it was sent: the boxes as typed (kept on a refusal), the checkbox as on/off. */
 function scrubbingFormValues(body: Record<string, unknown>): ScrubbingFormValues {

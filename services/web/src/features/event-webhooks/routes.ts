@@ -26,7 +26,13 @@ import {
 import { capability } from '../../shared/access.js';
 import type { WebDeps } from '../../deps.js';
 import { flash, noStore, renderPage, seat } from '../../shared/request-context.js';
-import { postedFields, redirectWithForm, takeForm } from '../../shared/kept-form.js';
+import {
+  postedFields,
+  redirectWithForm,
+  takeForm,
+  formText,
+  formTexts,
+} from '../../shared/kept-form.js';
 import {
   catalogPage,
   endpointPage,
@@ -44,22 +50,14 @@ import {
  * domain validation as the API; a refused one comes back (303) with what was typed and why.
  */
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-const texts = (value: unknown): string[] =>
-  Array.isArray(value)
-    ? value.filter((item): item is string => typeof item === 'string')
-    : typeof value === 'string'
-      ? [value]
-      : [];
-
 function formValues(body: Record<string, unknown>): EndpointFormValues {
   return {
-    url: text(body.url).trim(),
-    description: text(body.description),
-    event_types: texts(body.event_types),
-    environments: text(body.environments),
-    room_ids: texts(body.room_ids),
-    max_per_second: text(body.max_per_second).trim(),
+    url: formText(body.url).trim(),
+    description: formText(body.description),
+    event_types: formTexts(body.event_types),
+    environments: formText(body.environments),
+    room_ids: formTexts(body.room_ids),
+    max_per_second: formText(body.max_per_second).trim(),
   };
 }
 
@@ -88,8 +86,8 @@ function kept(body: unknown) {
   const posted = body as Record<string, unknown> | undefined;
   return {
     ...postedFields(body, FIELDS),
-    event_types: texts(posted?.event_types),
-    room_ids: texts(posted?.room_ids),
+    event_types: formTexts(posted?.event_types),
+    room_ids: formTexts(posted?.room_ids),
   };
 }
 
@@ -215,7 +213,7 @@ export function eventWebhookRoutes(deps: WebDeps): RouteTable {
     const endpoint = await endpointOr303(req, res);
     if (!endpoint) return;
     const here = endpointPath(workspace, endpoint.id);
-    const raw = text((req.body as Record<string, unknown> | undefined)?.overlap_hours).trim();
+    const raw = formText((req.body as Record<string, unknown> | undefined)?.overlap_hours).trim();
     const hours = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
     try {
       await rotateEndpointSecret(db, box, workspace.id, endpoint.id, hours);
@@ -276,7 +274,7 @@ export function eventWebhookRoutes(deps: WebDeps): RouteTable {
     const endpoint = await endpointOr303(req, res);
     if (!endpoint) return;
     const here = endpointPath(workspace, endpoint.id);
-    const raw = text((req.body as Record<string, unknown> | undefined)?.since).trim();
+    const raw = formText((req.body as Record<string, unknown> | undefined)?.since).trim();
     const since = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?$/.test(raw)
       ? new Date(`${raw}Z`)
       : new Date(Number.NaN);
