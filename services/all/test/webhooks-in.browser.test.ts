@@ -44,7 +44,7 @@ describe('incoming webhook keys in a browser', () => {
     await page.getByRole('heading', { name: 'Acme Ops' }).waitFor();
 
     await page.goto(`${url}/w/${workspace.id}/${workspace.slug}/rooms/${room.id}`);
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await page.getByRole('heading', { name: 'Settings · Webhooks' }).waitFor();
     await page.getByLabel('Key name').fill('Deploy bot');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -77,7 +77,7 @@ describe('incoming webhook keys in a browser', () => {
     await item.getByRole('link', { name: 'webhook' }).click();
     await page.getByRole('heading', { name: /Deploy bot/ }).waitFor();
 
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await page.getByRole('heading', { name: 'Settings · Webhooks' }).waitFor();
     expect(await page.getByRole('cell', { name: 'Deploy bot' }).count()).toBe(1);
     await page.getByLabel('Target URL').waitFor();

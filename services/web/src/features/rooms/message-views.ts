@@ -153,9 +153,9 @@ function messageBody(
   before: SafeHtml | '' = '',
 ): SafeHtml {
   const filesOnly = (message.metadata as { files_only?: unknown } | null)?.files_only === true;
-  return html`<div class="body">
-      ${before}${filesOnly ? '' : renderMarkdown(message.body, handles)}
-    </div>
+  // No whitespace inside .body: its text is what people typed (tests and copy-paste read it).
+  const body = filesOnly ? '' : renderMarkdown(message.body, handles);
+  return html`<div class="body">${before}${body}</div>
     ${messageFiles(message)}`;
 }
 
