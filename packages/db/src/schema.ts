@@ -56,6 +56,8 @@ export interface WorkspaceScrubbing {
  */
 export interface WorkspaceSettings {
   scrubbing?: WorkspaceScrubbing;
+  /** Settings > Widget (issue 45): attach console and network activity to feedback. */
+  widget?: { capture?: boolean };
   [key: string]: unknown;
 }
 
@@ -220,6 +222,46 @@ export interface FeedbackScreenshotsTable {
 }
 
 export type ScreenshotType = 'image/png' | 'image/jpeg' | 'image/webp';
+
+/** One line of a ticket's evidence timeline (issue 45), scrubbed before it was stored. */
+export type EvidenceEntry =
+  | { type: 'console'; t: number; level: 'log' | 'info' | 'warn' | 'error' | 'debug'; text: string }
+  | {
+      type: 'network';
+      t: number;
+      kind: 'fetch' | 'xhr';
+      method: string;
+      url: string;
+      /** 0 when no answer came (network error, CORS refusal, abort). */
+      status: number;
+      ms: number;
+      size: number | null;
+    }
+  | {
+      type: 'error';
+      t: number;
+      kind: 'error' | 'rejection';
+      name: string;
+      message: string;
+      stack: string;
+    }
+  | { type: 'navigation'; t: number; kind: 'push' | 'replace' | 'pop' | 'hash'; url: string };
+
+export type EvidenceKind = 'console' | 'network' | 'error' | 'navigation';
+
+/** A ticket's evidence (migration 2026_12_06_0800): the widget's capture, capped at 64 KB. */
+export interface FeedbackEvidenceTable {
+  feedback_id: string;
+  workspace_id: string;
+  /** Oldest first; `t` is the browser's clock in epoch milliseconds. */
+  entries: JsonWithDefault<EvidenceEntry[]>;
+  /** Per kind, entries not kept: past the widget's ring buffers or past the stored cap. */
+  dropped: JsonWithDefault<Partial<Record<EvidenceKind, number>>>;
+  byte_size: number;
+  /** The browser's clock when the person sent the report (the timeline's "0"). */
+  captured_at: Date;
+  created_at: CreatedAt;
+}
 
 export type TokenScope = 'platform:dispatch' | 'tenant:write' | 'tenant:read' | 'releases:write';
 
@@ -770,6 +812,7 @@ export interface Database {
   message_files: MessageFilesTable;
   feedback: FeedbackTable;
   feedback_screenshots: FeedbackScreenshotsTable;
+  feedback_evidence: FeedbackEvidenceTable;
   api_tokens: ApiTokensTable;
   visitors: VisitorsTable;
   outbox: OutboxTable;
@@ -806,6 +849,7 @@ export type Feedback = Selectable<FeedbackTable>;
 export type NewFeedback = Insertable<FeedbackTable>;
 export type FeedbackUpdate = Updateable<FeedbackTable>;
 export type FeedbackScreenshot = Selectable<FeedbackScreenshotsTable>;
+export type FeedbackEvidence = Selectable<FeedbackEvidenceTable>;
 export type ApiToken = Selectable<ApiTokensTable>;
 export type Visitor = Selectable<VisitorsTable>;
 export type OutboxRow = Selectable<OutboxTable>;

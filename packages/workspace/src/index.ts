@@ -295,6 +295,18 @@ export {
   triageSchema,
   visitorIdentitySchema,
 } from './feedback/index.js';
+export {
+  EVIDENCE_LIMITS,
+  EVIDENCE_MAX_BYTES,
+  EVIDENCE_MAX_ENTRIES,
+  evidenceFieldSchema,
+  evidenceSchema,
+  findEvidence,
+  insertEvidence,
+  maskQuery,
+  prepareEvidence,
+} from './feedback/index.js';
+export type { EvidenceInput, PreparedEvidence } from './feedback/index.js';
 export type {
   Assignee,
   CheckedScreenshot,
@@ -582,6 +594,13 @@ export {
   splitWorkspace,
   workspaceJoinColumns,
 } from './workspaces/index.js';
+export {
+  WIDGET_SETTINGS_TTL_MS,
+  createWidgetSettingsCache,
+  saveWidgetSettings,
+  widgetSettingsOf,
+} from './workspaces/index.js';
+export type { WidgetSettings, WidgetSettingsCache } from './workspaces/index.js';
 export type {
   HourlyCount,
   Membership,

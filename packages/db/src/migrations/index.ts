@@ -40,6 +40,7 @@ import * as errorSearchByWorkspace from './2026_12_06_0400_error_search_by_works
 import * as incomingGithubSecret from './2026_12_06_0500_incoming_github_secret.js';
 import * as messageFiles from './2026_12_06_0600_message_files.js';
 import * as eventWebhooks from './2026_12_06_0700_event_webhooks.js';
+import * as feedbackEvidence from './2026_12_06_0800_feedback_evidence.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0500_incoming_github_secret': incomingGithubSecret,
   '2026_12_06_0600_message_files': messageFiles,
   '2026_12_06_0700_event_webhooks': eventWebhooks,
+  '2026_12_06_0800_feedback_evidence': feedbackEvidence,
 };

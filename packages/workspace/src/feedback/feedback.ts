@@ -7,6 +7,7 @@ import { postMessage } from '../messages/messages.js';
 import { escapeLike } from '../common/like.js';
 import { insertScreenshot, type CheckedScreenshot } from './screenshots.js';
 import { emitWorkspaceEvents, ticketData, workspaceEvent } from '../event-webhooks/index.js';
+import { insertEvidence, type PreparedEvidence } from './evidence.js';
 
 /**
  * Feedback tickets: filed through the REST API (the widget posts there too), each with its own
@@ -132,6 +133,8 @@ export async function fileFeedback(
     errorGroupId?: string;
     /** The widget's screenshot, already checked (parseScreenshotField); stored with the ticket. */
     screenshot?: CheckedScreenshot | undefined;
+    /** The widget's console/network capture, already scrubbed and capped (prepareEvidence). */
+    evidence?: PreparedEvidence | undefined;
   } = {},
 ): Promise<Ticket> {
   return db.transaction().execute(async (trx) => {
@@ -184,6 +187,7 @@ export async function fileFeedback(
       metadata: { feedbackId: feedback.id },
     });
     if (options.screenshot) await insertScreenshot(trx, feedback, options.screenshot);
+    if (options.evidence) await insertEvidence(trx, feedback, options.evidence);
     await writeEvent(trx, 'feedback_filed', { feedbackId: feedback.id, workspaceId });
     await emitWorkspaceEvents(trx, [
       workspaceEvent({

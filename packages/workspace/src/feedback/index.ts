@@ -37,6 +37,18 @@ export type {
   TicketContext,
 } from './feedback.js';
 export {
+  EVIDENCE_LIMITS,
+  EVIDENCE_MAX_BYTES,
+  EVIDENCE_MAX_ENTRIES,
+  evidenceFieldSchema,
+  evidenceSchema,
+  findEvidence,
+  insertEvidence,
+  maskQuery,
+  prepareEvidence,
+} from './evidence.js';
+export type { EvidenceInput, PreparedEvidence } from './evidence.js';
+export {
   SCREENSHOT_BODY_LIMIT,
   SCREENSHOT_MAX_BYTES,
   SCREENSHOT_TOO_LARGE,

@@ -16,6 +16,13 @@ export {
   scrubbingSettingsOf,
   scrubbingSettingsSchema,
 } from './scrubbing-settings.js';
+export {
+  WIDGET_SETTINGS_TTL_MS,
+  createWidgetSettingsCache,
+  saveWidgetSettings,
+  widgetSettingsOf,
+} from './widget-settings.js';
+export type { WidgetSettings, WidgetSettingsCache } from './widget-settings.js';
 export { splitWorkspace, workspaceJoinColumns } from './workspace-join.js';
 export {
   addMember,

@@ -16,12 +16,16 @@ import {
 } from '@ferry/http';
 import { buildWidget, CAPTURE_PATH, type WidgetBuild } from '@ferry/widget';
 import {
+  createScrubRulesCache,
   createTenantCache,
+  createWidgetSettingsCache,
+  evidenceFieldSchema,
   fileFeedback,
   fileFeedbackSchema,
   findVisitorId,
   identifyVisitor,
   parseScreenshotField,
+  prepareEvidence,
   registerVisitor,
   SCREENSHOT_BODY_LIMIT,
   SCREENSHOT_TOO_LARGE,
@@ -139,6 +143,8 @@ export function widgetTables(
     'workspaceOf, first in each handler: its 404 still carries the CORS headers',
   );
   const { cors, workspaceOf } = widgetApi(createTenantCache(db));
+  const widgetSettings = createWidgetSettingsCache(db);
+  const scrubRules = createScrubRulesCache(db);
 
   async function limit(key: string, max: number, what: string): Promise<void> {
     const wait = await hitRateLimit(redis, `${config.REDIS_PREFIX}:widget:${key}`, max);
@@ -146,6 +152,17 @@ export function widgetTables(
       throw rateLimitedError(`Too many ${what}; try again in ${wait} seconds.`, wait);
     }
   }
+
+  // What the bundle needs to know at load (issue 45: whether to capture console and network
+  // activity). The key rides in the query so this is a simple GET: no preflight on every page
+  // view. Public and cacheable for a minute; it says nothing but the workspace's widget switches.
+  endpoints.get('/config', publicKey, async (req, res) => {
+    const key = typeof req.query.key === 'string' ? req.query.key : undefined;
+    const workspaceId = await workspaceOf(key ?? req.get('X-Service-Tenant'));
+    const { capture } = await widgetSettings.settings(workspaceId);
+    res.set('Cache-Control', 'public, max-age=60');
+    res.json({ capture });
+  });
 
   endpoints.post('/visitors', publicKey, async (req, res) => {
     const tenant = req.get('X-Service-Tenant');
@@ -196,10 +213,19 @@ export function widgetTables(
       const input = parseInput(fileFeedbackSchema, req.body, 'feedback');
       // The optional screenshot: checked by its bytes (413/415/422), stored with the ticket.
       const screenshot = parseScreenshotField((req.body as { screenshot?: unknown }).screenshot);
+      // The console/network capture (issue 45): checked, then kept only when the workspace has
+      // capture on (a widget with a stale setting, or any other client, cannot add it), scrubbed
+      // with the error reports' rules and capped at 64 KB before it is stored.
+      const { evidence: sent } = parseInput(evidenceFieldSchema, req.body, 'feedback');
+      const evidence =
+        sent && (await widgetSettings.settings(workspaceId)).capture
+          ? prepareEvidence(sent, await scrubRules.rules(workspaceId))
+          : undefined;
       // Filed exactly as the API files it: its conversation, its feedback_filed event.
       const feedback = await fileFeedback(db, workspaceId, input, {
         visitorId: visitorId ?? null,
         screenshot,
+        evidence,
       });
       res.status(201).json({ id: feedback.id });
     },

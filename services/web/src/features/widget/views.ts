@@ -1,8 +1,9 @@
 import { WIDGET_SNIPPET } from '@ferry/widget';
 import type { Workspace } from '@ferry/db';
+import type { WidgetSettings } from '@ferry/workspace';
 import { COPY_SCRIPT, copyButton } from '../../shared/copy.js';
 import { html, type SafeHtml } from '../../shared/html.js';
-import { layout, workspaceBase, type PageContext } from '../../shared/layout.js';
+import { csrfField, layout, workspaceBase, type PageContext } from '../../shared/layout.js';
 
 /**
  * Settings > Widget: the snippet a workspace pastes into its site, and a preview page that loads
@@ -16,7 +17,7 @@ export function widgetSettingsPath(workspace: Pick<Workspace, 'id' | 'slug'>): s
 
 export function widgetSettingsPage(
   ctx: PageContext,
-  data: { workspace: Workspace; publicUrl: string },
+  data: { workspace: Workspace; publicUrl: string; settings: WidgetSettings },
 ): SafeHtml {
   const snippet = WIDGET_SNIPPET(data.publicUrl, data.workspace.public_key);
   const path = widgetSettingsPath(data.workspace);
@@ -53,6 +54,25 @@ export function widgetSettingsPage(
           Content-Security-Policy, allow <code>${data.publicUrl}</code> in
           <code>script-src</code> and <code>connect-src</code>.
         </p>
+      </section>
+      <section class="card" aria-labelledby="widget-capture">
+        <h2 id="widget-capture">Activity with feedback</h2>
+        <form method="post" action="${path}/capture" class="stack">
+          ${csrfField(ctx)}
+          <label class="check">
+            <input type="checkbox" name="capture" ${data.settings.capture ? html`checked` : ''} />
+            Attach console and network activity to feedback
+          </label>
+          <p class="hint">
+            The widget keeps the page's last 50 console lines, last 50 requests (method, address
+            with query values masked, status, time and size; never a body or a header), its uncaught
+            errors of the last 10 minutes and its route changes. The visitor sees what will be
+            attached and can remove it before sending. Values are scrubbed like error reports, in
+            the browser and again here; a ticket keeps at most 64 KB. The page's errors go with the
+            ticket only, never to the Errors page.
+          </p>
+          <div class="button-row"><button type="submit">Save</button></div>
+        </form>
       </section>
       <section class="card" aria-labelledby="widget-key">
         <h2 id="widget-key">Public key</h2>
