@@ -13,6 +13,8 @@ export interface Api {
    * the visitor. No request of its own on every page load.
    */
   setIdentity(identity: Record<string, string>): void;
+  /** GET /widget/v1/config (a simple request: the key in the query); null when it fails. */
+  config(): Promise<{ capture: boolean } | null>;
 }
 
 const FAILED = 'We could not send your feedback. Check your connection and try again.';
@@ -184,6 +186,22 @@ export function createApi(cfg: WidgetConfig): Api {
           return post('/ingest/errors', json, { visitor, keepalive: true });
         })
         .then(noop, noop);
+    },
+    config() {
+      try {
+        return window
+          .fetch(`${cfg.base}/widget/v1/config?key=${encodeURIComponent(cfg.key)}`, {
+            mode: 'cors',
+            credentials: 'omit',
+          })
+          .then((response) => (response.ok ? response.json() : null))
+          .then(
+            (data: unknown) => (isObject(data) ? { capture: data.capture === true } : null),
+            () => null,
+          );
+      } catch {
+        return Promise.resolve(null);
+      }
     },
     setIdentity(value) {
       try {

@@ -5,6 +5,7 @@
 import { createApi } from './api';
 import { readConfig } from './config';
 import { initErrors, reportCaught, reportError, safe } from './errors';
+import { startEvidence, stopEvidence } from './evidence';
 import { createUi, type Identity, type Ui } from './ui';
 
 interface ServiceFunction {
@@ -30,6 +31,35 @@ function cleanIdentity(value: unknown): Identity {
   return identity;
 }
 
+/**
+ * Capture (issue 45) starts at load, before the workspace's answer, so what the page does early
+ * is there; when the answer says off (or never comes) it is taken down again. The last answer is
+ * remembered, so on a site with capture off the wrappers are not even installed after the first
+ * page view.
+ */
+function initCapture(key: string, base: string, api: ReturnType<typeof createApi>): void {
+  const remembered = `ferry.capture.${key}`;
+  let last: string | null = null;
+  try {
+    last = localStorage.getItem(remembered);
+  } catch {
+    // Storage may be disabled: start, and let the answer decide.
+  }
+  if (last !== 'off') startEvidence(base);
+  api.config().then(
+    safe((answer: { capture: boolean } | null) => {
+      const on = !!answer && answer.capture;
+      if (on) startEvidence(base);
+      else stopEvidence();
+      try {
+        localStorage.setItem(remembered, on ? 'on' : 'off');
+      } catch {
+        // Asked again on the next page view.
+      }
+    }),
+  );
+}
+
 function boot(): void {
   const globals = window as unknown as { service?: ServiceFunction };
   const existing = globals.service;
@@ -38,6 +68,7 @@ function boot(): void {
   if (!config) return;
   const api = createApi(config);
   initErrors(config, api);
+  initCapture(config.key, config.base, api);
 
   let identity: Identity = {};
   let ui: Ui | null = null;

@@ -1,6 +1,7 @@
 import type { Api } from './api';
 import { describeElement, elementLabel, pageContext, type PickedElement } from './context';
 import { append, h, icon, ICONS, on } from './dom';
+import { evidenceSnapshot, evidenceSummary, type Evidence } from './evidence';
 import { startPicker } from './picker';
 import { flatten, loadCapture, openEditor, type Box } from './screenshot';
 
@@ -157,6 +158,21 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
     shotRemove,
   );
 
+  // The page's console and network activity (issue 45): what will go, and a way to keep it back.
+  const evidenceLabel = h('span');
+  const evidenceRemove = h(
+    'button',
+    { type: 'button', class: 'btn link', 'aria-label': 'Remove console and network activity' },
+    'Remove',
+  );
+  const evidenceRow = h(
+    'div',
+    { class: 'attached evidence-row', hidden: true },
+    icon(ICONS.clip, 16),
+    evidenceLabel,
+    evidenceRemove,
+  );
+
   const alertText = h('p');
   const retryButton = h('button', { type: 'button', class: 'btn secondary' }, 'Try again');
   const alert = h(
@@ -187,6 +203,7 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
     reporterRow,
     h('div', null, pickButton, attachedRow),
     h('div', null, shotButton, shotRow),
+    evidenceRow,
     alert,
     h(
       'div',
@@ -225,6 +242,8 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
   let picked: PickedElement | null = null;
   let pickedEl: Element | null = null;
   let shot: { canvas: HTMLCanvasElement; boxes: Box[] } | null = null;
+  let evidence: Evidence | null = null;
+  let evidenceRemoved = false;
   let capturing = false;
   let sending = false;
   let picking = false;
@@ -269,6 +288,7 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
       shotButton,
       shotEdit,
       shotRemove,
+      evidenceRemove,
     ]) {
       if (value) el.setAttribute('aria-disabled', 'true');
       else el.removeAttribute('aria-disabled');
@@ -312,7 +332,15 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
       : 'Screenshot attached';
   }
 
+  function setEvidence(value: Evidence | null): void {
+    evidence = value;
+    evidenceRow.hidden = !value;
+    evidenceLabel.textContent = value ? evidenceSummary(value) : '';
+  }
+
   function resetForm(): void {
+    evidenceRemoved = false;
+    setEvidence(null);
     form.reset();
     setPicked(null, '');
     pickedEl = null;
@@ -333,6 +361,8 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
     if (picking) return;
     if (!host.isConnected) document.body.appendChild(host);
     syncReporterFields();
+    // What is sent is what the summary says: the snapshot taken as the panel opens.
+    if (!evidenceRemoved && !sending) setEvidence(evidenceSnapshot());
     panel.hidden = false;
     launcher.setAttribute('aria-expanded', 'true');
     (done.hidden ? note : doneClose).focus();
@@ -445,6 +475,13 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
     shotButton.focus();
   });
 
+  on(evidenceRemove, 'click', () => {
+    if (sending) return;
+    evidenceRemoved = true;
+    setEvidence(null);
+    note.focus();
+  });
+
   // ---- sending -----------------------------------------------------------------------------
 
   function validate(): boolean {
@@ -470,6 +507,7 @@ export function createUi(api: Api, getIdentity: () => Identity, base: string): U
     if (Object.keys(reporter).length) body.reporter = reporter;
     if (picked) body.element = picked;
     if (screenshot) body.screenshot = screenshot;
+    if (evidence) body.evidence = evidence;
     return body;
   }
 

@@ -98,14 +98,14 @@ export interface PreparedEvidence {
   capturedAt: Date;
 }
 
-const QUERY_VALUE = /([?&;][^=&#?;]*=)[^&#;]*/g;
+const QUERY_VALUE = /([?&;#][^=&#?;]*=)[^&#;]*/g;
 
-/** Query values masked (the widget masks them too): a value is never needed to read a timeline. */
+/**
+ * Every query value masked, and `key=value` pairs in the fragment (OAuth's implicit flow puts
+ * `#access_token=` there); the widget masks them too. A timeline is read by paths and keys.
+ */
 export function maskQuery(url: string): string {
-  const hash = url.indexOf('#');
-  const head = hash < 0 ? url : url.slice(0, hash);
-  const tail = hash < 0 ? '' : url.slice(hash);
-  return head.replace(QUERY_VALUE, '$1*') + tail;
+  return url.replace(QUERY_VALUE, '$1*');
 }
 
 /**
