@@ -157,7 +157,7 @@ function shallow(value: unknown, depth: number): string {
   return Array.isArray(value) ? `[${parts.join(', ')}]` : `{${parts.join(', ')}}`;
 }
 
-function formatArgs(args: ArrayLike<unknown>): string {
+function formatArgs(args: unknown[]): string {
   let out = '';
   for (let i = 0; i < args.length && out.length < TEXT_MAX; i++) {
     let part: string;
@@ -219,7 +219,15 @@ function onXhrEnd(this: XMLHttpRequest): void {
   try {
     const m = xhrs.get(this);
     if (!m) return;
-    record('xhr', m.method, m.url, m.t, m.s, this.status, sizeOf(this.getResponseHeader('content-length')));
+    record(
+      'xhr',
+      m.method,
+      m.url,
+      m.t,
+      m.s,
+      this.status,
+      sizeOf(this.getResponseHeader('content-length')),
+    );
   } catch {
     // Recording never fails loudly.
   }
@@ -234,7 +242,13 @@ function errorEntry(kind: 'error' | 'rejection', value: unknown, message: string
     text = value.message;
     stack = typeof value.stack === 'string' ? value.stack : '';
   } else if (!text) text = formatArgs([value]);
-  return { t: Date.now(), kind, name: clip(name), message: text.slice(0, 2000), stack: stack.slice(0, 8000) };
+  return {
+    t: Date.now(),
+    kind,
+    name: clip(name),
+    message: text.slice(0, 2000),
+    stack: stack.slice(0, 8000),
+  };
 }
 
 function navigate(kind: NavEntry['kind']): void {
@@ -259,93 +273,116 @@ export function startEvidence(base: string): void {
   };
   const con = console as unknown as Record<string, unknown>;
   for (const level of LEVELS) {
-    patch(con, level, (original) =>
-      function (this: unknown): unknown {
-        if (state) {
-          try {
-            state.console.push({ t: Date.now(), level, text: formatArgs(arguments) });
-          } catch {
-            // Recording never fails loudly.
+    patch(
+      con,
+      level,
+      (original) =>
+        function (this: unknown, ...args: unknown[]): unknown {
+          if (state) {
+            try {
+              state.console.push({ t: Date.now(), level, text: formatArgs(args) });
+            } catch {
+              // Recording never fails loudly.
+            }
           }
-        }
-        return original.apply(this, arguments as unknown as unknown[]);
-      },
+          return original.apply(this, args);
+        },
     );
   }
 
-  patch(window as unknown as Record<string, unknown>, 'fetch', (original) =>
-    function (this: unknown, input: unknown, init?: unknown): unknown {
-      let t = 0;
-      let s = 0;
-      let url = '';
-      let method = 'GET';
-      if (live()) {
-        try {
-          t = Date.now();
-          s = performance.now();
-          url = absolute(urlOf(input));
-          if (typeof Request === 'function' && input instanceof Request) method = input.method;
-          const m = init && typeof init === 'object' ? (init as { method?: unknown }).method : null;
-          if (typeof m === 'string') method = m;
-        } catch {
-          url = '';
+  patch(
+    window as unknown as Record<string, unknown>,
+    'fetch',
+    (original) =>
+      function (this: unknown, ...args: unknown[]): unknown {
+        const input = args[0];
+        const init = args[1];
+        let t = 0;
+        let s = 0;
+        let url = '';
+        let method = 'GET';
+        if (live()) {
+          try {
+            t = Date.now();
+            s = performance.now();
+            url = absolute(urlOf(input));
+            if (typeof Request === 'function' && input instanceof Request) method = input.method;
+            const m =
+              init && typeof init === 'object' ? (init as { method?: unknown }).method : null;
+            if (typeof m === 'string') method = m;
+          } catch {
+            url = '';
+          }
         }
-      }
-      const result = original.apply(this, arguments as unknown as unknown[]);
-      if (!url || !result || typeof (result as Promise<Response>).then !== 'function') {
-        return result;
-      }
-      // The page gets the promise that settles as the original did, with the same Response or
-      // the same error object. A handler on the original itself would mark it handled and take
-      // away the page's own unhandledrejection; this derived one stays unhandled when the page
-      // leaves it so.
-      return (result as Promise<Response>).then(
-        (r) => {
-          try {
-            record('fetch', method, url, t, s, r.status, sizeOf(r.headers.get('content-length')));
-          } catch {
-            // Recording never fails loudly.
-          }
-          return r;
-        },
-        (error: unknown) => {
-          try {
-            record('fetch', method, url, t, s, 0, null);
-          } catch {
-            // Recording never fails loudly.
-          }
-          throw error;
-        },
-      );
-    },
+        const result = original.apply(this, args);
+        if (!url || !result || typeof (result as Promise<Response>).then !== 'function') {
+          return result;
+        }
+        // The page gets the promise that settles as the original did, with the same Response or
+        // the same error object. A handler on the original itself would mark it handled and take
+        // away the page's own unhandledrejection; this derived one stays unhandled when the page
+        // leaves it so.
+        return (result as Promise<Response>).then(
+          (r) => {
+            try {
+              record('fetch', method, url, t, s, r.status, sizeOf(r.headers.get('content-length')));
+            } catch {
+              // Recording never fails loudly.
+            }
+            return r;
+          },
+          (error: unknown) => {
+            try {
+              record('fetch', method, url, t, s, 0, null);
+            } catch {
+              // Recording never fails loudly.
+            }
+            throw error;
+          },
+        );
+      },
   );
 
   if (typeof XMLHttpRequest === 'function') {
     const proto = XMLHttpRequest.prototype as unknown as Record<string, unknown>;
-    patch(proto, 'open', (original) =>
-      function (this: XMLHttpRequest, method: unknown, url: unknown): unknown {
-        try {
-          if (live()) xhrs.set(this, { method: String(method), url: absolute(urlOf(url)), t: 0, s: 0 });
-        } catch {
-          // Recording never fails loudly.
-        }
-        return original.apply(this, arguments as unknown as unknown[]);
-      },
-    );
-    patch(proto, 'send', (original) =>
-      function (this: XMLHttpRequest): unknown {
-        try {
-          const m = xhrs.get(this);
-          if (m && live()) {
-            m.t = Date.now();
-            m.s = performance.now();
-            this.addEventListener('loadend', onXhrEnd);
+    patch(
+      proto,
+      'open',
+      (original) =>
+        function (this: XMLHttpRequest, ...args: unknown[]): unknown {
+          try {
+            if (live()) {
+              const url = absolute(urlOf(args[1]));
+              xhrs.set(this, {
+                method: typeof args[0] === 'string' ? args[0] : '?',
+                url,
+                t: 0,
+                s: 0,
+              });
+            }
+          } catch {
+            // Recording never fails loudly.
           }
-        } catch {
-          // Recording never fails loudly.
-        }
-        return original.apply(this, arguments as unknown as unknown[]);
-      },
+          return original.apply(this, args);
+        },
+    );
+    patch(
+      proto,
+      'send',
+      (original) =>
+        function (this: XMLHttpRequest, ...args: unknown[]): unknown {
+          try {
+            const m = xhrs.get(this);
+            if (m && live()) {
+              m.t = Date.now();
+              m.s = performance.now();
+              this.addEventListener('loadend', onXhrEnd);
+            }
+          } catch {
+            // Recording never fails loudly.
+          }
+          return original.apply(this, args);
+        },
     );
   }
 
@@ -354,12 +391,15 @@ export function startEvidence(base: string): void {
     ['pushState', 'push'],
     ['replaceState', 'replace'],
   ] as const) {
-    patch(hist, name, (original) =>
-      function (this: unknown): unknown {
-        const result = original.apply(this, arguments as unknown as unknown[]);
-        navigate(kind);
-        return result;
-      },
+    patch(
+      hist,
+      name,
+      (original) =>
+        function (this: unknown, ...args: unknown[]): unknown {
+          const result = original.apply(this, args);
+          navigate(kind);
+          return result;
+        },
     );
   }
   listen('popstate', () => navigate('pop'));
@@ -380,7 +420,7 @@ export function startEvidence(base: string): void {
   });
   listen('unhandledrejection', (event) => {
     try {
-      const reason = (event as PromiseRejectionEvent).reason;
+      const reason = (event as PromiseRejectionEvent).reason as unknown;
       if (state && !isOwn(reason, '')) state.errors.push(errorEntry('rejection', reason, ''));
     } catch {
       // Recording never fails loudly.

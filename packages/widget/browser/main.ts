@@ -46,7 +46,7 @@ function initCapture(key: string, base: string, api: ReturnType<typeof createApi
     // Storage may be disabled: start, and let the answer decide.
   }
   if (last !== 'off') startEvidence(base);
-  api.config().then(
+  void api.config().then(
     safe((answer: { capture: boolean } | null) => {
       const on = !!answer && answer.capture;
       if (on) startEvidence(base);

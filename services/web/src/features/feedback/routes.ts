@@ -26,6 +26,7 @@ import {
   type Ticket,
   findErrorGroup,
   screenshotMeta,
+  findEvidence,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { workspaceBase } from '../../shared/layout.js';
@@ -158,7 +159,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
     triageForm: Partial<Pick<TriagePanel, 'values' | 'errors'>> = {},
   ): Promise<void> {
     const { workspace, member } = seat(res);
-    const [conversation, handles, dispatches, dispatch, triage, errorGroup, screenshot] =
+    const [conversation, handles, dispatches, dispatch, triage, errorGroup, screenshot, evidence] =
       await Promise.all([
         // The latest few, shown whole: the rest (and the reply box) are in the room.
         conversationMessages(db, feedback, TICKET_CONVERSATION_LIMIT),
@@ -170,6 +171,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
           ? findErrorGroup(db, workspace.id, feedback.error_group_id)
           : Promise.resolve(undefined),
         screenshotMeta(db, workspace.id, feedback.id),
+        findEvidence(db, workspace.id, feedback.id),
       ]);
     const keyLinks = await webhookKeyLinks(db, {
       workspace,
@@ -192,6 +194,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
           triage,
           errorGroup,
           screenshot,
+          evidence,
         }),
       status,
     );

@@ -1,4 +1,4 @@
-import type { Feedback, Message, Workspace } from '@ferry/db';
+import type { Feedback, FeedbackEvidence, Message, Workspace } from '@ferry/db';
 import type {
   Assignee,
   DispatchJson,
@@ -11,6 +11,7 @@ import { html, type SafeHtml } from '../../shared/html.js';
 import { csrfField, layout, workspaceBase, type PageContext } from '../../shared/layout.js';
 import { messageItems } from '../rooms/message-views.js';
 import { dispatchCard, type DispatchPanel } from './dispatch-views.js';
+import { evidenceCard } from './evidence-views.js';
 import { STATUS_LABEL, statusBadge, ticketTitle } from './shared-views.js';
 
 /**
@@ -158,6 +159,8 @@ export interface TicketData {
   errorGroup?: { id: string; error_class: string } | undefined;
   /** The widget screenshot's size, when the visitor attached one (the bytes are served apart). */
   screenshot?: Pick<ScreenshotMeta, 'width' | 'height' | 'byte_size'> | undefined;
+  /** The page's console and network activity before the report, when the widget attached it. */
+  evidence?: FeedbackEvidence | undefined;
 }
 
 /** The visitor's screenshot: a preview that opens the full-size image (members only). */
@@ -219,6 +222,7 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
             <div class="note plain-text">${f.note}</div>
           </section>
           ${data.screenshot ? screenshotCard(base, f, data.screenshot) : ''}
+          ${data.evidence ? evidenceCard(data.evidence) : ''}
           ${data.triage ? triageCard(ctx, base, f, data.triage) : ''}
           ${dispatchCard(ctx, base, f, data.dispatch, data.dispatches)}
           <section class="card">
