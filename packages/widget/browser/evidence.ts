@@ -453,7 +453,7 @@ export function evidenceActive(): boolean {
 export function evidenceSnapshot(): Evidence | null {
   if (!state) return null;
   const now = Date.now();
-  const url = (u: string) => scrubText(maskQuery(u)).slice(0, 2000);
+  const url = (u: string) => maskQuery(scrubText(u)).slice(0, 2000);
   const evidence: Evidence = {
     captured_at: now,
     console: state.console.list().map((c) => ({ ...c, text: clip(scrubText(c.text)) })),

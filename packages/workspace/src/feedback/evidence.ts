@@ -118,7 +118,8 @@ export function prepareEvidence(
   rules: ScrubRules = DEFAULT_SCRUB_RULES,
 ): PreparedEvidence {
   const clean = (value: string, max: number) => truncate(scrubText(value, rules), max);
-  const url = (value: string) => clean(maskQuery(value), EVIDENCE_LIMITS.url);
+  // Masked after scrubbing, so a sensitive key reads `key=*` like every other.
+  const url = (value: string) => truncate(maskQuery(scrubText(value, rules)), EVIDENCE_LIMITS.url);
   const L = EVIDENCE_LIMITS;
   const entries: EvidenceEntry[] = [
     ...input.console.map((c): EvidenceEntry => ({
