@@ -126,6 +126,15 @@ function listen(type: string, fn: EventListener): void {
   state!.listeners.push([type, fn]);
 }
 
+/**
+ * The page's clock in milliseconds, with the fractions performance.now() gives: entries made in
+ * the same millisecond still sort in the order they happened when the server merges the kinds.
+ */
+function now(): number {
+  const p = typeof performance === 'object' ? performance : null;
+  return p && p.timeOrigin ? p.timeOrigin + p.now() : new Date().getTime();
+}
+
 const clip = (text: string): string =>
   text.length > TEXT_MAX ? `${text.slice(0, TEXT_MAX - 1)}…` : text;
 
@@ -243,7 +252,7 @@ function errorEntry(kind: 'error' | 'rejection', value: unknown, message: string
     stack = typeof value.stack === 'string' ? value.stack : '';
   } else if (!text) text = formatArgs([value]);
   return {
-    t: Date.now(),
+    t: now(),
     kind,
     name: clip(name),
     message: text.slice(0, 2000),
@@ -253,7 +262,7 @@ function errorEntry(kind: 'error' | 'rejection', value: unknown, message: string
 
 function navigate(kind: NavEntry['kind']): void {
   try {
-    if (state) state.navigation.push({ t: Date.now(), kind, url: location.href });
+    if (state) state.navigation.push({ t: now(), kind, url: location.href });
   } catch {
     // Recording never fails loudly.
   }
@@ -280,7 +289,7 @@ export function startEvidence(base: string): void {
         function (this: unknown, ...args: unknown[]): unknown {
           if (state) {
             try {
-              state.console.push({ t: Date.now(), level, text: formatArgs(args) });
+              state.console.push({ t: now(), level, text: formatArgs(args) });
             } catch {
               // Recording never fails loudly.
             }
@@ -303,7 +312,7 @@ export function startEvidence(base: string): void {
         let method = 'GET';
         if (live()) {
           try {
-            t = Date.now();
+            t = now();
             s = performance.now();
             url = absolute(urlOf(input));
             if (typeof Request === 'function' && input instanceof Request) method = input.method;
@@ -374,7 +383,7 @@ export function startEvidence(base: string): void {
           try {
             const m = xhrs.get(this);
             if (m && live()) {
-              m.t = Date.now();
+              m.t = now();
               m.s = performance.now();
               this.addEventListener('loadend', onXhrEnd);
             }
@@ -452,15 +461,15 @@ export function evidenceActive(): boolean {
 /** What would be sent now, scrubbed; null when capture is off or nothing happened yet. */
 export function evidenceSnapshot(): Evidence | null {
   if (!state) return null;
-  const now = Date.now();
+  const at = now();
   const url = (u: string) => maskQuery(scrubText(u)).slice(0, 2000);
   const evidence: Evidence = {
-    captured_at: now,
+    captured_at: at,
     console: state.console.list().map((c) => ({ ...c, text: clip(scrubText(c.text)) })),
     network: state.network.list().map((n) => ({ ...n, url: url(n.url) })),
     errors: state.errors
       .list()
-      .filter((e) => e.t >= now - ERROR_WINDOW_MS)
+      .filter((e) => e.t >= at - ERROR_WINDOW_MS)
       .map((e) => ({
         ...e,
         name: scrubText(e.name).slice(0, 200),

@@ -71,7 +71,7 @@ describe('WIDGET_SNIPPET', () => {
     const snippet = WIDGET_SNIPPET('https://ferry.example.com/', 'pk_live_123');
     expect(snippet).toBe(
       '<script>window.service=window.service||function(){(window.service.q=window.service.q||[]).push(arguments)};</script>\n' +
-        '<script src="https://ferry.example.com/widget/v1.js" data-key="pk_live_123" async></script>',
+        '<script src="https://ferry.example.com/widget/v1.js" data-key="pk_live_123" crossorigin="anonymous" async></script>',
     );
   });
 

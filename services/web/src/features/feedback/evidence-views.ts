@@ -46,16 +46,14 @@ function entryBody(entry: EvidenceEntry): SafeHtml {
         <code class="tl-text">${entry.method} ${entry.url}</code>
         <span class="tl-facts">${facts}</span>`;
     }
-    case 'error':
+    case 'error': {
+      // One string: the code element keeps white space, so the template's line breaks would show.
+      const title = `${entry.name}: ${entry.message}${entry.kind === 'rejection' ? ' (unhandled rejection)' : ''}`;
       return html`<details class="tl-error">
-        <summary>
-          <code class="tl-text"
-            >${entry.name}:
-            ${entry.message}${entry.kind === 'rejection' ? ' (unhandled rejection)' : ''}</code
-          >
-        </summary>
+        <summary><code class="tl-text">${title}</code></summary>
         ${entry.stack ? html`<pre class="tl-stack">${entry.stack}</pre>` : html`<p class="muted">No stack.</p>`}
       </details>`;
+    }
     case 'navigation':
       return html`<code class="tl-text">${entry.url}</code>
         <span class="tl-facts"

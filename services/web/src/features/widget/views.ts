@@ -69,7 +69,9 @@ export function widgetSettingsPage(
             errors of the last 10 minutes and its route changes. The visitor sees what will be
             attached and can remove it before sending. Values are scrubbed like error reports, in
             the browser and again here; a ticket keeps at most 64 KB. The page's errors go with the
-            ticket only, never to the Errors page.
+            ticket only, never to the Errors page. A snippet copied before December 2026 lacks
+            <code>crossorigin="anonymous"</code>: copy it again, so that while capture is on the
+            page's own unhandled fetch failures still reach its listeners.
           </p>
           <div class="button-row"><button type="submit">Save</button></div>
         </form>
@@ -124,7 +126,12 @@ export function widgetPreviewPage(data: { workspace: Workspace }): SafeHtml {
           <!-- END app/views/checkouts/_summary.html.erb -->
           <!-- END app/views/checkouts/show.html.erb -->
         </main>
-        <script src="/widget/v1.js" data-key="${data.workspace.public_key}" async></script>
+        <script
+          src="/widget/v1.js"
+          data-key="${data.workspace.public_key}"
+          crossorigin="anonymous"
+          async
+        ></script>
       </body>
     </html>`;
 }
