@@ -319,7 +319,7 @@ ${tag}
     await card.getByText(/at checkoutStep/).waitFor();
     const html = await staff.content();
     for (const secret of SECRETS) expect(html).not.toContain(secret);
-    await checkBothWidths(staff, `${SHOTS}/ticket-timeline`);
+    await checkBothWidths(staff, `${SHOTS}/ticket-timeline`, { shoot: card });
     await staffContext.close();
   });
 
@@ -331,6 +331,13 @@ ${tag}
     await dialog.getByText(/will be attached/).waitFor();
     for (const width of [390, 1280]) {
       await page.setViewportSize({ width, height: 800 });
+      // After the panel's opening animation, so the picture shows it as a person reads it.
+      await page.waitForFunction(() =>
+        document
+          .querySelector('ferry-feedback')!
+          .shadowRoot!.getAnimations()
+          .every((a) => a.playState !== 'running'),
+      );
       await photograph(page, `${SHOTS}/panel-summary-${width}.png`);
     }
     await dialog.getByRole('button', { name: 'Remove console and network activity' }).click();

@@ -169,7 +169,7 @@ describe('feedback evidence', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('Before the report');
     expect(page.text).toContain('2 failed requests');
-    expect(page.text).toContain('−0:07');
+    expect(page.text).toContain('−7.0 s');
     expect(page.text).toMatch(/class="tl-item tl-error tl-bad/);
     for (const secret of [CARD, 's3cr3t', TOKEN]) expect(page.text).not.toContain(secret);
   });

@@ -15,12 +15,14 @@ const KIND_LABEL: Record<EvidenceKind, string> = {
   navigation: 'Route',
 };
 
-/** "−2:05" before the report (m:ss), "+0:01" when the browser's clock ran on after it. */
+/** "−4.2 s" before the report under a minute, "−2:05" (m:ss) past it; "+" if the clock ran on. */
 export function beforeReport(t: number, capturedAt: number): string {
-  const seconds = Math.round((capturedAt - t) / 1000);
-  const abs = Math.abs(seconds);
-  const text = `${Math.floor(abs / 60)}:${String(abs % 60).padStart(2, '0')}`;
-  return seconds >= 0 ? `−${text}` : `+${text}`;
+  const ms = capturedAt - t;
+  const sign = ms >= -50 ? '−' : '+';
+  const abs = Math.abs(ms) / 1000;
+  if (abs < 59.95) return `${sign}${abs.toFixed(1)} s`;
+  const seconds = Math.round(abs);
+  return `${sign}${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
 export function isFailedRequest(entry: EvidenceEntry): boolean {
@@ -32,7 +34,20 @@ function size(bytes: number | null): string {
   return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
 }
 
-function entryBody(entry: EvidenceEntry): SafeHtml {
+/** The reported page's own origin left out, so a timeline of one site reads as its paths. */
+function shortUrl(url: string, origin: string | null): string {
+  return origin && url.startsWith(`${origin}/`) ? url.slice(origin.length) : url;
+}
+
+function originOf(pageUrl: string | null): string | null {
+  try {
+    return pageUrl ? new URL(pageUrl).origin : null;
+  } catch {
+    return null;
+  }
+}
+
+function entryBody(entry: EvidenceEntry, origin: string | null): SafeHtml {
   switch (entry.type) {
     case 'console':
       return html`<span class="tl-level tl-level-${entry.level}">${entry.level}</span>
@@ -43,7 +58,9 @@ function entryBody(entry: EvidenceEntry): SafeHtml {
         .filter(Boolean)
         .join(' · ');
       return html`<span class="tl-status">${status}</span>
-        <code class="tl-text">${entry.method} ${entry.url}</code>
+        <code class="tl-text" title="${entry.url}"
+          >${entry.method} ${shortUrl(entry.url, origin)}</code
+        >
         <span class="tl-facts">${facts}</span>`;
     }
     case 'error': {
@@ -55,7 +72,7 @@ function entryBody(entry: EvidenceEntry): SafeHtml {
       </details>`;
     }
     case 'navigation':
-      return html`<code class="tl-text">${entry.url}</code>
+      return html`<code class="tl-text" title="${entry.url}">${shortUrl(entry.url, origin)}</code>
         <span class="tl-facts"
           >${
             {
@@ -79,7 +96,8 @@ function droppedNote(dropped: Partial<Record<EvidenceKind, number>>): SafeHtml |
   </p>`;
 }
 
-export function evidenceCard(evidence: FeedbackEvidence): SafeHtml {
+export function evidenceCard(evidence: FeedbackEvidence, pageUrl: string | null): SafeHtml {
+  const origin = originOf(pageUrl);
   const captured = evidence.captured_at.getTime();
   const entries = evidence.entries;
   const failed = entries.filter(isFailedRequest).length;
@@ -108,7 +126,7 @@ export function evidenceCard(evidence: FeedbackEvidence): SafeHtml {
           <span class="tl-kind"
             >${bad ? (entry.type === 'error' ? 'Error' : 'Failed') : KIND_LABEL[entry.type]}</span
           >
-          <div class="tl-body">${entryBody(entry)}</div>
+          <div class="tl-body">${entryBody(entry, origin)}</div>
         </li>`;
       })}
     </ol>

@@ -222,7 +222,7 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
             <div class="note plain-text">${f.note}</div>
           </section>
           ${data.screenshot ? screenshotCard(base, f, data.screenshot) : ''}
-          ${data.evidence ? evidenceCard(data.evidence) : ''}
+          ${data.evidence ? evidenceCard(data.evidence, f.page_url) : ''}
           ${data.triage ? triageCard(ctx, base, f, data.triage) : ''}
           ${dispatchCard(ctx, base, f, data.dispatch, data.dispatches)}
           <section class="card">
