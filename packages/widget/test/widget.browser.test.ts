@@ -77,10 +77,18 @@ async function startRecorder(bundle: WidgetBuild): Promise<Recorder> {
       if (req.method === 'GET' && path === '/widget/v1.js') {
         res.writeHead(200, {
           'Content-Type': 'application/javascript; charset=utf-8',
+          // The snippet loads it with crossorigin="anonymous", as web serves it.
+          'Access-Control-Allow-Origin': '*',
           ETag: bundle.etag,
           'Cache-Control': 'no-cache',
         });
         res.end(bundle.code);
+        return;
+      }
+      // Issue 45: the workspace's widget settings, read at load (capture off here).
+      if (req.method === 'GET' && path === '/widget/v1/config') {
+        res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
+        res.end('{"capture":false}');
         return;
       }
       if (req.method === 'OPTIONS') {

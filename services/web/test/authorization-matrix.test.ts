@@ -144,6 +144,8 @@ const EXAMPLES: Record<string, Example> = {
   'POST /w/:workspaceId/:slug/settings/errors/scrubbing': {
     body: () => ({ extra_keys: 'iban', keep_ip: 'on' }),
   },
+  // Issue 45: the widget's capture switch (admins: settings.manage).
+  'POST /w/:workspaceId/:slug/settings/widget/capture': { body: () => ({ capture: 'on' }) },
   'POST /w/:workspaceId/:slug/settings/errors/fingerprint-rules': {
     body: () => ({ rules: 'error.type:Matrix* -> matrix' }),
   },
