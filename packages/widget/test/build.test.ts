@@ -19,7 +19,7 @@ describe('buildWidget', () => {
     expect(/^[\x20-\x7e\n]*$/.test(first.code)).toBe(true);
     expect(first.bytes).toBe(Buffer.byteLength(first.code));
     expect(first.gzipBytes).toBeGreaterThan(0);
-    expect(first.gzipBytes).toBeLessThan(15_360);
+    expect(first.gzipBytes).toBeLessThanOrEqual(14 * 1024);
     // Strong ETag: quoted, 27 base64url characters, the same for the same code.
     expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
     const second = await buildWidget();
@@ -31,11 +31,12 @@ describe('buildWidget', () => {
     );
   });
 
-  it('stays within 15 KB gzipped on first load: the screenshot code is a separate chunk', async () => {
+  it('stays within 14 KB gzipped on first load: the screenshot code is a separate chunk', async () => {
     const build = await buildWidget();
     // The budget (issue 28): what a host page downloads before anyone asks for a screenshot.
-    // Measured: 8,609 B gzipped before the screenshot step, 10,557 B with it (2026-11-26).
-    const FIRST_LOAD_BUDGET = 15 * 1024;
+    // Measured: 8,609 B gzipped before the screenshot step, 10,557 B with it (2026-11-26);
+    // 13,447 B with evidence capture (issue 45, whose budget is 14 KB).
+    const FIRST_LOAD_BUDGET = 14 * 1024;
     expect(build.gzipBytes).toBeLessThanOrEqual(FIRST_LOAD_BUDGET);
     // html2canvas-pro lives only in the chunk; v1.js knows the chunk's hashed URL, nothing more.
     expect(build.code).not.toMatch(/html2canvas/i);
