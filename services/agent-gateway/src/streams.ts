@@ -207,6 +207,9 @@ export function createStreamHub(options: StreamHubOptions): StreamHub {
 
   return {
     open({ agentId, tokenId }, res) {
+      // The agent hung up while the route was still marking the stream open: its 'close' has
+      // fired already, so registering it would keep a dead stream (and the agent connected here).
+      if (res.destroyed || res.closed) return { closed: Promise.resolve() };
       const stream: OpenStream = {
         agentId,
         tokenId,

@@ -210,6 +210,9 @@ describe('event webhooks', () => {
     }
   });
 
+  // dispatch.* come from real dispatches against the fake GitHub (services/dispatch/test/
+  // event-webhooks.test.ts); agent.* from real SSE streams there too (services/agent-gateway/test/
+  // event-webhooks.test.ts). Here the agent's stream functions stand in for the gateway.
   it('every event type but dispatch.* comes from its real action, once per subscribed endpoint, and validates', async () => {
     const { workspace, admin, room } = await people();
     const everything = EVENT_TYPES.filter((type) => !type.startsWith('dispatch.'));
