@@ -317,6 +317,59 @@ describe('event webhooks', () => {
     expect(c.requests).toHaveLength(0);
   });
 
+  it('feedback.triaged fires on every status change with the new status; a regression shows the group’s environments after the write', async () => {
+    const { workspace } = await people();
+    const target = await receiver();
+    const { secret } = await endpoint(workspace, `${target.url}/edges`, {
+      event_types: ['feedback.triaged', 'error.group.regressed'],
+    });
+    const ticket = await fileFeedback(ctx.db, workspace.id, { note: 'edges', title: null });
+    for (const status of ['triaged', 'closed', 'new'] as const) {
+      await triageFeedback(ctx.db, {
+        workspaceId: workspace.id,
+        feedbackId: ticket.id,
+        actor: { kind: 'api' },
+        change: { status, assignee_id: undefined },
+      });
+    }
+    // A change that changes nothing is no event.
+    await triageFeedback(ctx.db, {
+      workspaceId: workspace.id,
+      feedbackId: ticket.id,
+      actor: { kind: 'api' },
+      change: { status: 'new', assignee_id: undefined },
+    });
+    // Seen in staging, resolved, back in production: the group has been in both.
+    await writeErrors(workspace.id, [report('Edge', 'staging')]);
+    const group = await groupOf(workspace.id, 'Edge');
+    await setErrorGroupStatus(ctx.db, workspace.id, group.id, 'resolved', {
+      type: 'member',
+      id: null,
+      name: 'Admin',
+    });
+    await writeErrors(workspace.id, [report('Edge', 'production')]);
+    await target.waitFor(4);
+    const got = verified(target, secret);
+    expect(
+      got.slice(0, 3).map((d) => {
+        const data = d.data as { ticket: { status: string }; previous_status: string };
+        return [d.type, data.previous_status, data.ticket.status];
+      }),
+    ).toEqual([
+      ['feedback.triaged', 'new', 'triaged'],
+      ['feedback.triaged', 'triaged', 'closed'],
+      ['feedback.triaged', 'closed', 'new'],
+    ]);
+    expect(got[3]).toMatchObject({
+      type: 'error.group.regressed',
+      data: {
+        group: { id: group.id, environments: ['production', 'staging'] },
+        environment: 'production',
+      },
+    });
+    expect(got).toHaveLength(4);
+  });
+
   it('recover resends exactly the failed deliveries, once each', async () => {
     const { workspace, admin } = await people();
     const target = await receiver();

@@ -48,6 +48,11 @@ export interface AlertCandidate {
   newOccurrences: number;
   /** Those occurrences per environment named (reports without one are in no environment). */
   environments: ReadonlyMap<string, number>;
+  /**
+   * The group's environments after this write, as the upsert returned its row (the earlier ones
+   * and this batch's, sorted, capped): what events show as `group.environments`.
+   */
+  groupEnvironments: readonly string[];
   /** What the rules' filters look at, one per new occurrence of the batch. */
   facets: readonly AlertFacets[];
   /**

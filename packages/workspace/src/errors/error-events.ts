@@ -19,14 +19,16 @@ export const API_ACTOR: EventActor = { type: 'api', id: null, name: null };
 
 /**
  * The writer's batch as events: a group it created, a group it reopened. Built from what its
- * upsert returned; the environments are those of the batch's occurrences.
+ * upsert returned: `group.environments` is the row's after the write (a regressed group's earlier
+ * environments with the batch's); endpoints' environment filters look at the batch's occurrences
+ * (the environments the event happened in).
  */
 export function errorWriterEvents(candidates: readonly AlertCandidate[]): WorkspaceEvent[] {
   const events: WorkspaceEvent[] = [];
   for (const candidate of candidates) {
     if (candidate.newOccurrences <= 0 || !(candidate.created || candidate.regressed)) continue;
     const environments = [...candidate.environments.keys()].sort();
-    const { group } = candidate;
+    const { group, groupEnvironments } = candidate;
     const data = {
       group: {
         id: group.id,
@@ -36,7 +38,7 @@ export function errorWriterEvents(candidates: readonly AlertCandidate[]): Worksp
         occurrence_count: group.occurrence_count,
         first_seen_at: group.first_seen_at,
         last_seen_at: group.last_seen_at,
-        environments,
+        environments: [...groupEnvironments],
       },
       environment: group.environment,
     };

@@ -122,9 +122,9 @@ export const EVENT_CATALOG = {
     schema: z.object({ ticket: ticketSchema }),
   },
   'feedback.triaged': {
-    title: 'Feedback triaged',
+    title: 'Feedback triaged (status changed)',
     description:
-      'A ticket moved to triaged: by a member, through the API, or by a dispatch getting an agent to work.',
+      "A ticket's status changed (new, triaged, closed, either way): `ticket.status` is the new status, `previous_status` the old one. By a member, through the API, or by a dispatch getting an agent to work (new to triaged).",
     resource: 'feedback',
     schema: z.object({
       ticket: ticketSchema,

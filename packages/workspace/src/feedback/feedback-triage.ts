@@ -157,7 +157,9 @@ export async function triageFeedback(
     }
     // Issue 44: triaged and assigned are events, in this commit (the ticket's row lock orders them).
     const events: WorkspaceEvent[] = [];
-    if (status === 'triaged' && current.status !== 'triaged') {
+    // Every status change is a triage (new → triaged, → closed, reopened): `ticket.status` is the
+    // new status, `previous_status` the old one.
+    if (status !== current.status) {
       events.push(
         workspaceEvent({
           workspaceId,

@@ -223,6 +223,8 @@ interface UpsertedGroup {
   occurrence_count: string | number | bigint;
   first_seen_at: Date;
   last_seen_at: Date;
+  /** After this write: the earlier environments and the batch's (event webhooks show them). */
+  environments: string[];
   /** The group's occurrences in its spike rule's window, this batch's included; null: no rule. */
   spike_recent: number | null;
 }
@@ -330,6 +332,7 @@ async function upsertGroups(
       'occurrence_count',
       'first_seen_at',
       'last_seen_at',
+      'environments',
       // xmax is 0 on a row version this statement inserted; an updated one carries our xid.
       sql<boolean>`xmax = 0`.as('created'),
       // now() is the transaction's start: only this statement's reopen set regressed_at to it.
@@ -638,6 +641,7 @@ function alertCandidates(
         status: row.status,
         newOccurrences: group.n,
         environments: group.environments,
+        groupEnvironments: row.environments,
         // Read only for a workspace with rules: most batches alert nothing.
         facets: rules.has(group.workspaceId) ? group.reports.map(alertFacets) : [],
         recent: row.spike_recent === null ? null : row.spike_recent - spikeReplayed,
