@@ -370,6 +370,33 @@ describe('event webhooks', () => {
     expect(got).toHaveLength(4);
   });
 
+  it('paces an endpoint with max_per_second = 5: 30 events arrive over ≥ 5.8 s, no more than 5 a second', async () => {
+    const { workspace } = await people();
+    const target = await receiver();
+    await endpoint(workspace, `${target.url}/paced`, {
+      event_types: ['feedback.created'],
+      max_per_second: 5,
+    });
+    // 30 tickets filed back to back (a few ms each): far faster than 5 a second.
+    for (let i = 0; i < 30; i++) {
+      await fileFeedback(ctx.db, workspace.id, { note: `paced ${i}`, title: null });
+    }
+    await target.waitFor(30, 20_000);
+    const times = target.requests.map((request) => request.receivedAt);
+    // The pacer spaces send starts 200 ms apart; arrivals carry the network's jitter (a few ms
+    // either way), so: the whole spread, and no second holding more than 5 (+1 for that jitter).
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(29 * 200 - 50);
+    const busiest = Math.max(
+      ...times.map((start) => times.filter((time) => time >= start && time < start + 1000).length),
+    );
+    expect(busiest).toBeLessThanOrEqual(6);
+    const notes = target.requests.map(
+      (request) =>
+        (JSON.parse(request.body) as { data: { ticket: { note: string } } }).data.ticket.note,
+    );
+    expect(notes).toEqual(Array.from({ length: 30 }, (_, i) => `paced ${i}`));
+  });
+
   it('recover resends exactly the failed deliveries, once each', async () => {
     const { workspace, admin } = await people();
     const target = await receiver();
