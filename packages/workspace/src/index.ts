@@ -636,6 +636,10 @@ export {
   ticketData,
   updateEndpoint,
   validateEndpoint,
+  WEBHOOK_TEST_TYPE,
+  webhookTestBody,
+  webhookTestJson,
+  webhookTestSchema,
   workspaceEvent,
 } from './event-webhooks/index.js';
 export type {

@@ -172,6 +172,7 @@ const EXAMPLES: Record<string, Example> = {
   'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/enable': {},
   'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/disable': {},
   'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/delete': {},
+  'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/test': {},
   'POST /w/:workspaceId/:slug/settings/event-webhooks/endpoints/:endpointId/recover': {
     body: () => ({ since: '2026-01-01T00:00' }),
   },

@@ -236,6 +236,48 @@ export function catalogJson(): CatalogJsonEntry[] {
   return published;
 }
 
+/**
+ * "Send test event" on an endpoint's page: sent to that one endpoint when asked, signed like any
+ * delivery and shown in its log, never owed by an action (so no endpoint subscribes to it, and it
+ * is not in EVENT_TYPES). Published beside the catalog so a receiver can accept it.
+ */
+export const WEBHOOK_TEST_TYPE = 'webhook.test';
+
+export const webhookTestSchema = z.object({
+  type: z.literal(WEBHOOK_TEST_TYPE),
+  timestamp: iso,
+  data: z.object({
+    endpoint: z.object({ id: z.string(), url: z.string() }),
+    message: z.string(),
+  }),
+});
+
+/** The body of a test delivery to `endpoint`. */
+export function webhookTestBody(endpoint: { id: string; url: string }, now = new Date()): string {
+  const body: z.output<typeof webhookTestSchema> = {
+    type: WEBHOOK_TEST_TYPE,
+    timestamp: now.toISOString(),
+    data: {
+      endpoint: { id: endpoint.id, url: endpoint.url },
+      message: 'This is a test event from Ferry. Your endpoint received it.',
+    },
+  };
+  return JSON.stringify(body);
+}
+
+/** The test event as the catalog page and GET /api/v1/event-types show it. */
+export function webhookTestJson(): Omit<CatalogJsonEntry, 'type' | 'resource'> & {
+  type: typeof WEBHOOK_TEST_TYPE;
+} {
+  return {
+    type: WEBHOOK_TEST_TYPE,
+    title: 'Test event',
+    description:
+      'Sent by "Send test event" on an endpoint\'s page, to that endpoint only; nothing subscribes to it.',
+    schema: z.toJSONSchema(webhookTestSchema, { io: 'output' }),
+  };
+}
+
 // The builders of `data`'s parts, from rows, so every emitter sends the same shapes.
 
 export function groupData(

@@ -26,7 +26,11 @@ export const OVERLAP_HOURS_MAX = 168;
 
 const ENVIRONMENT_MAX = 40;
 
-/** Plain text: no markup characters, no control characters (shown in pages and sent in JSON). */
+/**
+ * Plain text: no markup characters, no control characters, no `javascript:` (shown in pages and
+ * sent in JSON; a receiver's own page may not escape it as Ferry does, and a link-looking
+ * `javascript:` in a description is never wanted).
+ */
 const plainText = (max: number, what: string) =>
   z
     .string()
@@ -35,7 +39,8 @@ const plainText = (max: number, what: string) =>
     .refine(
       (value) => !/[<>\p{Cc}]/u.test(value),
       `${what} cannot contain <, > or control characters.`,
-    );
+    )
+    .refine((value) => !/javascript\s*:/i.test(value), `${what} cannot contain javascript:.`);
 
 export const endpointInputSchema = z.object({
   url: targetUrlSchema,

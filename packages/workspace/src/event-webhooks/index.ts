@@ -10,6 +10,10 @@ export {
   isEventType,
   messageData,
   ticketData,
+  WEBHOOK_TEST_TYPE,
+  webhookTestBody,
+  webhookTestJson,
+  webhookTestSchema,
 } from './catalog.js';
 export type { CatalogJsonEntry, EventActor, EventData, EventType } from './catalog.js';
 export { emitWorkspaceEvents, endpointWants, workspaceEvent } from './emit.js';

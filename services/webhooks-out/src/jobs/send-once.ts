@@ -1,7 +1,7 @@
 import { AppError, newId } from '@ferry/core';
 import type { WebhookDelivery } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
-import { MESSAGE_CREATED } from '@ferry/workspace';
+import { MESSAGE_CREATED, WEBHOOK_TEST_TYPE, webhookTestBody } from '@ferry/workspace';
 import { recordAttempt, signingSecrets, TEST_EVENT } from '../deliveries.js';
 import type { WebhooksOutDeps } from '../deps.js';
 import { messageCreatedPayload } from '../payload.js';
@@ -11,7 +11,8 @@ import { deliveryHeaders } from '../signing.js';
 /**
  * `webhook-send-once`: one send by hand, outside the hook's order and retry schedule. With a
  * deliveryId it is 'Send again' (same body, same webhook-id: receivers that dedupe will drop it);
- * without, 'Send test event': a message_created-shaped payload with a sample message. It is sent
+ * without, 'Send test event': for a room hook a message_created-shaped payload with a sample
+ * message, for an event endpoint (issue 44) a `webhook.test` event naming the endpoint. It is sent
  * whatever the hook's state, so an owner can check a fixed endpoint before re-enabling. Its outcome
  * counts toward consecutive failures like any attempt.
  */
@@ -33,8 +34,14 @@ export async function sendOnce(
       .where('id', '=', deliveryId)
       .where('hook_id', '=', hookId)
       .executeTakeFirst();
+  } else if (hook.owner === 'event_endpoint') {
+    delivery = await insertTestDelivery(
+      deps,
+      hook.id,
+      webhookTestBody({ id: hook.id, url: hook.target_url }),
+    );
   } else {
-    // A test event is a sample room message: the error alert rule's hook (no room) has none.
+    // A room hook's test event is a sample room message: the error alert rule's hook has none.
     if (hook.room_id === null) return { ok: false };
     const room = await deps.db
       .selectFrom('rooms')
@@ -53,24 +60,18 @@ export async function sendOnce(
         created_at: new Date(),
       }),
     );
-    delivery = await deps.db
-      .insertInto('webhook_deliveries')
-      .values({
-        id: newId('webhookDelivery'),
-        hook_id: hook.id,
-        message_id: null,
-        event: TEST_EVENT,
-        body,
-        status: 'pending',
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    delivery = await insertTestDelivery(deps, hook.id, body);
   }
   if (!delivery) throw new AppError('not_found', 'No such delivery.');
   const headers = deliveryHeaders(signingSecrets(deps.box, hook), {
     id: delivery.id,
-    // The payload of a test is a message_created one; receivers route on this header.
-    event: delivery.event === TEST_EVENT ? MESSAGE_CREATED : delivery.event,
+    // Receivers route on this header: a room hook's test is message_created-shaped.
+    event:
+      delivery.event !== TEST_EVENT
+        ? delivery.event
+        : hook.owner === 'event_endpoint'
+          ? WEBHOOK_TEST_TYPE
+          : MESSAGE_CREATED,
     body: delivery.body,
   });
   const result = await postOutbound(hook.target_url, headers, delivery.body, {
@@ -83,4 +84,24 @@ export async function sendOnce(
     logger: deps.logger,
   });
   return { ok: result.ok };
+}
+
+/** A test delivery: in the log (event TEST_EVENT), outside the stream, never retried. */
+function insertTestDelivery(
+  deps: WebhooksOutDeps,
+  hookId: string,
+  body: string,
+): Promise<WebhookDelivery> {
+  return deps.db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: newId('webhookDelivery'),
+      hook_id: hookId,
+      message_id: null,
+      event: TEST_EVENT,
+      body,
+      status: 'pending',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

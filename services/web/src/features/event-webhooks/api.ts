@@ -2,6 +2,7 @@ import { requireJsonBody, routeTable, type RouteTable } from '@ferry/http';
 import {
   apiAuth,
   catalogJson,
+  webhookTestJson,
   createEndpoint,
   deleteEndpoint,
   endpointJson,
@@ -23,7 +24,7 @@ import type { WebDeps } from '../../deps.js';
 export function eventTypesApi(deps: WebDeps): RouteTable {
   const routes = routeTable();
   routes.get('/', tokenScope(deps, 'tenant:read'), (_req, res) => {
-    res.json({ event_types: catalogJson() });
+    res.json({ event_types: catalogJson(), test_event: webhookTestJson() });
   });
   return routes;
 }

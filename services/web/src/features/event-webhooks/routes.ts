@@ -291,6 +291,25 @@ export function eventWebhookRoutes(deps: WebDeps): RouteTable {
     res.redirect(303, here);
   });
 
+  // A signed webhook.test to this endpoint alone, whatever its state (check a fixed receiver before
+  // enabling it again); its attempt is in the log like any other.
+  routes.post('/endpoints/:endpointId/test', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const endpoint = await endpointOr303(req, res);
+    if (!endpoint) return;
+    const since = await databaseNow(db);
+    await requestSendOnce(producer, endpoint.id);
+    const done = await waitForAttempt(db, endpoint.id, since, deps.settings.sendOnceWaitMs);
+    flash(
+      req,
+      'ok',
+      done
+        ? 'The test event (webhook.test) was sent: its attempt is in the log below.'
+        : 'A test event (webhook.test) is on its way. Reload to see it in the log.',
+    );
+    res.redirect(303, endpointPath(workspace, endpoint.id));
+  });
+
   routes.post('/endpoints/:endpointId/deliveries/:deliveryId/resend', admin, async (req, res) => {
     const { workspace } = seat(res);
     const endpoint = await endpointOr303(req, res);

@@ -1,6 +1,9 @@
 import type { Workspace } from '@ferry/db';
 import {
   EVENT_TYPES,
+  TEST_EVENT,
+  WEBHOOK_TEST_TYPE,
+  webhookTestJson,
   type ApiRoomJson,
   type CatalogJsonEntry,
   type DeliveryLogItem,
@@ -212,7 +215,7 @@ function deliveryRows(
       ${deliveries.map(
         (d) =>
           html`<tr data-testid="delivery">
-            <td><code>${d.event}</code></td>
+            <td><code>${d.event === TEST_EVENT ? WEBHOOK_TEST_TYPE : d.event}</code></td>
             <td>${d.status}</td>
             <td>${d.attempts}</td>
             <td>${d.last_status_code ?? ''}</td>
@@ -279,6 +282,7 @@ export function endpointPage(
               ? postButton(ctx, `${base}/disable`, 'Disable')
               : postButton(ctx, `${base}/enable`, 'Enable')
           }
+          ${postButton(ctx, `${base}/test`, 'Send test event')}
           ${postButton(ctx, `${base}/delete`, 'Delete', 'danger')}
         </div>
         <form method="post" action="${base}/recover">
@@ -320,17 +324,23 @@ export function catalogPage(
         <code>webhook-signature</code>). One endpoint receives its events in the order they
         happened. The same list as JSON: <code>GET /api/v1/event-types</code>.
       </p>
-      ${data.catalog.map(
-        (entry) =>
-          html`<section class="card" data-testid="event-type" id="${entry.type}">
-            <h2><code>${entry.type}</code> ${entry.title}</h2>
-            <p>${entry.description}</p>
-            <details>
-              <summary>JSON Schema</summary>
-              <pre><code>${JSON.stringify(entry.schema, null, 2)}</code></pre>
-            </details>
-          </section>`,
-      )}
+      ${data.catalog.map((entry) => catalogEntry(entry, 'event-type'))}
+      <h2>Not subscribed to</h2>
+      ${catalogEntry(webhookTestJson(), 'test-event')}
     </div>`,
   });
+}
+
+function catalogEntry(
+  entry: Pick<CatalogJsonEntry, 'title' | 'description' | 'schema'> & { type: string },
+  testId: string,
+): SafeHtml {
+  return html`<section class="card" data-testid="${testId}" id="${entry.type}">
+    <h2><code>${entry.type}</code> ${entry.title}</h2>
+    <p>${entry.description}</p>
+    <details>
+      <summary>JSON Schema</summary>
+      <pre><code>${JSON.stringify(entry.schema, null, 2)}</code></pre>
+    </details>
+  </section>`;
 }
