@@ -10,7 +10,14 @@ import {
   type EndpointJson,
 } from '@ferry/workspace';
 import { html, type SafeHtml } from '../../shared/html.js';
-import { csrfField, field, layout, workspaceBase, type PageContext } from '../../shared/layout.js';
+import {
+  csrfField,
+  field,
+  layout,
+  scrollBox,
+  workspaceBase,
+  type PageContext,
+} from '../../shared/layout.js';
 import { timeAgo } from '../../shared/format.js';
 
 /** Settings → Event webhooks (issue 44): the endpoints, one endpoint's page, and the catalog. */
@@ -58,6 +65,7 @@ function checks(
   return html`<fieldset class="field ${error ? 'has-error' : ''}">
     <legend>${legend}</legend>
     <div class="source-checks">
+      ${options.length ? '' : html`<p class="muted">None yet.</p>`}
       ${options.map(
         (option) =>
           html`<label>
@@ -154,7 +162,7 @@ export function endpointsPage(
         <h2 id="endpoints">Endpoints</h2>
         ${
           data.endpoints.length
-            ? html`<ul class="alert-rules">
+            ? html`<ul class="endpoint-list">
                 ${data.endpoints.map(
                   (endpoint) =>
                     html`<li class="card" data-testid="endpoint">
@@ -200,31 +208,34 @@ function deliveryRows(
   deliveries: readonly DeliveryLogItem[],
 ): SafeHtml {
   if (!deliveries.length) return html`<p class="muted">Nothing delivered yet.</p>`;
-  return html`<table class="delivery-log">
-    <thead>
-      <tr>
-        <th>Event</th>
-        <th>Status</th>
-        <th>Tries</th>
-        <th>Last answer</th>
-        <th>Owed</th>
-        <th></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${deliveries.map(
-        (d) =>
-          html`<tr data-testid="delivery">
-            <td><code>${d.event === TEST_EVENT ? WEBHOOK_TEST_TYPE : d.event}</code></td>
-            <td>${d.status}</td>
-            <td>${d.attempts}</td>
-            <td>${d.last_status_code ?? ''}</td>
-            <td>${timeAgo(d.created_at)}</td>
-            <td>${postButton(ctx, `${base}/deliveries/${d.id}/resend`, 'Send again')}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return scrollBox(
+    'Deliveries',
+    html`<table class="delivery-log">
+      <thead>
+        <tr>
+          <th>Event</th>
+          <th>Status</th>
+          <th>Tries</th>
+          <th>Last answer</th>
+          <th>Owed</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${deliveries.map(
+          (d) =>
+            html`<tr data-testid="delivery">
+              <td><code>${d.event === TEST_EVENT ? WEBHOOK_TEST_TYPE : d.event}</code></td>
+              <td>${d.status}</td>
+              <td>${d.attempts}</td>
+              <td>${d.last_status_code ?? ''}</td>
+              <td>${timeAgo(d.created_at)}</td>
+              <td>${postButton(ctx, `${base}/deliveries/${d.id}/resend`, 'Send again')}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`,
+  );
 }
 
 export function endpointPage(
