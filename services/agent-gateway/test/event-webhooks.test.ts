@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '@ferry/core';
-import { createRedisConnection } from '@ferry/queues';
-import { Receiver, waitUntil } from '@ferry/testing';
-import {
-  loadWebhooksOutSettings,
-  startWebhooksOut,
-  type RunningWebhooksOut,
-} from '@ferry/webhooks-out';
+import { waitUntil } from '@ferry/testing';
 import {
   createEndpoint,
   eventEnvelopeSchema,
@@ -18,44 +12,24 @@ import { agentWorkspace, connect, startGateway, type Gateway } from './support/g
 
 /**
  * agent.connected and agent.disconnected (issue 44) from real agent streams: an SSE stream opened
- * on /agents/v1/stream and closed by the agent, through the gateway's own handler; webhooks-out
- * delivers them to a loopback receiver. A second stream of a connected agent is no event, nor is
- * closing one of two; the last one closing is.
+ * on /agents/v1/stream and closed by the agent, through the gateway's own handler, which owes them
+ * as delivery rows of webhooks-out's stream in the same transaction as the agent's state (a service
+ * imports no other: sending those rows is services/all/test/event-webhooks.test.ts's part). A
+ * second stream of a connected agent is no event, nor is closing one of two; the last one closing
+ * is.
  */
 describe('agent connection events for event webhooks', () => {
   let gateway: Gateway;
-  let running: RunningWebhooksOut;
-  let connections: ReturnType<typeof createRedisConnection>[];
-  let target: Receiver;
+  let hookId: string;
   const open: SseClient[] = [];
 
   beforeAll(async () => {
     gateway = await startGateway({
       AGENT_KEEPALIVE_MS: '200',
-      ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
-      WEBHOOK_SWEEP_INTERVAL_MS: '300',
-      WEBHOOK_THROTTLE_MIN_DELAY_MS: '0',
     });
-    const { ctx } = gateway;
-    connections = [
-      createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' }),
-      createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' }),
-    ];
-    running = startWebhooksOut({
-      config: ctx.config,
-      settings: loadWebhooksOutSettings(ctx.env),
-      db: ctx.db,
-      logger: ctx.logger,
-      connection: connections[0]!,
-      producerConnection: connections[1]!,
-    });
-    target = await new Receiver().start();
   });
   afterAll(async () => {
     for (const client of open) client.close();
-    await running?.stop();
-    for (const connection of connections ?? []) connection.disconnect();
-    await target?.close();
     await gateway?.close();
   });
 
@@ -80,45 +54,61 @@ describe('agent connection events for event webhooks', () => {
     );
   }
 
-  const types = () =>
-    target.requests.map((request) => {
-      const body = JSON.parse(request.body) as { type: 'agent.connected' | 'agent.disconnected' };
+  /** What the endpoint is owed, in its stream's order, each body checked against the catalog. */
+  async function owed() {
+    const rows = await gateway.ctx.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'body'])
+      .where('hook_id', '=', hookId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => {
+      const body = JSON.parse(row.body) as { type: 'agent.connected' | 'agent.disconnected' };
       const parsed = eventEnvelopeSchema(body.type).parse(body);
-      return { type: parsed.type, data: parsed.data as EventData<'agent.connected'> };
+      return { id: row.id, type: parsed.type, data: parsed.data as EventData<'agent.connected'> };
     });
+  }
 
-  it('sends connected when the first stream opens and disconnected when the last one closes', async () => {
+  const owedCount = async (count: number) =>
+    waitUntil(async () => (await owed()).length >= count, `${count} agent events owed`);
+
+  it('owes connected when the first stream opens and disconnected when the last one closes', async () => {
     const { workspace, token } = await agentWorkspace(gateway);
     const input = await validateEndpoint(
       gateway.ctx.db,
       workspace.id,
-      { url: `${target.url}/agents`, event_types: ['agent.connected', 'agent.disconnected'] },
+      {
+        url: 'https://hooks.example.test/agents',
+        event_types: ['agent.connected', 'agent.disconnected'],
+      },
       { allowPrivateTargets: true },
     );
-    await createEndpoint(
+    const { endpoint } = await createEndpoint(
       gateway.ctx.db,
       new SecretBox(gateway.ctx.config.APP_SECRET),
       workspace.id,
       input,
       null,
     );
+    hookId = endpoint.id;
 
     const first = await stream(token.raw);
     const agentId = (first.events[0]!.data as { agent: { id: string } }).agent.id;
-    await target.waitFor(1);
+    await owedCount(1);
     // A second stream of the connected agent (a restarted CLI, a second terminal): no event.
     const second = await stream(token.raw);
     await hangUp(first, agentId, 1);
     // The last stream closing is the disconnect.
     await hangUp(second, agentId, 0);
-    await target.waitFor(2);
+    await owedCount(2);
     // Connecting again after that is a new connect.
     const third = await stream(token.raw);
-    await target.waitFor(3);
+    await owedCount(3);
     await hangUp(third, agentId, 0);
-    await target.waitFor(4);
+    await owedCount(4);
 
-    const got = types();
+    const got = await owed();
     expect(got.map((body) => body.type)).toEqual([
       'agent.connected',
       'agent.disconnected',
@@ -128,6 +118,6 @@ describe('agent connection events for event webhooks', () => {
     for (const body of got) {
       expect(body.data.agent).toMatchObject({ id: agentId, name: 'builder' });
     }
-    expect(new Set(target.requests.map((r) => r.headers['webhook-id'])).size).toBe(4);
+    expect(new Set(got.map((d) => d.id)).size).toBe(4);
   });
 });
