@@ -120,4 +120,22 @@ describe('agent connection events for event webhooks', () => {
     }
     expect(new Set(got.map((d) => d.id)).size).toBe(4);
   });
+
+  it('does not register a stream whose agent hung up before the hub got it', async () => {
+    // The route marks the stream open (a transaction) before handing it to the hub; an agent that
+    // hung up meanwhile has fired 'close' already. Registered, it would stay listed for good, the
+    // keepalive would keep the agent connected and agent.disconnected would never come.
+    const gone = {
+      destroyed: true,
+      closed: true,
+      on: () => gone,
+      write: () => true,
+      end: () => gone,
+    } as unknown as Parameters<Gateway['hub']['open']>[1];
+    const { closed } = gateway.hub.open({ agentId: 'agt_gone', tokenId: 'tok_gone' }, gone);
+    expect(gateway.hub.agents()).not.toContain('agt_gone');
+    let done = false;
+    void closed.then(() => (done = true));
+    await waitUntil(() => done, 'the hub to answer the dead stream as closed');
+  });
 });
