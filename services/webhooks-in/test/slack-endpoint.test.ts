@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IncomingWebhook } from '@slack/webhook';
 import { SecretBox } from '@ferry/core';
@@ -133,6 +135,28 @@ describe('POST /wh/in/:key/slack', () => {
     expect(await messagesOf(key.id)).toMatchObject([
       { body: 'Backup finished', display_name: 'Apprise' },
     ]);
+  });
+
+  it('the real Apprise CLI (Debian apprise, mmost://) sends and reports success', async () => {
+    const key = await newKey();
+    const { host } = new URL(app.url);
+    // Apprise's Mattermost URL: mmost://host:port/<path>/<token>, posted to <path>/hooks/<token>;
+    // before issue 44 it reported "Failed to send" on SPEC.md's 201 and exited 1.
+    // Asynchronously: the app answering it runs in this process.
+    const run = await promisify(execFile)(
+      'apprise',
+      ['-vv', '-b', 'Backup finished', `mmost://${host}/wh/in/${key.rawKey}/slack/anytoken`],
+      { encoding: 'utf8', timeout: 30_000 },
+    ).then(
+      ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
+      (error: { code?: number | string; stdout?: string; stderr?: string }) => {
+        if (error.code === 'ENOENT')
+          throw new Error('apprise is not installed (apt-get install apprise)');
+        return { code: error.code, output: `${error.stdout ?? ''}${error.stderr ?? ''}` };
+      },
+    );
+    expect(run.code, run.output).toBe(0);
+    expect(await messagesOf(key.id)).toMatchObject([{ body: 'Backup finished' }]);
   });
 
   it('a retry with the same Idempotency-Key answers `ok` again and posts once', async () => {
