@@ -513,6 +513,21 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
 
   /** Users with a socket on this process, and how many: who this process tells of new messages. */
   const localUsers = new Map<string, number>();
+  /**
+   * Socket work still running whose end publishes on `pub` (a read's `unread:state` to every tab):
+   * close() waits for it before quitting `pub`, since a publish on a closed connection is an
+   * unhandled rejection (seen once in a full run, rooms.browser).
+   */
+  const inFlight = new Set<Promise<void>>();
+  const tracked = (work: () => Promise<void>): Promise<void> => {
+    const running = work();
+    inFlight.add(running);
+    void running.then(
+      () => inFlight.delete(running),
+      () => inFlight.delete(running),
+    );
+    return running;
+  };
 
   io.on('connection', (socket) => {
     const { userId } = socket.data;
@@ -524,11 +539,16 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     });
     // A room per user, so "this user left room X" can reach all their tabs on every process.
     void socket.join(userChannel(userId));
-    const reads = readQueue(async (read) => {
-      const state = await readRoom(db, userId, read);
-      // Every tab of the user, on every process, shows the room read.
-      if (state) io.to(userChannel(userId)).emit('unread:state', state);
-    }, failed('room:read'));
+    const reads = readQueue(
+      (read) =>
+        // Tracked: its emit publishes on `pub`, which close() quits only once this is done.
+        tracked(async () => {
+          const state = await readRoom(db, userId, read);
+          // Every tab of the user, on every process, shows the room read.
+          if (state) io.to(userChannel(userId)).emit('unread:state', state);
+        }),
+      failed('room:read'),
+    );
     const handlers: SocketHandlers = {
       'room:read': (read) => reads.push(read),
       'unread:sync': async (sync) => {
@@ -633,6 +653,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
       await io.close();
       await quitWithin(sub, 2_000);
       await announceInOrder(() => Promise.resolve());
+      await Promise.allSettled([...inFlight]);
       await quitWithin(pub, 2_000);
     },
   };
