@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
 import { SentryCli } from '@sentry/cli';
 import type { Workspace } from '@ferry/db';
 import {
@@ -104,11 +105,34 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
       .execute();
 
   async function waitForOccurrences(workspaceId: string, count: number) {
-    await waitUntil(
-      async () => (await occurrences(workspaceId)).length >= count,
-      `${count} browser event(s) to be stored`,
-    );
+    try {
+      // The envelope was answered (only once queued): the writer stores it within a second or
+      // two; a minute covers a loaded host. A full run once saw none stored in 30 s.
+      await waitUntil(
+        async () => (await occurrences(workspaceId)).length >= count,
+        `${count} browser event(s) to be stored`,
+        60_000,
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; error-ingest: ${await ingestQueueState()}`);
+    }
     return occurrences(workspaceId);
+  }
+
+  /** What the writer's queue holds, for a wait that gave up: counts, and why jobs failed. */
+  async function ingestQueueState(): Promise<string> {
+    const queue = new Queue('error-ingest', {
+      connection: ferry.ctx.redis.duplicate(),
+      prefix: ferry.ctx.config.REDIS_PREFIX,
+    });
+    try {
+      const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'failed', 'completed');
+      const stuck = await queue.getJobs(['delayed', 'failed'], 0, 4);
+      const why = stuck.map((job) => `${job.id} (${job.attemptsMade} tries): ${job.failedReason}`);
+      return `${JSON.stringify(counts)} ${why.join(' | ')}`;
+    } finally {
+      await queue.close();
+    }
   }
 
   function expectMapped(detail: OccurrenceDetail): void {
