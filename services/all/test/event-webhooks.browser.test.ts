@@ -21,6 +21,7 @@ const SHOTS = '/tmp/shots/event-webhooks';
  * webhook.test that arrives and shows in the log), a filed ticket is delivered, and "Send again"
  * from the log sends it once more with the same webhook-id. The list, the endpoint page and the
  * catalog pass axe without sideways scroll at 1280 and 390 px (screenshots with FERRY_TEST_SHOTS).
+ * Deleting the endpoint asks first.
  */
 describe('event webhooks in a browser', () => {
   let web: FerryHarness;
@@ -120,6 +121,18 @@ describe('event webhooks in a browser', () => {
     await page.goto(`${list}/catalog`);
     await page.getByTestId('test-event').waitFor();
     await shoot(page, 'catalog');
+
+    // Delete asks first, on a page of its own; Cancel keeps the endpoint, the button deletes it.
+    await page.goto(endpointUrl);
+    await page.getByRole('link', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: /^Delete the endpoint/ }).waitFor();
+    await shoot(page, 'delete-confirm');
+    await page.getByRole('link', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Endpoint' }).waitFor();
+    await page.getByRole('link', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Delete endpoint' }).click();
+    await page.getByText('Endpoint deleted.').waitFor();
+    expect(await page.getByTestId('endpoint').count()).toBe(0);
     await context.close();
   });
 });

@@ -83,6 +83,20 @@ describe('pnpm start (every service in one process)', () => {
     const unknownApi = await fetch(`${url}/api/v1/nothing-here`, { method: 'POST' });
     expect(unknownApi.status).toBe(404);
     expect(await unknownApi.json()).toMatchObject({ error: { code: 'not_found' } });
+    // Machine paths never fall into the pages (whose CSRF check would answer 403): a mistyped
+    // sender or SDK URL gets its namespace's 404, in the shape its client reads.
+    const json = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
+    for (const path of ['/wh/in/whk_x/unknown', '/ingest/nothing-here']) {
+      const answer = await fetch(`${url}${path}`, json);
+      expect(answer.status, path).toBe(404);
+      expect(await answer.json()).toMatchObject({ error: { code: 'not_found' } });
+    }
+    const discord = await fetch(`${url}/wh/in/whk_x/discord/v9/elsewhere`, json);
+    expect(discord.status).toBe(404);
+    expect(await discord.json()).toEqual({ message: '404: Not Found', code: 0 });
+    const sentryApi = await fetch(`${url}/api/0/organizations/acme/repos/`, json);
+    expect(sentryApi.status).toBe(404);
+    expect(await sentryApi.json()).toEqual({ detail: 'There is nothing at this address.' });
     const metrics = await fetch(`${url}/metrics`);
     expect(await metrics.text()).toContain('http_request_duration_seconds');
   });

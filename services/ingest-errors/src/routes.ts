@@ -1,6 +1,13 @@
 import express, { Router, type RequestHandler } from 'express';
 import { AppError } from '@ferry/core';
-import { access, mount, publicKeyApi, routeTable, type MountedTable } from '@ferry/http';
+import {
+  access,
+  mount,
+  notFoundHandler,
+  publicKeyApi,
+  routeTable,
+  type MountedTable,
+} from '@ferry/http';
 import { findVisitorId } from '@ferry/workspace';
 import { acceptReports, RATE_LIMIT_RETRY_SECONDS } from './accept.js';
 import { decodeNative } from './decode/native.js';
@@ -214,5 +221,9 @@ export function ingestRoutes(deps: IngestDeps): Router {
   router.use(mount(ingestTable(deps)));
   // sentry-cli's endpoints answer errors in Sentry's shape, before the shared error middleware.
   router.use(SENTRY_API_BASE, mount(sentryApiTable(deps)), sentryApiErrors);
+  // Other paths here are a client's mistake (an endpoint Ferry does not offer, a typo): JSON 404s,
+  // in Sentry's shape under /api/0, rather than a page whose CSRF check answers 403.
+  router.use('/api/0', notFoundHandler, sentryApiErrors);
+  router.use('/ingest', notFoundHandler);
   return router;
 }

@@ -1,6 +1,6 @@
 import { Router, type Express } from 'express';
 import type { Redis } from 'ioredis';
-import { createMetrics, createServiceApp } from '@ferry/http';
+import { createMetrics, createServiceApp, notFoundHandler } from '@ferry/http';
 import type { WebhooksInDeps } from './deps.js';
 import { discordRoutes } from './discord/routes.js';
 import { webhooksInRoutes } from './routes.js';
@@ -13,6 +13,8 @@ export function webhooksInRouter(deps: WebhooksInDeps): Router {
   const router = Router();
   router.use(webhooksInRoutes(deps));
   router.use(discordRoutes(deps));
+  // Anything else under /wh/in is a mistyped sender URL: a JSON 404, not a page behind CSRF.
+  router.use('/wh/in', notFoundHandler);
   return router;
 }
 

@@ -60,9 +60,9 @@ export async function holdPendingDeliveries(
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
 export const targetUrlSchema = z
-  .string('Enter the URL that should receive the messages.')
+  .string('Enter the URL that should receive the webhooks.')
   .trim()
-  .min(1, 'Enter the URL that should receive the messages.')
+  .min(1, 'Enter the URL that should receive the webhooks.')
   .max(OUTGOING_TARGET_MAX, `At most ${OUTGOING_TARGET_MAX.toLocaleString('en-US')} characters.`)
   .refine((value) => URL.canParse(value), {
     message: 'Enter a full URL starting with https:// or http://.',

@@ -33,6 +33,11 @@ export class DiscordError extends AppError {
   }
 }
 
+/** Discord's answer to a path it has no route for (a mistyped version or resource). */
+export function unknownRoute(): DiscordError {
+  return new DiscordError('not_found', DISCORD_CODE.general, '404: Not Found');
+}
+
 /** Discord's answer to a message id that is not this webhook's (or does not exist). */
 export function unknownMessage(): DiscordError {
   return new DiscordError('not_found', DISCORD_CODE.unknownMessage, 'Unknown Message');

@@ -22,6 +22,7 @@ import {
   discordErrorHandler,
   invalidFormBody,
   unknownMessage,
+  unknownRoute,
 } from './errors.js';
 import { discordMessage } from './message-object.js';
 import { isMultipart, readMultipart, type MultipartBody } from './multipart.js';
@@ -206,6 +207,8 @@ export function discordRoutes(deps: WebhooksInDeps): Router {
   const router = express.Router({ caseSensitive: true });
   const routes = mount(table, { caseSensitive: true });
   router.use(DISCORD_BASE, routes);
+  // A path no route answers is Discord's 404 here, not a page (whose CSRF check would answer 403).
+  router.use(DISCORD_BASE, (_req, _res, next) => next(unknownRoute()));
   router.use(
     DISCORD_BASE,
     discordErrorHandler(deps.logger, deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE),

@@ -35,6 +35,7 @@ import {
 } from '../../shared/kept-form.js';
 import {
   catalogPage,
+  deleteEndpointConfirmPage,
   endpointPage,
   endpointPath,
   endpointsPage,
@@ -261,6 +262,16 @@ export function eventWebhookRoutes(deps: WebDeps): RouteTable {
       res.redirect(303, endpointPath(workspace, endpoint.id));
     });
   }
+
+  // Deleting asks first: the GET is the question, the POST (its button) deletes.
+  routes.get('/endpoints/:endpointId/delete', admin, async (req, res) => {
+    const { workspace } = seat(res);
+    const endpoint = await endpointOr303(req, res);
+    if (!endpoint) return;
+    await renderPage(req, res, (ctx) =>
+      deleteEndpointConfirmPage(ctx, { workspace, endpoint: endpointJson(endpoint) }),
+    );
+  });
 
   routes.post('/endpoints/:endpointId/delete', admin, async (req, res) => {
     const { workspace } = seat(res);

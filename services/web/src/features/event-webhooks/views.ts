@@ -19,6 +19,7 @@ import {
   type PageContext,
 } from '../../shared/layout.js';
 import { timeAgo } from '../../shared/format.js';
+import { confirmLink, confirmPage } from '../../shared/confirm.js';
 
 /** Settings → Event webhooks (issue 44): the endpoints, one endpoint's page, and the catalog. */
 
@@ -217,7 +218,7 @@ function deliveryRows(
           <th>Status</th>
           <th>Tries</th>
           <th>Last answer</th>
-          <th>Owed</th>
+          <th>Created</th>
           <th></th>
         </tr>
       </thead>
@@ -294,7 +295,7 @@ export function endpointPage(
               : postButton(ctx, `${base}/enable`, 'Enable')
           }
           ${postButton(ctx, `${base}/test`, 'Send test event')}
-          ${postButton(ctx, `${base}/delete`, 'Delete', 'danger')}
+          ${confirmLink(`${base}/delete`, 'Delete')}
         </div>
         <form method="post" action="${base}/recover">
           ${csrfField(ctx)}
@@ -354,4 +355,22 @@ function catalogEntry(
       <pre><code>${JSON.stringify(entry.schema, null, 2)}</code></pre>
     </details>
   </section>`;
+}
+
+/** "Delete the endpoint …?": asked first, since its held and failed deliveries go with it. */
+export function deleteEndpointConfirmPage(
+  ctx: PageContext,
+  data: { workspace: Workspace; endpoint: EndpointJson },
+): SafeHtml {
+  const here = endpointPath(data.workspace, data.endpoint.id);
+  return confirmPage(ctx, {
+    question: `Delete the endpoint ${data.endpoint.url}?`,
+    section: 'event-webhooks',
+    consequences: html`No more events are sent to it, and its delivery log and any deliveries still
+    waiting or failed are deleted with it. To pause it instead, disable it: held events then go out,
+    in order, when you enable it again.`,
+    action: `${here}/delete`,
+    confirmLabel: 'Delete endpoint',
+    cancelHref: here,
+  });
 }
