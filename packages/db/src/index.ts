@@ -54,6 +54,7 @@ export type {
   FeedbackScreenshotsTable,
   FeedbackEvidence,
   FeedbackEvidenceTable,
+  FeedbackErrorLinksTable,
   EvidenceEntry,
   EvidenceKind,
   FeedbackStatus,

@@ -263,6 +263,21 @@ export interface FeedbackEvidenceTable {
   created_at: CreatedAt;
 }
 
+/** Issue 45: a ticket linked to an error group, by the visitor's occurrences or by hand. */
+export interface FeedbackErrorLinksTable {
+  feedback_id: string;
+  group_id: string;
+  workspace_id: string;
+  origin: 'visitor' | 'hand';
+  /** The ticket's visitor's occurrences of the group in the window around the report. */
+  occurrences: ColumnType<number, number | undefined, number>;
+  linked_by: string | null;
+  /** Set by a member's unlink: kept so the visitor's next occurrence does not link it again. */
+  unlinked_at: Date | null;
+  unlinked_by: string | null;
+  created_at: CreatedAt;
+}
+
 export type TokenScope = 'platform:dispatch' | 'tenant:write' | 'tenant:read' | 'releases:write';
 
 export interface ApiTokensTable {
@@ -813,6 +828,7 @@ export interface Database {
   feedback: FeedbackTable;
   feedback_screenshots: FeedbackScreenshotsTable;
   feedback_evidence: FeedbackEvidenceTable;
+  feedback_error_links: FeedbackErrorLinksTable;
   api_tokens: ApiTokensTable;
   visitors: VisitorsTable;
   outbox: OutboxTable;

@@ -307,6 +307,25 @@ export {
   prepareEvidence,
 } from './feedback/index.js';
 export type { EvidenceInput, PreparedEvidence } from './feedback/index.js';
+export {
+  LINKS_SHOWN,
+  LINK_WINDOW_MINUTES,
+  groupTickets,
+  groupTicketsJson,
+  idIn,
+  linkOccurrencesToTickets,
+  linkTicketToGroup,
+  linkedErrorJson,
+  ticketErrorGroups,
+  unlinkTicketFromGroup,
+} from './feedback/index.js';
+export type {
+  GroupTickets,
+  LinkInput,
+  LinkedErrorGroup,
+  LinkedTicket,
+  VisitorOccurrence,
+} from './feedback/index.js';
 export type {
   Assignee,
   CheckedScreenshot,

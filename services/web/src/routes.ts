@@ -14,6 +14,7 @@ import { dashboardRoutes } from './features/dashboard/routes.js';
 import { errorRoutes, errorSettingsRoutes } from './features/errors/routes.js';
 import { errorAlertRoutes } from './features/errors/alerts-routes.js';
 import { feedbackRoutes } from './features/feedback/routes.js';
+import { groupLinkRoutes, ticketLinkRoutes } from './features/feedback/link-routes.js';
 import { feedbackScreenshotRoutes } from './features/feedback/screenshot-routes.js';
 import { githubFlowRoutes, githubSettingsRoutes } from './features/github/routes.js';
 import { inviteRoutes } from './features/auth/invite-routes.js';
@@ -68,8 +69,10 @@ export function pageTables(
       { base: under('/rooms/:roomId/people'), table: roomPeopleRoutes(deps) },
       { base: under('/rooms'), table: roomRoutes(deps, realtime) },
       { base: under('/settings/tokens'), table: tokenRoutes(deps) },
+      { base: under('/feedback/:feedbackId/errors'), table: ticketLinkRoutes(deps) },
       { base: under('/feedback'), table: feedbackRoutes(deps) },
       { base: under('/agents'), table: agentRoutes(deps) },
+      { base: under('/errors/:groupId/tickets'), table: groupLinkRoutes(deps) },
       { base: under('/errors'), table: errorRoutes(deps) },
       { base: under('/settings/errors'), table: errorSettingsRoutes(deps) },
       { base: under('/settings/error-alerts'), table: errorAlertRoutes(deps) },

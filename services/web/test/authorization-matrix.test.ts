@@ -185,6 +185,17 @@ const EXAMPLES: Record<string, Example> = {
     allowedStatus: 303,
   },
   'POST /w/:workspaceId/:slug/feedback/:feedbackId/triage': { body: () => ({ status: 'triaged' }) },
+  // Issue 45: linking a ticket and an error group is the ticket's triage, from either page.
+  'POST /w/:workspaceId/:slug/feedback/:feedbackId/errors': { body: (w) => ({ group: w.groupId }) },
+  'POST /w/:workspaceId/:slug/feedback/:feedbackId/errors/:otherId/unlink': {
+    params: (w) => ({ otherId: w.groupId }),
+  },
+  'POST /w/:workspaceId/:slug/errors/:groupId/tickets': {
+    body: (w) => ({ ticket: w.feedbackId }),
+  },
+  'POST /w/:workspaceId/:slug/errors/:groupId/tickets/:otherId/unlink': {
+    params: (w) => ({ otherId: w.feedbackId }),
+  },
   'POST /w/:workspaceId/:slug/agents/settings/ship-policy': {
     body: () => ({ max_files: '3', max_lines: '60', always_reviewed: 'db/**' }),
   },

@@ -95,6 +95,7 @@ describe('feedback API', () => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
       dispatches: [],
+      linked_errors: [],
     });
 
     const room = await web.ctx.db

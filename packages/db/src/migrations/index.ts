@@ -41,6 +41,7 @@ import * as incomingGithubSecret from './2026_12_06_0500_incoming_github_secret.
 import * as messageFiles from './2026_12_06_0600_message_files.js';
 import * as eventWebhooks from './2026_12_06_0700_event_webhooks.js';
 import * as feedbackEvidence from './2026_12_06_0800_feedback_evidence.js';
+import * as feedbackErrorLinks from './2026_12_06_0900_feedback_error_links.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -90,4 +91,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0600_message_files': messageFiles,
   '2026_12_06_0700_event_webhooks': eventWebhooks,
   '2026_12_06_0800_feedback_evidence': feedbackEvidence,
+  '2026_12_06_0900_feedback_error_links': feedbackErrorLinks,
 };

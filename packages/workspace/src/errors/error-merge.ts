@@ -4,6 +4,7 @@ import { ERROR_GROUP_ENVIRONMENTS_MAX, type Db, type ErrorGroup } from '@ferry/d
 import { can } from '../members/capabilities.js';
 import type { AssignActor } from './error-assign.js';
 import { lockForMerge } from './merge-lock.js';
+import { moveErrorLinks } from '../feedback/error-links.js';
 
 /**
  * Merging error groups that are one bug, and splitting a fingerprint back out (issue 43, part 4).
@@ -265,7 +266,8 @@ async function checkGone(
  *   delete's `set null`);
  * - alert cooldowns: the target keeps, per rule and trigger, the latest alert of them all, so a
  *   source that just alerted does not alert again at once as the target;
- * - the agent hand-off (once per group): handed if any of them was.
+ * - the agent hand-off (once per group): handed if any of them was;
+ * - tickets linked to them (issue 45): linked to the target, counts added.
  */
 async function carryOver(trx: Db, targetId: string, ids: readonly string[]): Promise<void> {
   await sql`
@@ -288,6 +290,7 @@ async function carryOver(trx: Db, targetId: string, ids: readonly string[]): Pro
     where group_id = any(${ids}::text[])
     order by handed_at limit 1
     on conflict (group_id) do nothing`.execute(trx);
+  await moveErrorLinks(trx, ids, targetId);
 }
 
 /**

@@ -8,6 +8,7 @@ import { escapeLike } from '../common/like.js';
 import { insertScreenshot, type CheckedScreenshot } from './screenshots.js';
 import { emitWorkspaceEvents, ticketData, workspaceEvent } from '../event-webhooks/index.js';
 import { insertEvidence, type PreparedEvidence } from './evidence.js';
+import { linkTicketToVisitorErrors } from './error-links.js';
 
 /**
  * Feedback tickets: filed through the REST API (the widget posts there too), each with its own
@@ -188,6 +189,8 @@ export async function fileFeedback(
     });
     if (options.screenshot) await insertScreenshot(trx, feedback, options.screenshot);
     if (options.evidence) await insertEvidence(trx, feedback, options.evidence);
+    // Issue 45: the visitor's errors around the report (those still to come link at write time).
+    await linkTicketToVisitorErrors(trx, feedback);
     await writeEvent(trx, 'feedback_filed', { feedbackId: feedback.id, workspaceId });
     await emitWorkspaceEvents(trx, [
       workspaceEvent({

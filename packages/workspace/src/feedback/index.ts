@@ -37,6 +37,27 @@ export type {
   TicketContext,
 } from './feedback.js';
 export {
+  LINKS_SHOWN,
+  LINK_WINDOW_MINUTES,
+  groupTickets,
+  groupTicketsJson,
+  idIn,
+  linkOccurrencesToTickets,
+  linkTicketToGroup,
+  linkedErrorJson,
+  linkTicketToVisitorErrors,
+  moveErrorLinks,
+  ticketErrorGroups,
+  unlinkTicketFromGroup,
+} from './error-links.js';
+export type {
+  GroupTickets,
+  LinkInput,
+  LinkedErrorGroup,
+  LinkedTicket,
+  VisitorOccurrence,
+} from './error-links.js';
+export {
   EVIDENCE_LIMITS,
   EVIDENCE_MAX_BYTES,
   EVIDENCE_MAX_ENTRIES,

@@ -18,6 +18,7 @@ import {
   culprit,
   detailTags,
   holdOffMerges,
+  linkOccurrencesToTickets,
   mergedFingerprintKey,
   mergedFingerprintTargets,
   notifyRegressedAssignees,
@@ -502,6 +503,16 @@ export async function writeErrorBatch(
     // After the un-counting, so a replayed job can neither raise an alert nor push a spike.
     const inserted = placed.filter(({ report }) => insertedIds.has(report.id));
     const fresh = byGroup(inserted);
+    // Issue 45: a widget visitor's occurrence links its group to their tickets around it.
+    await linkOccurrencesToTickets(
+      tx,
+      inserted.map(({ workspaceId, report, visitorId }) => ({
+        workspaceId,
+        groupId: groupIds.get(groupKey(workspaceId, report.fingerprint))!,
+        visitorId,
+        occurredAt: report.occurred_at,
+      })),
+    );
     await recordSeenReleases(tx, releasesSeen(inserted));
     await reopenHeldGroups(tx, upserted, fresh);
     const candidates = alertCandidates(upserted, fresh, replayed, spikeWindows, rules);

@@ -30,6 +30,8 @@ import {
   runSmallErrorBulkAction,
   startErrorBulkAction,
   API_ACTOR,
+  groupTickets,
+  groupTicketsJson,
 } from '@ferry/workspace';
 import { findErrorGroupOrHolder, mergeRoutes, withMergedFingerprints } from './merge-api.js';
 
@@ -178,9 +180,12 @@ export function errorsApi(deps: WebDeps): RouteTable {
       deps.symbolicator,
       await latestOccurrences(db, group),
     );
+    const tickets = await groupTickets(db, workspace.id, group.id);
     res.json({
       group: await withMergedFingerprints(db, errorGroupJson(group), workspace.id),
       occurrences: occurrences.map(errorOccurrenceJson),
+      // Issue 45: the feedback tickets linked to it, and how many different people filed them.
+      feedback: groupTicketsJson(tickets),
     });
   });
 

@@ -33,6 +33,7 @@ import { dispatchSummary } from '../feedback/dispatch-views.js';
 import { breakdownSection, type GroupBreakdown } from './breakdown-views.js';
 import { detailSection } from './detail-views.js';
 import { STATUS_LABEL, sourceBadge, statusBadges } from './shared-views.js';
+import { linkedTicketsCard, type LinkedTicketsPanel } from './linked-tickets-views.js';
 
 /**
  * An error group's page: its status and triage buttons, "Fix with agent" (or the ticket filed
@@ -160,6 +161,8 @@ export interface ErrorGroupData {
   breakdown: GroupBreakdown;
   /** Issue 43: its own fingerprint and (the newest of) those merged into it; `merged`: how many. */
   fingerprints: { list: GroupFingerprint[]; merged: number };
+  /** Issue 45: the tickets linked to it; undefined for a viewer who may not read feedback. */
+  feedback?: LinkedTicketsPanel | undefined;
 }
 
 /**
@@ -427,6 +430,7 @@ export function errorGroupPage(ctx: PageContext, data: ErrorGroupData): SafeHtml
         ${assigneeControl(ctx, data, `${path}/assignee`)}
       </section>
       ${agentSection(ctx, data, path)}
+      ${data.feedback ? linkedTicketsCard(ctx, base, group, data.feedback) : ''}
       <section class="card group-summary">
         ${messageText(group.latest_message, 'latest-message')}
         <dl class="kv">

@@ -37,12 +37,20 @@ import {
   groupFingerprints,
   mergedInto,
   unmergeFingerprint,
+  groupTickets,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { bulkRoutes } from './bulk-routes.js';
 import { flash, renderPage, seat } from '../../shared/request-context.js';
 import { fingerprintRuleRoutes, fingerprintRulesCardData } from './fingerprint-rules-routes.js';
-import { postedFields, redirectWithForm, takeForm, formText } from '../../shared/kept-form.js';
+import {
+  formText,
+  keptText,
+  postedFields,
+  redirectWithForm,
+  takeForm,
+} from '../../shared/kept-form.js';
+import { groupLinkForm } from '../feedback/link-routes.js';
 import { DEFAULT_ERROR_SEARCH, errorListPage, type ErrorListFilter } from './list-views.js';
 import { errorGroupPage } from './group-views.js';
 import { releasesPage } from './releases-views.js';
@@ -205,6 +213,15 @@ export function errorRoutes({ db, config, settings, symbolicator, logger }: WebD
       occurrences: await withMappedDetail(symbolicator, page.occurrences),
     };
     const dispatches = ticket ? await listDispatches(db, ticket) : [];
+    const linkForm = takeForm(req, groupLinkForm(group.id));
+    const feedback = can(member.role, 'feedback.read')
+      ? {
+          ...(await groupTickets(db, workspace.id, group.id)),
+          form: can(member.role, 'feedback.triage')
+            ? { value: keptText(linkForm, 'ticket') ?? '', error: linkForm?.errors.ticket }
+            : undefined,
+        }
+      : undefined;
     await renderPage(req, res, (ctx) =>
       errorGroupPage(ctx, {
         workspace,
@@ -217,6 +234,7 @@ export function errorRoutes({ db, config, settings, symbolicator, logger }: WebD
         ticket: ticket ? { ...ticket, dispatches } : null,
         breakdown: { hours, days: days.get(group.id) ?? [], ...tags },
         fingerprints: { list: fingerprints, merged },
+        feedback,
       }),
     );
   });

@@ -12,9 +12,12 @@ import {
   findFeedback,
   listFeedback,
   ticketJson,
+  type Ticket,
   triageFeedback,
   triageSchema,
   apiAuth,
+  linkedErrorJson,
+  ticketErrorGroups,
 } from '@ferry/workspace';
 
 const listQuerySchema = z.object({
@@ -45,6 +48,14 @@ const listQuerySchema = z.object({
 export function feedbackApi(deps: WebDeps): RouteTable {
   const { db } = deps;
   const routes = routeTable();
+  /** A ticket as every one-ticket answer gives it, with its linked error groups (issue 45). */
+  const ticketWithLinks = async (feedback: Ticket) => {
+    const [ticket, linked] = await Promise.all([
+      ticketJson(db, feedback),
+      ticketErrorGroups(db, feedback.workspace_id, feedback.id),
+    ]);
+    return { ...ticket, linked_errors: linked.map(linkedErrorJson) };
+  };
   const write = { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] };
   const read = tokenScope(deps, 'tenant:read');
 
@@ -55,7 +66,7 @@ export function feedbackApi(deps: WebDeps): RouteTable {
     res
       .status(201)
       .location(`/api/v1/feedback/${feedback.id}`)
-      .json(await ticketJson(db, feedback));
+      .json(await ticketWithLinks(feedback));
   });
 
   routes.get('/', read, async (req, res) => {
@@ -75,7 +86,7 @@ export function feedbackApi(deps: WebDeps): RouteTable {
     const { workspace } = apiAuth(res);
     const feedback = await findFeedback(db, workspace.id, req.params.id);
     if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
-    res.json(await ticketJson(db, feedback));
+    res.json(await ticketWithLinks(feedback));
   });
 
   routes.patch('/:id', write, async (req, res) => {
@@ -94,7 +105,7 @@ export function feedbackApi(deps: WebDeps): RouteTable {
     });
     const feedback = await findFeedback(db, workspace.id, id);
     if (!feedback) throw new AppError('not_found', 'No such feedback ticket in this workspace.');
-    res.json(await ticketJson(db, feedback));
+    res.json(await ticketWithLinks(feedback));
   });
 
   return routes;

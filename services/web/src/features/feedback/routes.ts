@@ -27,6 +27,7 @@ import {
   findErrorGroup,
   screenshotMeta,
   findEvidence,
+  ticketErrorGroups,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { workspaceBase } from '../../shared/layout.js';
@@ -39,6 +40,7 @@ import { pageParam } from '../../shared/pager.js';
 import { routeTable, type RouteTable } from '@ferry/http';
 import { capability } from '../../shared/access.js';
 import { webhookKeyLinks } from '../webhooks/badges.js';
+import { ticketLinkForm } from './link-routes.js';
 
 /** Query values on a page are forgiving: junk falls back to the default instead of an error. */
 function statusParam(value: unknown): FeedbackStatus | undefined {
@@ -173,6 +175,15 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
         screenshotMeta(db, workspace.id, feedback.id),
         findEvidence(db, workspace.id, feedback.id),
       ]);
+    const linkForm = takeForm(req, ticketLinkForm(feedback.id));
+    const linkedErrors = can(member.role, 'errors.read')
+      ? {
+          groups: await ticketErrorGroups(db, workspace.id, feedback.id),
+          form: can(member.role, 'feedback.triage')
+            ? { value: keptText(linkForm, 'group') ?? '', error: linkForm?.errors.group }
+            : undefined,
+        }
+      : undefined;
     const keyLinks = await webhookKeyLinks(db, {
       workspace,
       userId: seat(res).user.id,
@@ -195,6 +206,7 @@ export function feedbackRoutes({ db, config, github }: WebDeps): RouteTable {
           errorGroup,
           screenshot,
           evidence,
+          linkedErrors,
         }),
       status,
     );

@@ -12,6 +12,7 @@ import { csrfField, layout, workspaceBase, type PageContext } from '../../shared
 import { messageItems } from '../rooms/message-views.js';
 import { dispatchCard, type DispatchPanel } from './dispatch-views.js';
 import { evidenceCard } from './evidence-views.js';
+import { linkedErrorsCard, type LinkedErrorsPanel } from './linked-errors-views.js';
 import { STATUS_LABEL, statusBadge, ticketTitle } from './shared-views.js';
 
 /**
@@ -161,6 +162,8 @@ export interface TicketData {
   screenshot?: Pick<ScreenshotMeta, 'width' | 'height' | 'byte_size'> | undefined;
   /** The page's console and network activity before the report, when the widget attached it. */
   evidence?: FeedbackEvidence | undefined;
+  /** Issue 45: the error groups linked to it; undefined for a viewer who may not read errors. */
+  linkedErrors?: LinkedErrorsPanel | undefined;
 }
 
 /** The visitor's screenshot: a preview that opens the full-size image (members only). */
@@ -223,6 +226,7 @@ export function ticketPage(ctx: PageContext, data: TicketData): SafeHtml {
           </section>
           ${data.screenshot ? screenshotCard(base, f, data.screenshot) : ''}
           ${data.evidence ? evidenceCard(data.evidence, f.page_url) : ''}
+          ${data.linkedErrors ? linkedErrorsCard(ctx, base, f, data.linkedErrors) : ''}
           ${data.triage ? triageCard(ctx, base, f, data.triage) : ''}
           ${dispatchCard(ctx, base, f, data.dispatch, data.dispatches)}
           <section class="card">
