@@ -51,6 +51,14 @@ export { buildSentryGoApp } from './sentry-go-client.js';
 export type { SentryGoApp, SentryGoCaller } from './sentry-go-client.js';
 export { runSentryCli } from './sentry-cli.js';
 export type { SentryCliResult, SentryCliTarget } from './sentry-cli.js';
-export { buildMinifiedApp, CHECKOUT_TS, MONEY_TS, THROW_LINE } from './minified-app.js';
+export {
+  buildMinifiedApp,
+  CHECKOUT_TS,
+  MINIFIED_APP_URL,
+  MONEY_TS,
+  THROW_LINE,
+  minifiedAppStack,
+  storeMinifiedApp,
+} from './minified-app.js';
 export type { MinifiedApp } from './minified-app.js';
 export { SCRUB_SECRETS, secretContext, secretSentryEvent } from './scrub-fixtures.js';

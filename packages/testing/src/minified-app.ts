@@ -1,7 +1,10 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { build } from 'esbuild';
+import { newId } from '@ferry/core';
+import type { Db } from '@ferry/db';
 
 /**
  * A small browser app of two TypeScript files, bundled and minified by esbuild with a source map,
@@ -58,4 +61,67 @@ export async function buildMinifiedApp(variant = 0): Promise<MinifiedApp> {
     logLevel: 'silent',
   });
   return { root, dist };
+}
+
+/** Where the page loads the bundle from in these tests: sentry-cli stores it as `~/assets/…`. */
+export const MINIFIED_APP_URL = 'https://shop.example.test/assets/app.min.js';
+
+/**
+ * The app's bundle and map as an upload stores them (artifact_bundles, artifact_files: the rows
+ * sentry-cli's upload ends in), for tests that need a workspace's source maps without the upload.
+ */
+export async function storeMinifiedApp(
+  db: Db,
+  workspaceId: string,
+  app: MinifiedApp,
+  release = 'shop@1.0.0',
+): Promise<void> {
+  const minified = await readFile(join(app.dist, 'app.min.js'));
+  const map = await readFile(join(app.dist, 'app.min.js.map'));
+  const bundleId = newId('artifactBundle');
+  await db
+    .insertInto('artifact_bundles')
+    .values({
+      id: bundleId,
+      workspace_id: workspaceId,
+      checksum: `${bundleId}-checksum`,
+      release,
+      dist: null,
+      size_bytes: minified.length + map.length,
+      file_count: 2,
+    })
+    .execute();
+  const file = (kind: 'minified_source' | 'source_map', url: string, content: Buffer) => ({
+    bundle_id: bundleId,
+    workspace_id: workspaceId,
+    path: url.replace('~/', 'files/'),
+    kind,
+    url,
+    debug_id: null,
+    sourcemap: kind === 'minified_source' ? 'app.min.js.map' : null,
+    content,
+  });
+  await db
+    .insertInto('artifact_files')
+    .values([
+      file('minified_source', '~/assets/app.min.js', minified),
+      file('source_map', '~/assets/app.min.js.map', map),
+    ])
+    .execute();
+}
+
+/**
+ * The stack a browser writes when the page's `checkout(raw)` throws (V8's format): the bundle run
+ * under MINIFIED_APP_URL, so its frames name it as a page's would.
+ */
+export async function minifiedAppStack(app: MinifiedApp, raw = 'abc'): Promise<string> {
+  const code = await readFile(join(app.dist, 'app.min.js'), 'utf8');
+  const sandbox: Record<string, unknown> = {};
+  runInNewContext(code, sandbox, { filename: MINIFIED_APP_URL });
+  try {
+    (sandbox.checkout as (raw: string) => number)(raw);
+  } catch (error) {
+    return String((error as Error).stack);
+  }
+  throw new Error('checkout did not throw');
 }

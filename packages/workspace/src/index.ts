@@ -326,6 +326,14 @@ export type {
   LinkedTicket,
   VisitorOccurrence,
 } from './feedback/index.js';
+export {
+  WORK_EVIDENCE_LIMITS,
+  WORK_EVIDENCE_MAX_BYTES,
+  workEvidence,
+  workEvidenceSchema,
+  workTicket,
+} from './feedback/index.js';
+export type { WorkEvidence, WorkTicket } from './feedback/index.js';
 export type {
   Assignee,
   CheckedScreenshot,

@@ -170,7 +170,7 @@ export {
   contextTags,
   occurrenceDetailSchema,
 } from './detail.js';
-export { createSymbolicator, withMappedDetail } from './symbolicate.js';
+export { createSymbolicator, newestBuildOf, withMappedDetail } from './symbolicate.js';
 export { TOP_TAG_VALUES, occurrenceHours, tagBreakdown } from './group-breakdown.js';
 export type { TagBreakdown, TagValueShare } from './group-breakdown.js';
 export type { Symbolicator } from './symbolicate.js';

@@ -198,6 +198,33 @@ async function mapByRelease(
   return row?.content;
 }
 
+/**
+ * What to map a frame with when it came without a release or debug ID (a widget ticket's
+ * evidence, issue 45: the page's own stack text): the newest uploaded build holding the minified
+ * file, the likeliest to be what the page ran a moment before its report. Its debug ID when the
+ * file has one, else its bundle's release and dist; undefined when no upload holds the file.
+ */
+export async function newestBuildOf(
+  db: Db,
+  workspaceId: string,
+  file: string,
+): Promise<Pick<OccurrenceDetail, 'release' | 'dist' | 'debug_images'> | undefined> {
+  const row = await db
+    .selectFrom('artifact_files as f')
+    .innerJoin('artifact_bundles as b', 'b.id', 'f.bundle_id')
+    .select(['f.debug_id', 'b.release', 'b.dist'])
+    .where('f.workspace_id', '=', workspaceId)
+    .where('f.kind', '=', 'minified_source')
+    .where('f.url', 'in', candidateUrls(file))
+    .orderBy('b.created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (row.debug_id) return { debug_images: [{ code_file: file, debug_id: row.debug_id }] };
+  if (!row.release) return undefined;
+  return row.dist ? { release: row.release, dist: row.dist } : { release: row.release };
+}
+
 /** A source's path as a reader wants it: `../src/money.ts` -> `src/money.ts`. */
 function readablePath(source: string): string {
   return source.replace(/^(?:\.\.?\/)+/, '');

@@ -70,6 +70,14 @@ export {
 } from './evidence.js';
 export type { EvidenceInput, PreparedEvidence } from './evidence.js';
 export {
+  WORK_EVIDENCE_LIMITS,
+  WORK_EVIDENCE_MAX_BYTES,
+  workEvidence,
+  workEvidenceSchema,
+  workTicket,
+} from './work-evidence.js';
+export type { WorkEvidence, WorkTicket } from './work-evidence.js';
+export {
   SCREENSHOT_BODY_LIMIT,
   SCREENSHOT_MAX_BYTES,
   SCREENSHOT_TOO_LARGE,

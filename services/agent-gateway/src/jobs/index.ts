@@ -7,6 +7,7 @@ import {
   type QueueName,
   type ServiceJobs,
 } from '@ferry/queues';
+import { createScrubRulesCache, createSymbolicator } from '@ferry/workspace';
 import type { AgentGatewaySettings } from '../config.js';
 import type { AgentGatewayDeps } from '../deps.js';
 import { routeWork } from './route-work.js';
@@ -40,6 +41,9 @@ export function agentGatewayDeps(options: AgentGatewayJobOptions): AgentGatewayD
     redis: options.producerConnection,
     box: new SecretBox(options.config.APP_SECRET),
     producer,
+    // A map uploaded a moment ago must count for the next ticket, as on the group page.
+    symbolicator: createSymbolicator(options.db, { missTtlMs: 3_000 }),
+    scrubRules: createScrubRulesCache(options.db),
     close: () => producer.close(),
   };
 }

@@ -1,6 +1,6 @@
-import type { Agent, Db } from '@ferry/db';
+import type { Agent, Db, Feedback } from '@ferry/db';
 import type { JobPayload } from '@ferry/queues';
-import { agentOnline, findFeedback, ticketContext } from '@ferry/workspace';
+import { agentOnline, findFeedback, workTicket } from '@ferry/workspace';
 import type { AgentGatewayDeps } from '../deps.js';
 import { nudge } from '../streams.js';
 import { logWork, type NewWork } from '../work-log.js';
@@ -35,7 +35,7 @@ export async function routeWork(
           kind: 'feedback',
           source: `feedback:${ticket.id}`,
           conversationId: ticket.room_id,
-          payload: { feedback: await ticketContext(db, ticket), message: null },
+          payload: { feedback: await feedbackOf(deps, ticket), message: null },
         },
       });
     }
@@ -62,7 +62,7 @@ export async function routeWork(
           source: `message:${payload.messageId}`,
           conversationId: payload.roomId,
           payload: {
-            feedback: ticket ? await ticketContext(db, ticket) : null,
+            feedback: ticket ? await feedbackOf(deps, ticket) : null,
             message: {
               id: message!.id,
               body: message!.body,
@@ -80,6 +80,14 @@ export async function routeWork(
     await wakeIfOffline(deps, agent);
   }
   return { logged };
+}
+
+/** The ticket as the agent gets it: its context, and its evidence (issue 45) when it has some. */
+async function feedbackOf(deps: AgentGatewayDeps, ticket: Feedback) {
+  return workTicket(deps.db, ticket, {
+    symbolicator: deps.symbolicator,
+    rules: await deps.scrubRules.rules(ticket.workspace_id),
+  });
 }
 
 async function ticketOfRoom(db: Db, workspaceId: string, roomId: string) {
