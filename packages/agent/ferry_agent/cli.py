@@ -330,7 +330,96 @@ def feedback_context(fb: Dict[str, Any]) -> List[str]:
             out.append("Element HTML (first 400 characters):\n%s" % str(el["outer_html"])[:400])
     if fb.get("conversation_title"):
         out.append("Conversation: %s" % fb["conversation_title"])
+    ev = evidence_context(fb.get("evidence"))
+    if ev:
+        out.append(ev)
     return out
+
+
+# --- the page's evidence (PROTOCOL.md `feedback.evidence`, issue 45) ---------------------------
+
+EVIDENCE_PROMPT_LIMIT = 24000  # bytes: the gateway sends at most 16 KB of JSON; text is close
+STACK_LINES_SHOWN = 5  # the top of a stack says where; the rest is in the repository
+# Errors and warnings first: they are what a reader of the console looks for.
+CONSOLE_ORDER = {"error": 0, "warn": 1}
+
+
+def _dicts(value: Any) -> List[Dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _ago(ev: Dict[str, Any], entry: Dict[str, Any]) -> str:
+    at, t = ev.get("captured_at"), entry.get("t")
+    if not isinstance(at, (int, float)) or not isinstance(t, (int, float)):
+        return ""
+    seconds = (at - t) / 1000.0
+    if seconds < 0:
+        return " (%.1f s after the report)" % -seconds
+    return " (%.1f s before the report)" % seconds
+
+
+def _counts(value: Any) -> str:
+    if not isinstance(value, dict):
+        return ""
+    parts = ["%s %s" % (n, k.replace("_", " ")) for k, n in sorted(value.items())
+             if isinstance(n, int) and n > 0]
+    return ", ".join(parts)
+
+
+def evidence_context(ev: Any) -> str:
+    """The 'What the page was doing before the report' section, or '' when there is no evidence:
+    failed requests, errors with their top stack lines, the last console lines (errors and
+    warnings first) and route changes, as the widget captured them (already scrubbed)."""
+    if not isinstance(ev, dict):
+        return ""
+    out: List[str] = []
+    requests = _dicts(ev.get("failed_requests"))
+    if requests:
+        out.append("Failed requests, oldest first:")
+        for r in requests:
+            answer = r.get("status") if r.get("status") is not None else (r.get("error") or
+                                                                          "no answer")
+            ms = " in %s ms" % r["ms"] if isinstance(r.get("ms"), (int, float)) else ""
+            out.append("  - %s %s -> %s%s%s" % (r.get("method") or "GET", r.get("url") or "?",
+                                                answer, ms, _ago(ev, r)))
+    errors = _dicts(ev.get("errors"))
+    if errors:
+        out.append("Errors on the page, oldest first:")
+        for e in errors:
+            what = "Unhandled rejection" if e.get("kind") == "rejection" else "Uncaught"
+            out.append("  - %s %s: %s%s" % (what, e.get("name") or "Error", e.get("message") or "",
+                                            _ago(ev, e)))
+            stack = [str(ln) for ln in e.get("stack") or [] if ln] \
+                if isinstance(e.get("stack"), list) else []
+            for ln in stack[:STACK_LINES_SHOWN]:
+                out.append("      %s" % ln)
+            if len(stack) > STACK_LINES_SHOWN:
+                out.append("      (%d more frames)" % (len(stack) - STACK_LINES_SHOWN))
+            if e.get("mapped_frames"):
+                out.append("      (source-mapped from the uploaded source maps)")
+    lines = _dicts(ev.get("console"))
+    if lines:
+        ordered = sorted(lines, key=lambda c: CONSOLE_ORDER.get(str(c.get("level")), 2))
+        out.append("Last console lines (errors and warnings first, then in order):")
+        for c in ordered:
+            out.append("  - [%s] %s" % (c.get("level") or "log", c.get("text") or ""))
+    routes = _dicts(ev.get("navigation"))
+    if routes:
+        out.append("Route changes, oldest first: " + " -> ".join(
+            str(n.get("url") or "?") for n in routes))
+    if not out:
+        return ""
+    left = "; ".join(x for x in (
+        _counts(ev.get("dropped")) and "not captured: " + _counts(ev.get("dropped")),
+        _counts(ev.get("omitted")) and "left out here: " + _counts(ev.get("omitted"))) if x)
+    if left:
+        out.append("(%s)" % left)
+    text = "What the page was doing before the report (captured by the widget):\n" + \
+        "\n".join(out)
+    raw = text.encode("utf-8")
+    if len(raw) > EVIDENCE_PROMPT_LIMIT:
+        text = raw[:EVIDENCE_PROMPT_LIMIT].decode("utf-8", "ignore") + "\n[… shortened]"
+    return text
 
 
 def build_prompt(work: Dict[str, Any], resuming: bool) -> str:

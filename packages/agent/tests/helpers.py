@@ -314,6 +314,35 @@ def feedback_item(wid: Optional[str] = None, conversation: str = "room_fb1",
     }
 
 
+def evidence_sample() -> Dict[str, Any]:
+    """`feedback.evidence` as the gateway sends it (PROTOCOL.md)."""
+    at = 1796567256000
+    return {
+        "captured_at": at,
+        "failed_requests": [
+            {"t": at - 4200, "method": "POST", "url": "https://app.example.com/api/pay?id=*",
+             "status": 500, "error": None, "ms": 31},
+            {"t": at - 1000, "method": "GET", "url": "https://cdn.example.com/x.js",
+             "status": None, "error": "no answer (network error, CORS refusal or abort)",
+             "ms": 3}],
+        "errors": [{"t": at - 2000, "kind": "error", "name": "TypeError",
+                    "message": "price is not a number: abc",
+                    "stack": ["at parsePrice (src/money.ts:4:11)",
+                              "at checkout (src/checkout.ts:4:17)"] +
+                             ["at f%d (https://app.example.com/a.js:1:%d)" % (i, i)
+                              for i in range(6)],
+                    "mapped_frames": 2}],
+        "console": [{"t": at - 9000, "level": "log", "text": "cart loaded"},
+                    {"t": at - 8000, "level": "warn", "text": "slow pay"},
+                    {"t": at - 7000, "level": "info", "text": "clicked"},
+                    {"t": at - 6000, "level": "error", "text": "pay failed"}],
+        "navigation": [{"t": at - 20000, "kind": "push", "url": "/cart"},
+                       {"t": at - 10000, "kind": "push", "url": "/checkout"}],
+        "dropped": {"console": 12},
+        "omitted": {"console": 3, "stack_lines": 1},
+    }
+
+
 def message_item(body: str, conversation: str = "room_fb1", wid: Optional[str] = None,
                  feedback: Optional[Dict[str, Any]] = None,
                  author: str = "Grace") -> Dict[str, Any]:

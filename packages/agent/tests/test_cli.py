@@ -8,7 +8,7 @@ import unittest
 
 from ferry_agent import cli
 from ferry_agent.worker import ProgressSender, coalesce, summary_of
-from tests.helpers import FAKE_CLI, feedback_item, make_repo, message_item
+from tests.helpers import FAKE_CLI, evidence_sample, feedback_item, make_repo, message_item
 
 EDIT = "src/app.ts:export const fixed = true;\\n"
 
@@ -204,6 +204,48 @@ class PromptTest(unittest.TestCase):
                        '<button id="pay">Pay</button>', "Conversation: Checkout is broken",
                        "do not commit"):
             self.assertIn(needle, p)
+
+    def test_feedback_prompt_names_the_evidence(self):
+        item = feedback_item()
+        item["feedback"]["evidence"] = evidence_sample()
+        p = cli.build_prompt(item, resuming=False)
+        section = p[p.index("What the page was doing before the report"):]
+        for needle in (
+                "Failed requests, oldest first:\n"
+                "  - POST https://app.example.com/api/pay?id=* -> 500 in 31 ms "
+                "(4.2 s before the report)\n"
+                "  - GET https://cdn.example.com/x.js -> no answer (network error, CORS refusal "
+                "or abort) in 3 ms (1.0 s before the report)",
+                "  - Uncaught TypeError: price is not a number: abc (2.0 s before the report)\n"
+                "      at parsePrice (src/money.ts:4:11)\n"
+                "      at checkout (src/checkout.ts:4:17)\n",
+                "      (3 more frames)\n      (source-mapped from the uploaded source maps)",
+                # Errors and warnings first, then the rest in order.
+                "Last console lines (errors and warnings first, then in order):\n"
+                "  - [error] pay failed\n  - [warn] slow pay\n  - [log] cart loaded\n"
+                "  - [info] clicked",
+                "Route changes, oldest first: /cart -> /checkout",
+                "(not captured: 12 console; left out here: 3 console, 1 stack lines)"):
+            self.assertIn(needle, section)
+        self.assertNotIn("at f3 ", section)  # only the top five frames
+        # The ticket's own fields come first, the evidence after them.
+        self.assertLess(p.index("Conversation: Checkout is broken"), p.index(section))
+
+    def test_no_evidence_no_section(self):
+        self.assertNotIn("before the report", cli.build_prompt(feedback_item(), resuming=False))
+        self.assertEqual(cli.evidence_context({"console": "nonsense", "errors": [1]}), "")
+        self.assertEqual(cli.evidence_context(None), "")
+
+    def test_evidence_stays_within_its_limit(self):
+        ev = evidence_sample()
+        ev["console"] = [{"t": 1, "level": "log", "text": "x" * 2000} for _ in range(40)]
+        text = cli.evidence_context(ev)
+        self.assertLessEqual(len(text.encode("utf-8")), cli.EVIDENCE_PROMPT_LIMIT + 40)
+        self.assertTrue(text.endswith("[… shortened]"))
+        item = feedback_item()
+        item["feedback"]["evidence"] = ev
+        self.assertLessEqual(len(cli.build_prompt(item, resuming=False).encode("utf-8")),
+                             cli.PROMPT_LIMIT + 40)
 
     def test_message_prompt(self):
         p = cli.build_prompt(message_item("Also make it green", feedback=feedback_item()["feedback"]),

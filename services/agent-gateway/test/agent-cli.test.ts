@@ -3,8 +3,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '@ferry/testing';
-import { fileFeedback, postMessage } from '@ferry/workspace';
+import {
+  buildMinifiedApp,
+  minifiedAppStack,
+  storeMinifiedApp,
+  waitUntil,
+  THROW_LINE,
+  type MinifiedApp,
+} from '@ferry/testing';
+import {
+  fileFeedback,
+  postMessage,
+  prepareEvidence,
+  workEvidenceSchema,
+  type PreparedEvidence,
+} from '@ferry/workspace';
 import { agentWorkspace, startGateway, type Gateway } from './support/gateway.js';
 import { agentConnected, runAgent, type Proc } from './support/procs.js';
 
@@ -44,10 +57,18 @@ describe('the local agent with each CLI, end to end', () => {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  /** A workspace, a checkout with src/app.ts and the agent connected with the fake CLI. */
-  async function setUp(cli: 'claude' | 'codex', env: Record<string, string>) {
+  /**
+   * A workspace, a checkout with src/app.ts and the agent connected with the fake CLI; then a
+   * ticket, filed with `widget`'s evidence (and the app's source maps uploaded) when given.
+   */
+  async function setUp(
+    cli: 'claude' | 'codex',
+    env: Record<string, string>,
+    widget?: { dir: string; evidence: PreparedEvidence; app: MinifiedApp },
+  ) {
     const { workspace, owner, token } = await agentWorkspace(gateway);
-    const repo = path.join(tmp, cli, 'shop');
+    const dir = widget?.dir ?? cli;
+    const repo = path.join(tmp, dir, 'shop');
     fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
     fs.writeFileSync(
       path.join(repo, 'src', 'app.ts'),
@@ -58,15 +79,15 @@ describe('the local agent with each CLI, end to end', () => {
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-q', '-m', 'initial');
-    const cliLog = path.join(tmp, cli, 'cli.log');
+    const cliLog = path.join(tmp, dir, 'cli.log');
     const agent = runAgent({
       ...gitEnv,
       SERVICE_URL: gateway.url,
       SERVICE_TOKEN: token.raw,
-      SERVICE_INSTALL_ID: `cli-e2e-${cli}-01`,
+      SERVICE_INSTALL_ID: `cli-e2e-${dir}-01`,
       CODE_ROOT: repo,
       SERVICE_CLI: cli,
-      SERVICE_STATE_DIR: path.join(tmp, cli, 'state'),
+      SERVICE_STATE_DIR: path.join(tmp, dir, 'state'),
       SERVICE_PROGRESS_SECONDS: '0',
       FAKE_CLI_EDIT: FIX,
       FAKE_CLI_LOG: cliLog,
@@ -74,13 +95,19 @@ describe('the local agent with each CLI, end to end', () => {
     });
     agents.push(agent);
     await agentConnected(gateway.ctx.db, workspace.id, agent);
-    const ticket = await fileFeedback(gateway.ctx.db, workspace.id, {
-      note: 'The pay button does nothing',
-      title: null,
-      reporter: { label: 'Ada', role: 'customer', email: 'ada@example.com' },
-      page: { url: null, path: '/checkout', controller_action: 'checkout#show', partials: [] },
-      element: { selector: 'button#pay', tag: 'button', text: 'Pay', outer_html: null },
-    });
+    if (widget) await storeMinifiedApp(gateway.ctx.db, workspace.id, widget.app);
+    const ticket = await fileFeedback(
+      gateway.ctx.db,
+      workspace.id,
+      {
+        note: 'The pay button does nothing',
+        title: null,
+        reporter: { label: 'Ada', role: 'customer', email: 'ada@example.com' },
+        page: { url: null, path: '/checkout', controller_action: 'checkout#show', partials: [] },
+        element: { selector: 'button#pay', tag: 'button', text: 'Pay', outer_html: null },
+      },
+      { evidence: widget?.evidence },
+    );
     const runs = (): CliRun[] =>
       fs.existsSync(cliLog)
         ? fs
@@ -90,7 +117,7 @@ describe('the local agent with each CLI, end to end', () => {
             .map((line) => JSON.parse(line) as CliRun)
             .filter((run) => run.event === 'start')
         : [];
-    return { workspace, owner, agent, room: ticket.room_id, runs };
+    return { workspace, owner, agent, ticket, room: ticket.room_id, runs };
   }
 
   /** The agent's messages in the room, in order, once it has posted `replies` replies. */
@@ -206,5 +233,100 @@ describe('the local agent with each CLI, end to end', () => {
     ]);
     expect(thread).toMatch(/^[0-9a-f-]{36}$/);
     expect(follow!.prompt).toBe('-x wrote to you:\n@shop also make it green');
+  });
+
+  it('a widget ticket with evidence: the work item carries it, mapped and scrubbed, and the prompt names it', async () => {
+    const app = await buildMinifiedApp();
+    const now = Date.now();
+    const evidence = prepareEvidence({
+      captured_at: now,
+      console: [
+        { t: now - 9_000, level: 'log', text: 'cart loaded' },
+        { t: now - 3_000, level: 'error', text: 'pay failed for card 4111 1111 1111 1111' },
+      ],
+      network: [
+        {
+          t: now - 4_000,
+          kind: 'fetch',
+          method: 'post',
+          url: 'https://shop.example.test/api/pay?order=42&token=s3cret',
+          status: 500,
+          ms: 31,
+          size: 12,
+        },
+        {
+          t: now - 5_000,
+          kind: 'fetch',
+          method: 'GET',
+          url: 'https://shop.example.test/api/cart',
+          status: 200,
+          ms: 8,
+          size: 99,
+        },
+      ],
+      errors: [
+        {
+          t: now - 2_000,
+          kind: 'error',
+          name: 'TypeError',
+          message: 'price is not a number: abc',
+          stack: await minifiedAppStack(app),
+        },
+      ],
+      navigation: [{ t: now - 20_000, kind: 'push', url: '/checkout?coupon=FREE' }],
+      dropped: { console: 4 },
+    });
+    const { workspace, agent, ticket, room, runs } = await setUp(
+      'claude',
+      { FAKE_CLI_FIXTURE: 'denied-bash' },
+      { dir: 'widget', evidence, app },
+    );
+    await conversation(room, agent, 1);
+
+    // The work item, as logged for the agent's stream.
+    const work = await gateway.ctx.db
+      .selectFrom('agent_work')
+      .select('payload')
+      .where('workspace_id', '=', workspace.id)
+      .where('source', '=', `feedback:${ticket.id}`)
+      .executeTakeFirstOrThrow();
+    const item = (work.payload as { feedback: { evidence: unknown } }).feedback.evidence;
+    const sent = workEvidenceSchema.parse(item);
+    expect(sent.failed_requests).toEqual([
+      {
+        t: now - 4_000,
+        method: 'POST',
+        url: 'https://shop.example.test/api/pay?order=*&token=*',
+        status: 500,
+        error: null,
+        ms: 31,
+      },
+    ]);
+    expect(sent.errors[0]!.stack.slice(0, 2)).toEqual([
+      `at parsePrice (src/money.ts:${THROW_LINE}:11)`,
+      expect.stringMatching(/^at checkout \(src\/checkout\.ts:4:\d+\)$/),
+    ]);
+    expect(sent.console.map((c) => c.text)).toEqual([
+      'cart loaded',
+      'pay failed for card [Filtered]',
+    ]);
+    expect(sent.navigation).toEqual([{ t: now - 20_000, kind: 'push', url: '/checkout?coupon=*' }]);
+    expect(sent.dropped).toEqual({ console: 4 });
+    expect(JSON.stringify(item)).not.toMatch(/s3cret|4111|FREE/);
+
+    // The prompt the CLI was given names them.
+    const prompt = runs()[0]!.prompt!;
+    const section = prompt.slice(prompt.indexOf('What the page was doing before the report'));
+    expect(section).toContain(
+      'Failed requests, oldest first:\n  - POST https://shop.example.test/api/pay?order=*&token=* -> 500 in 31 ms (4.0 s before the report)',
+    );
+    expect(section).toContain(
+      `  - Uncaught TypeError: price is not a number: abc (2.0 s before the report)\n      at parsePrice (src/money.ts:${THROW_LINE}:11)\n      at checkout (src/checkout.ts:4:`,
+    );
+    expect(section).toContain(
+      'Last console lines (errors and warnings first, then in order):\n  - [error] pay failed for card [Filtered]\n  - [log] cart loaded',
+    );
+    expect(section).toContain('Route changes, oldest first: /checkout?coupon=*');
+    expect(prompt).not.toMatch(/s3cret|4111|FREE/);
   });
 });
