@@ -290,6 +290,7 @@ export {
   sniffImageType,
   summaryMessage,
   ticketContext,
+  ticketPageUrl,
   ticketJson,
   triageFeedback,
   triageSchema,

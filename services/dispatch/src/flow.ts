@@ -14,6 +14,7 @@ import {
   markTriagedByDispatch,
   postMessage,
   ticketContext,
+  ticketPageUrl,
   workspaceEvent,
   type EventType,
 } from '@ferry/workspace';
@@ -129,9 +130,10 @@ async function openIssue(flow: FlowContext, dispatch: Dispatch): Promise<Dispatc
       .where('id', '=', dispatch.id)
       .execute();
     const context = await ticketContext(deps.db, flow.feedback);
+    const ticketUrl = await ticketPageUrl(deps.db, deps.config.PUBLIC_URL, flow.feedback);
     issue = await github.createIssue(flow.installationId, repo.full_name, {
       title: issueTitle(context),
-      body: issueBody(context, dispatch.id),
+      body: issueBody(context, dispatch.id, ticketUrl),
     });
   }
   return transition(deps.db, dispatch, 'queued', {
@@ -169,8 +171,9 @@ async function startAgent(flow: FlowContext, dispatch: Dispatch): Promise<Dispat
         .where('id', '=', dispatch.id)
         .execute();
       const context = await ticketContext(deps.db, flow.feedback);
+      const ticketUrl = await ticketPageUrl(deps.db, deps.config.PUBLIC_URL, flow.feedback);
       return github.startAgentTask(token, repo.full_name, {
-        prompt: agentPrompt(context, issue, dispatch.id),
+        prompt: agentPrompt(context, issue, dispatch.id, ticketUrl),
         baseRef: repo.default_branch,
       });
     });

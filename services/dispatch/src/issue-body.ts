@@ -5,7 +5,9 @@ import { excerpt, type TicketContext } from '@ferry/workspace';
  * note; the reporter's label, role and email; page URL, path and controller#action; viewport;
  * rendered partials in order (the context already holds at most 40); the picked element's
  * selector, tag, text and first 400 characters of outer HTML; the conversation's title. No
- * screenshots. A hidden marker names the dispatch, so a re-run can find an issue it opened.
+ * screenshots. One line is added to SPEC's body, last before the marker: a link to the ticket's
+ * page in Ferry (issue 45), where its conversation and evidence are. A hidden marker names the
+ * dispatch, so a re-run can find an issue it opened.
  */
 
 export function dispatchMarker(dispatchId: string): string {
@@ -34,7 +36,7 @@ function inline(text: string): string {
 const dash = (value: string | null | number | undefined) =>
   value === null || value === undefined || value === '' ? '—' : String(value);
 
-export function issueBody(context: TicketContext, dispatchId: string): string {
+export function issueBody(context: TicketContext, dispatchId: string, ticketUrl: string): string {
   const { reporter, page, element } = context;
   const viewport =
     page.viewport.width !== null && page.viewport.height !== null
@@ -76,6 +78,7 @@ export function issueBody(context: TicketContext, dispatchId: string): string {
     ...(element.outer_html
       ? ['Outer HTML (first 400 characters):', '', fenced(element.outer_html, 'html'), '']
       : []),
+    `Ticket in Ferry: ${ticketUrl}`,
     dispatchMarker(dispatchId),
   ];
   return lines.join('\n');
@@ -86,10 +89,11 @@ export function agentPrompt(
   context: TicketContext,
   issue: { url: string; number: number },
   dispatchId: string,
+  ticketUrl: string,
 ): string {
   return [
     `Fix the problem reported in issue #${issue.number} (${issue.url}) and open a pull request.`,
     '',
-    issueBody(context, dispatchId),
+    issueBody(context, dispatchId, ticketUrl),
   ].join('\n');
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { solidPng, waitUntil } from '@ferry/testing';
 import { checkScreenshotBytes, insertScreenshot } from '@ferry/workspace';
+import { dispatchMarker } from '../src/issue-body.js';
 import { dispatchWorld, type DispatchWorld } from './support/world.js';
 
 /**
@@ -58,6 +59,14 @@ describe('hosted dispatch flow', () => {
 
     const [issueCall] = world.fake.requestsTo('POST', '/repos/acme/shop/issues').slice(-1);
     expect(issueCall!.headers.authorization).toMatch(/^Bearer ghs_/);
+    // SPEC's body, then one line linking to the ticket's page (absolute, from PUBLIC_URL).
+    const { workspace } = world;
+    const link = `Ticket in Ferry: ${world.ctx.config.PUBLIC_URL}/w/${workspace.id}/${workspace.slug}/feedback/${run.ticket.id}`;
+    const issueText = String((issueCall!.body as { body: string }).body);
+    expect(issueText.split('\n').slice(-2)).toEqual([link, dispatchMarker(run.dispatch.id)]);
+    expect(issueText.split('\n').filter((line) => line.startsWith('Ticket in Ferry'))).toEqual([
+      link,
+    ]);
     const [taskCall] = world.fake.requestsTo('POST', '/agents/repos/acme/shop/tasks').slice(-1);
     expect(taskCall!.headers.authorization).toMatch(/^Bearer ghu_/);
     expect(taskCall!.headers['x-github-api-version']).toBe('2026-03-10');

@@ -8,6 +8,8 @@ import {
 import { ticketContext } from '@ferry/workspace';
 import { dispatchMarker, issueBody, issueTitle } from '../src/issue-body.js';
 
+const TICKET_URL = 'https://ferry.example.test/w/wsp_1/acme/feedback/fbk_1';
+
 /** SPEC.md's issue body, field by field, from a ticket as the API and the widget file it. */
 describe('dispatch issue body', () => {
   let ctx: TestContext;
@@ -43,7 +45,7 @@ describe('dispatch issue body', () => {
       .where('id', '=', feedback.room_id)
       .execute();
     const context = await ticketContext(ctx.db, feedback);
-    const body = issueBody(context, 'dsp_01m8000000000000000000000a');
+    const body = issueBody(context, 'dsp_01m8000000000000000000000a', TICKET_URL);
 
     expect(issueTitle(context)).toBe('Feedback: Pay button dead');
     expect(body).toContain('conversation **Checkout: Pay button dead**');
@@ -77,7 +79,11 @@ describe('dispatch issue body', () => {
       element_outer_html: '<pre>```\nrm -rf /\n```</pre>',
       page_path: '/a`b',
     });
-    const body = issueBody(await ticketContext(ctx.db, feedback), 'dsp_01m8000000000000000000000b');
+    const body = issueBody(
+      await ticketContext(ctx.db, feedback),
+      'dsp_01m8000000000000000000000b',
+      TICKET_URL,
+    );
     expect(body).toContain('````html\n<pre>```\nrm -rf /\n```</pre>\n````');
     expect(body).toContain('- Path: `` /a`b ``');
   });
@@ -101,10 +107,71 @@ describe('dispatch issue body', () => {
       .where('id', '=', filed.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    const body = issueBody(await ticketContext(ctx.db, feedback), 'dsp_01m8000000000000000000000c');
+    const body = issueBody(
+      await ticketContext(ctx.db, feedback),
+      'dsp_01m8000000000000000000000c',
+      TICKET_URL,
+    );
     expect(body).toContain('- Label: —');
     expect(body).toContain('- Viewport: —');
     expect(body).toContain('### Rendered partials (0, in page order)\n\n—');
     expect(body).not.toContain('Outer HTML');
+  });
+
+  it('is SPEC’s body exactly, with one line added last before the marker: the ticket’s page', async () => {
+    const workspace = await createWorkspace(ctx.db);
+    const feedback = await createFeedback(ctx.db, workspace, {
+      title: null,
+      note: 'Total is wrong',
+      partials: ['carts/_total'],
+      element_outer_html: '<b>9</b>',
+    });
+    const body = issueBody(
+      await ticketContext(ctx.db, feedback),
+      'dsp_01m8000000000000000000000d',
+      TICKET_URL,
+    );
+    expect(body).toBe(
+      [
+        'Feedback filed in Ferry, conversation **Feedback conversation**.',
+        '',
+        '### Note',
+        '',
+        '> Total is wrong',
+        '',
+        '### Reporter',
+        '',
+        '- Label: Ada',
+        '- Role: customer',
+        '- Email: ada@example.test',
+        '',
+        '### Page',
+        '',
+        '- URL: ` https://app.example.test/checkout `',
+        '- Path: ` /checkout `',
+        '- Controller#action: ` checkout#show `',
+        '- Viewport: 1280 × 800',
+        '',
+        '### Rendered partials (1, in page order)',
+        '',
+        '1. ` carts/_total `',
+        '',
+        '### Picked element',
+        '',
+        '- Selector: ` button#pay `',
+        '- Tag: ` button `',
+        '- Text: ` Pay `',
+        '',
+        'Outer HTML (first 400 characters):',
+        '',
+        '```html',
+        '<b>9</b>',
+        '```',
+        '',
+        // The one line SPEC.md's body does not have.
+        `Ticket in Ferry: ${TICKET_URL}`,
+        dispatchMarker('dsp_01m8000000000000000000000d'),
+      ].join('\n'),
+    );
   });
 });

@@ -470,6 +470,23 @@ export async function ticketContext(db: Db, f: Feedback): Promise<TicketContext>
   };
 }
 
+/**
+ * The ticket's page, absolute (PUBLIC_URL, without its trailing slash): the link a dispatch's
+ * issue carries back to the ticket. The same path as the pages' own links (`/w/<id>/<slug>`).
+ */
+export async function ticketPageUrl(
+  db: Db,
+  publicUrl: string,
+  ticket: Pick<Feedback, 'id' | 'workspace_id'>,
+): Promise<string> {
+  const workspace = await db
+    .selectFrom('workspaces')
+    .select('slug')
+    .where('id', '=', ticket.workspace_id)
+    .executeTakeFirstOrThrow();
+  return `${publicUrl}/w/${ticket.workspace_id}/${workspace.slug}/feedback/${ticket.id}`;
+}
+
 /** Someone taking part in a ticket's conversation, as the room header lists them. */
 export interface Participant {
   name: string;

@@ -24,6 +24,7 @@ export {
   listFeedback,
   summaryMessage,
   ticketContext,
+  ticketPageUrl,
   ticketJson,
 } from './feedback.js';
 export type {
