@@ -31,6 +31,8 @@ export {
   DEFAULT_SENSITIVE_KEYS,
   FILTERED,
   IP_KEYS,
+  isSensitiveKey,
+  maskQuery,
   scrubRules,
   scrubText,
   scrubValue,

@@ -12,6 +12,10 @@
  *   still filtered, so what the Error reporting page calls "always filtered" is;
  * - unless `keepIp`, the user's IP address: `ip_address` (Sentry's user field, and the same key in
  *   any context) and the request headers proxies put the client's address in.
+ *
+ * Written once for the server and the widget (issue 45: the widget scrubs evidence before it
+ * leaves the page, with the default rules): this module imports nothing and is its own entry,
+ * `@ferry/core/scrub`, so the browser bundle takes it without the rest of core (node-only).
  */
 
 export const FILTERED = '[Filtered]';
@@ -91,7 +95,8 @@ export function scrubRules(
 
 export const DEFAULT_SCRUB_RULES = scrubRules();
 
-function isSensitiveKey(key: string, rules: ScrubRules): boolean {
+/** Whether a value under this key is replaced whole. */
+export function isSensitiveKey(key: string, rules: ScrubRules = DEFAULT_SCRUB_RULES): boolean {
   const lower = key.toLowerCase();
   if (ALWAYS_FILTERED_SET.has(lower)) return true;
   if (rules.safeFields.has(lower)) return false;
@@ -168,4 +173,14 @@ export function scrubValue(value: unknown, rules: ScrubRules = DEFAULT_SCRUB_RUL
     return out;
   }
   return value;
+}
+
+const QUERY_VALUE = /([?&;#][^=&#?;]*=)[^&#;]*/g;
+
+/**
+ * Every query value masked, and `key=value` pairs in the fragment (OAuth's implicit flow puts
+ * `#access_token=` there): a request in a timeline (issue 45) is read by its path and keys.
+ */
+export function maskQuery(url: string): string {
+  return url.replace(QUERY_VALUE, '$1*');
 }

@@ -1,5 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FILTERED, scrubRules, scrubText, scrubValue } from '../src/scrub.js';
+import {
+  FILTERED,
+  isSensitiveKey,
+  maskQuery,
+  scrubRules,
+  scrubText,
+  scrubValue,
+} from '../src/scrub.js';
 
 /** 4111 1111 1111 1111 and 5500-0000-0000-0004 are test card numbers (Luhn-valid). */
 const VISA = '4111111111111111';
@@ -155,5 +163,26 @@ describe('the scrubber', () => {
       nested: { token: FILTERED },
     });
     expect(given.nested.token).toBe('x');
+  });
+});
+
+describe('@ferry/core/scrub, the widget’s scrubber too (issue 45)', () => {
+  it('imports nothing, so the browser bundle takes it without the rest of core', () => {
+    const source = readFileSync(new URL('../src/scrub.ts', import.meta.url), 'utf8');
+    expect(source).not.toMatch(/^\s*(import|export .* from)\b/m);
+  });
+
+  it('judges keys with the default rules unless given others', () => {
+    expect(isSensitiveKey('X-Session-Id')).toBe(true);
+    expect(isSensitiveKey('x-real-ip')).toBe(true);
+    expect(isSensitiveKey('x-real-ip', scrubRules({ keepIp: true }))).toBe(false);
+    expect(isSensitiveKey('shipping')).toBe(false);
+  });
+
+  it('masks every query value and the fragment’s key=value pairs', () => {
+    expect(maskQuery('https://x.test/a?q=shoes&page=2#access_token=abc')).toBe(
+      'https://x.test/a?q=*&page=*#access_token=*',
+    );
+    expect(maskQuery('/plain/path#section')).toBe('/plain/path#section');
   });
 });

@@ -12,7 +12,7 @@
  * when a snapshot is taken, not on every call.
  */
 import { isOwn } from './errors';
-import { FILTERED, isSensitiveKey, maskQuery, scrubText } from './scrub';
+import { FILTERED, isSensitiveKey, maskQuery, scrubText } from '@ferry/core/scrub';
 
 const MAX = 50;
 const TEXT_MAX = 500;

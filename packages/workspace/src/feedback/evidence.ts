@@ -1,4 +1,4 @@
-import { DEFAULT_SCRUB_RULES, scrubText, truncate, type ScrubRules } from '@ferry/core';
+import { DEFAULT_SCRUB_RULES, maskQuery, scrubText, truncate, type ScrubRules } from '@ferry/core';
 import type { Db, EvidenceEntry, EvidenceKind, FeedbackEvidence } from '@ferry/db';
 import { z } from 'zod';
 
@@ -90,22 +90,15 @@ export const evidenceSchema = z.object(
 );
 export type EvidenceInput = z.infer<typeof evidenceSchema>;
 
+/** Every query value masked (the scrubber's, shared with the widget): a timeline reads by keys. */
+export { maskQuery };
+
 /** The row to store: the scrubbed, capped timeline. */
 export interface PreparedEvidence {
   entries: EvidenceEntry[];
   dropped: Partial<Record<EvidenceKind, number>>;
   byteSize: number;
   capturedAt: Date;
-}
-
-const QUERY_VALUE = /([?&;#][^=&#?;]*=)[^&#;]*/g;
-
-/**
- * Every query value masked, and `key=value` pairs in the fragment (OAuth's implicit flow puts
- * `#access_token=` there); the widget masks them too. A timeline is read by paths and keys.
- */
-export function maskQuery(url: string): string {
-  return url.replace(QUERY_VALUE, '$1*');
 }
 
 /**
