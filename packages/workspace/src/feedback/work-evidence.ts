@@ -88,24 +88,30 @@ function frameText(frame: DetailFrame): string {
   return frame.function ? `at ${frame.function} (${where})` : `at ${where}`;
 }
 
+type Build = Awaited<ReturnType<typeof newestBuildOf>>;
+
 /**
  * The error's frame lines, those a source map resolves replaced by where they are in the source.
  * Frames map through the newest uploaded build of the top frame that has one, with the error
- * groups' own symbolicator (a page runs one build at a time).
+ * groups' own symbolicator (a page runs one build at a time). `builds` remembers each file's
+ * answer for the ticket's other errors: their frames mostly name the same few scripts.
  */
 async function mappedStack(
   db: Db,
   symbolicator: Symbolicator | undefined,
   workspaceId: string,
   stack: string,
+  builds: Map<string, Promise<Build>>,
 ): Promise<{ lines: string[]; mapped: number; cut: number }> {
   const all = stackLines(stack);
   const lines = all.slice(0, WORK_EVIDENCE_LIMITS.stackLines);
   const cut = all.length - lines.length;
   const frames = lines.flatMap((line) => (line.frame ? [line.frame] : []));
-  let build: Awaited<ReturnType<typeof newestBuildOf>>;
-  for (const file of new Set(frames.map((frame) => frame.file!))) {
-    build = symbolicator && (await newestBuildOf(db, workspaceId, file));
+  let build: Build;
+  for (const file of symbolicator ? new Set(frames.map((frame) => frame.file!)) : []) {
+    let pending = builds.get(file);
+    if (!pending) builds.set(file, (pending = newestBuildOf(db, workspaceId, file)));
+    build = await pending;
     if (build) break;
   }
   if (!symbolicator || !build) return { lines: lines.map((line) => line.text), mapped: 0, cut };
@@ -150,6 +156,7 @@ export async function workEvidence(
     row.entries.filter((entry): entry is Entry<T> => entry.type === type);
   const L = WORK_EVIDENCE_LIMITS;
   const omitted: WorkEvidence['omitted'] = {};
+  const builds = new Map<string, Promise<Build>>();
   const omit = (list: ListName | 'stack_lines', n: number) => {
     if (n > 0) omitted[list] = (omitted[list] ?? 0) + n;
   };
@@ -176,7 +183,13 @@ export async function workEvidence(
     })),
     errors: await Promise.all(
       errors.map(async (e) => {
-        const stack = await mappedStack(db, options.symbolicator, ticket.workspace_id, e.stack);
+        const stack = await mappedStack(
+          db,
+          options.symbolicator,
+          ticket.workspace_id,
+          e.stack,
+          builds,
+        );
         omit('stack_lines', stack.cut);
         return {
           t: e.t,
