@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { registerSecretRoute } from './redact.js';
+import { conformResponses, validateInput, type RouteDoc } from './route-doc.js';
 
 /**
  * Routes declared as data: each feature lists its routes with who may call them, and `mount()`
@@ -43,6 +44,12 @@ export interface RouteOptions {
   secrets?: { params?: readonly string[]; query?: readonly string[] };
   /** Middleware before the handler (body parsers, rate limits, validation), after `enforce`. */
   before?: readonly RequestHandler[];
+  /**
+   * Issue 46: what a machine-facing route accepts and answers. Its params, query and body schemas
+   * validate the request after `before` (the body parsed by then); the whole doc is the route's
+   * entry in the OpenAPI description.
+   */
+  doc?: RouteDoc;
 }
 
 /** Route handlers: params are plain strings (our paths have no wildcards). */
@@ -177,11 +184,15 @@ export function mount(
       res.locals.routePattern = pattern;
       next();
     };
+    const validate = entry.doc ? validateInput(entry.doc) : undefined;
+    const conform = entry.doc ? conformResponses(entry.doc, pattern) : undefined;
     router[entry.method](
       entry.path,
       markPattern,
+      ...(conform ? [conform] : []),
       ...entry.access.enforce,
       ...(entry.before ?? []),
+      ...(validate ? [validate] : []),
       entry.handler as RequestHandler,
     );
   }

@@ -13,6 +13,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.FERRY_TEST_DATABASE_URL = stores.databaseUrl;
   process.env.FERRY_TEST_REDIS_URL = stores.redisUrl;
   process.env.FERRY_TEST_TEMPLATE = template;
+  // Issue 46: every documented API answer is checked against its description, in every test.
+  process.env.FERRY_API_CONFORMANCE = 'fail';
   return async () => {
     await Promise.all([chromium?.close(), stores.stop()]);
   };

@@ -4,6 +4,7 @@ import { errorsApi } from './features/errors/api.js';
 import { errorAlertsApi } from './features/errors/alerts-api.js';
 import { eventTypesApi, eventWebhooksApi } from './features/event-webhooks/api.js';
 import { eventWebhookRoutes } from './features/event-webhooks/routes.js';
+import { apiDocsApi } from './features/api-docs/api.js';
 import { roomsApi } from './features/rooms/api.js';
 import { feedbackApi } from './features/feedback/api.js';
 import type { WebDeps } from './deps.js';
@@ -88,6 +89,7 @@ export function pageTables(
 /** /api/v1 routes of web, as data (other services' /api/v1 routes are theirs). */
 export function apiTables(deps: WebDeps): MountedTable[] {
   return [
+    { base: '/api/v1', table: apiDocsApi(deps) },
     { base: '/api/v1/feedback', table: feedbackApi(deps) },
     { base: '/api/v1/errors', table: errorsApi(deps) },
     { base: '/api/v1/error-alerts', table: errorAlertsApi(deps) },

@@ -14,7 +14,10 @@ export function webhooksInRouter(deps: WebhooksInDeps): Router {
   router.use(webhooksInRoutes(deps));
   router.use(discordRoutes(deps));
   // Anything else under /wh/in is a mistyped sender URL: a JSON 404, not a page behind CSRF.
-  router.use('/wh/in', notFoundHandler);
+  // Case-sensitive like the key routes: /WH/IN/... is no sender URL of ours and goes on as before.
+  const unknownSenderPath = Router({ caseSensitive: true });
+  unknownSenderPath.use('/wh/in', notFoundHandler);
+  router.use(unknownSenderPath);
   return router;
 }
 

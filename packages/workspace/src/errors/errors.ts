@@ -1,3 +1,4 @@
+import type { ErrorGroupJson, ErrorOccurrenceJson } from './api-schemas.js';
 import { isId, storable } from '@ferry/core';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { ERROR_SOURCES, ERROR_STATUSES, isErrorSource, isErrorStatus } from '@ferry/db';
@@ -10,10 +11,8 @@ import type {
   ErrorStatus,
   Visitor,
 } from '@ferry/db';
-import type { OccurrenceFields } from './occurrence.js';
 import type { SearchTerm } from './search-query.js';
 import { checkedSearch, searchCondition } from './search-sql.js';
-import type { OccurrenceDetail } from './detail.js';
 
 export { ERROR_SOURCES, ERROR_STATUSES, isErrorSource, isErrorStatus };
 
@@ -348,27 +347,6 @@ export async function findErrorOccurrence(
     .executeTakeFirst();
 }
 
-export interface ErrorGroupJson {
-  id: string;
-  error_class: string;
-  latest_message: string;
-  source: ErrorSource;
-  occurrence_count: number;
-  first_seen_at: string;
-  last_seen_at: string;
-  status: ErrorStatus;
-  /** When the group last came back after being resolved; null once triaged again. */
-  regressed_at: string | null;
-  environments: string[];
-  /** The member the group is assigned to (issue 43); null: nobody. */
-  assignee_id: string | null;
-  /** Issue 43: the release of its earliest / latest occurrence; null when none named one. */
-  first_release: string | null;
-  last_release: string | null;
-  /** Set by "resolve in next release": occurrences on it or older releases do not reopen. */
-  resolved_in_release: string | null;
-}
-
 export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
   return {
     id: g.id,
@@ -386,16 +364,6 @@ export function errorGroupJson(g: ErrorGroup): ErrorGroupJson {
     last_release: g.last_release,
     resolved_in_release: g.resolved_in_release,
   };
-}
-
-/** An occurrence as the read API answers it: its fields (occurrence.ts) with its ids and times. */
-export interface ErrorOccurrenceJson extends OccurrenceFields {
-  id: string;
-  group_id: string;
-  received_at: string;
-  visitor_id: string | null;
-  /** Issue 41: frames with code, exception chain, breadcrumbs, tags, user...; null when none. */
-  detail: OccurrenceDetail | null;
 }
 
 /** An occurrence as stored: every column but the workspace (the token already names it). */

@@ -1,4 +1,11 @@
 export {
+  errorGroupJsonSchema,
+  errorGroupListJsonSchema,
+  errorOccurrenceJsonSchema,
+  groupFingerprintJsonSchema,
+} from './api-schemas.js';
+export type { ErrorGroupJson, ErrorOccurrenceJson, GroupFingerprintJson } from './api-schemas.js';
+export {
   ALERT_COOLDOWN_MS,
   ROOM_ALERTS_PER_HOUR,
   occurrencesCounted,
@@ -150,9 +157,7 @@ export {
 } from './errors.js';
 export type {
   ErrorGroupFilter,
-  ErrorGroupJson,
   ErrorGroupPage,
-  ErrorOccurrenceJson,
   OccurrenceVisitor,
   OccurrenceWithVisitor,
   SentrySdkName,

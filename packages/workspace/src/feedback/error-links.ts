@@ -1,6 +1,7 @@
 import { AppError, isId } from '@ferry/core';
 import type { Db, ErrorStatus, FeedbackStatus } from '@ferry/db';
 import { sql } from 'kysely';
+import { z } from 'zod';
 import { postMessage } from '../messages/messages.js';
 import type { TriageActor } from './feedback-triage.js';
 
@@ -377,7 +378,29 @@ export function linkedErrorJson(group: LinkedErrorGroup) {
 }
 
 /** A group's tickets in the API (GET /api/v1/errors/:id's `feedback`). */
-export function groupTicketsJson(linked: GroupTickets) {
+export const groupTicketsJsonSchema = z.object({
+  people: z.number().int().min(0).meta({
+    description: 'Different people among the tickets’ reporters ("3 people reported this").',
+  }),
+  total: z.number().int().min(0).meta({ description: 'All linked tickets.' }),
+  tickets: z
+    .array(
+      z.object({
+        id: z.string(),
+        title: z.string().nullable(),
+        status: z.enum(['new', 'triaged', 'closed']),
+        created_at: z.iso.datetime({ offset: true }),
+        linked_by: z.enum(['visitor', 'hand']).meta({
+          description:
+            '"visitor": its reporter hit this error within 10 minutes of the report; "hand": a member linked it.',
+        }),
+        visitor_occurrences: z.number().int().min(0),
+      }),
+    )
+    .meta({ description: `The newest ${LINKS_SHOWN}.` }),
+});
+
+export function groupTicketsJson(linked: GroupTickets): z.infer<typeof groupTicketsJsonSchema> {
   return {
     people: linked.people,
     total: linked.total,

@@ -42,6 +42,7 @@ export {
   LINK_WINDOW_MINUTES,
   groupTickets,
   groupTicketsJson,
+  groupTicketsJsonSchema,
   idIn,
   linkOccurrencesToTickets,
   linkTicketToGroup,

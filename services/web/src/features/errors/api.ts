@@ -1,5 +1,5 @@
 import { AppError } from '@ferry/core';
-import { parseInput, requireJsonBody, routeTable, type RouteTable } from '@ferry/http';
+import { inputOf, parseInput, requireJsonBody, routeTable, type RouteTable } from '@ferry/http';
 import { tokenScope } from '../../shared/access.js';
 import { z } from 'zod';
 import type { WebDeps } from '../../deps.js';
@@ -32,6 +32,11 @@ import {
   API_ACTOR,
   groupTickets,
   groupTicketsJson,
+  groupTicketsJsonSchema,
+  errorGroupJsonSchema,
+  errorGroupListJsonSchema,
+  errorOccurrenceJsonSchema,
+  groupFingerprintJsonSchema,
 } from '@ferry/workspace';
 import { findErrorGroupOrHolder, mergeRoutes, withMergedFingerprints } from './merge-api.js';
 
@@ -104,25 +109,40 @@ export function errorsApi(deps: WebDeps): RouteTable {
   const routes = routeTable();
   const read = tokenScope(deps, 'tenant:read');
 
-  routes.get('/', read, async (req, res) => {
-    const { workspace, token } = apiAuth(res);
-    const query = parseInput(listQuerySchema, req.query, 'query');
-    const [list, retained] = await Promise.all([
-      // `assigned:me` is the token's maker.
-      listErrorGroups(db, workspace.id, {
-        ...query,
-        viewerMemberId: token.created_by ?? undefined,
-      }),
-      retainedOccurrences(db, workspace.id),
-    ]);
-    res.json({
-      groups: list.groups.map(errorGroupJson),
-      page: list.page,
-      per_page: ERROR_GROUPS_PAGE_SIZE,
-      total_groups: list.totalGroups,
-      total_occurrences: retained,
-    });
-  });
+  routes.get(
+    '/',
+    {
+      access: read,
+      doc: {
+        summary: 'List error groups',
+        description:
+          'One page of the workspace’s error groups, the most recently seen first. `q` takes the search grammar of the Errors page (README, "Searching errors"): `is:unresolved`, `assigned:me`, `release:`, tags, free text.',
+        tag: 'Errors',
+        security: 'bearer',
+        query: listQuerySchema,
+        responses: { 200: { description: 'A page of groups.', schema: errorGroupListJsonSchema } },
+      },
+    },
+    async (_req, res) => {
+      const { workspace, token } = apiAuth(res);
+      const query = inputOf(res.locals, 'query', listQuerySchema);
+      const [list, retained] = await Promise.all([
+        // `assigned:me` is the token's maker.
+        listErrorGroups(db, workspace.id, {
+          ...query,
+          viewerMemberId: token.created_by ?? undefined,
+        }),
+        retainedOccurrences(db, workspace.id),
+      ]);
+      res.json({
+        groups: list.groups.map(errorGroupJson),
+        page: list.page,
+        per_page: ERROR_GROUPS_PAGE_SIZE,
+        total_groups: list.totalGroups,
+        total_occurrences: retained,
+      });
+    },
+  );
 
   // Issue 43: a bulk action over the groups a search matches (`q`) or named (`ids`). A small one
   // is done before the answer (200); a larger one runs as a job (202): poll its Location.
@@ -160,34 +180,79 @@ export function errorsApi(deps: WebDeps): RouteTable {
   });
 
   // Before /:groupId, so "occurrences" is never read as a group id.
-  routes.get('/occurrences/:id', read, async (req, res) => {
-    const { workspace } = apiAuth(res);
-    const occurrence = await findErrorOccurrence(db, workspace.id, String(req.params.id));
-    if (!occurrence) throw new AppError('not_found', 'No such error occurrence in this workspace.');
-    const [mapped] = await withMappedDetail(symbolicator, [occurrence]);
-    res.json(errorOccurrenceJson(mapped!));
-  });
+  routes.get(
+    '/occurrences/:id',
+    {
+      access: read,
+      doc: {
+        summary: 'Get one occurrence',
+        description:
+          'One stored occurrence with its detail; frames still minified are mapped through the source maps uploaded since.',
+        tag: 'Errors',
+        security: 'bearer',
+        params: z.object({ id: z.string().meta({ example: 'err_01m95vf7e1wft897bnf3hv3khf' }) }),
+        responses: { 200: { description: 'The occurrence.', schema: errorOccurrenceJsonSchema } },
+      },
+    },
+    async (req, res) => {
+      const { workspace } = apiAuth(res);
+      const occurrence = await findErrorOccurrence(db, workspace.id, String(req.params.id));
+      if (!occurrence)
+        throw new AppError('not_found', 'No such error occurrence in this workspace.');
+      const [mapped] = await withMappedDetail(symbolicator, [occurrence]);
+      res.json(errorOccurrenceJson(mapped!));
+    },
+  );
 
   // Issue 43: POST /merge and POST /:groupId/unmerge (merge-api.ts); before /:groupId.
   mergeRoutes(routes, deps);
 
-  routes.get('/:groupId', read, async (req, res) => {
-    const { workspace } = apiAuth(res);
-    // A group merged away answers as the group holding it now (merge-api.ts).
-    const group = await findErrorGroupOrHolder(db, workspace.id, String(req.params.groupId));
-    if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
-    const occurrences = await withMappedDetail(
-      deps.symbolicator,
-      await latestOccurrences(db, group),
-    );
-    const tickets = await groupTickets(db, workspace.id, group.id);
-    res.json({
-      group: await withMergedFingerprints(db, errorGroupJson(group), workspace.id),
-      occurrences: occurrences.map(errorOccurrenceJson),
-      // Issue 45: the feedback tickets linked to it, and how many different people filed them.
-      feedback: groupTicketsJson(tickets),
-    });
-  });
+  routes.get(
+    '/:groupId',
+    {
+      access: read,
+      doc: {
+        summary: 'Get an error group',
+        description:
+          'The group with its fingerprints, its latest occurrences (detail mapped through uploaded source maps) and the feedback tickets linked to it. An id merged away answers as the group that holds it now.',
+        tag: 'Errors',
+        security: 'bearer',
+        params: z.object({
+          groupId: z.string().meta({ example: 'egr_01m95vcs448p8d8nkpkmbpan9e' }),
+        }),
+        responses: {
+          200: {
+            description: 'The group.',
+            schema: z.object({
+              group: errorGroupJsonSchema.extend({
+                fingerprints: z.array(groupFingerprintJsonSchema),
+                merged_fingerprints: z.number().int().min(0),
+              }),
+              occurrences: z.array(errorOccurrenceJsonSchema),
+              feedback: groupTicketsJsonSchema,
+            }),
+          },
+        },
+      },
+    },
+    async (req, res) => {
+      const { workspace } = apiAuth(res);
+      // A group merged away answers as the group holding it now (merge-api.ts).
+      const group = await findErrorGroupOrHolder(db, workspace.id, String(req.params.groupId));
+      if (!group) throw new AppError('not_found', 'No such error group in this workspace.');
+      const occurrences = await withMappedDetail(
+        deps.symbolicator,
+        await latestOccurrences(db, group),
+      );
+      const tickets = await groupTickets(db, workspace.id, group.id);
+      res.json({
+        group: await withMergedFingerprints(db, errorGroupJson(group), workspace.id),
+        occurrences: occurrences.map(errorOccurrenceJson),
+        // Issue 45: the feedback tickets linked to it, and how many different people filed them.
+        feedback: groupTicketsJson(tickets),
+      });
+    },
+  );
 
   routes.patch(
     '/:groupId',

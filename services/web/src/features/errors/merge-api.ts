@@ -14,6 +14,7 @@ import {
   unmergeFingerprint,
   type ErrorGroupJson,
   type GroupFingerprint,
+  type GroupFingerprintJson,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 import { tokenScope } from '../../shared/access.js';
@@ -51,16 +52,6 @@ const unmergeSchema = z.object(
 );
 
 /** A fingerprint as the API answers it (dates as ISO 8601). */
-export interface GroupFingerprintJson {
-  fingerprint: string;
-  own: boolean;
-  merged_group_id: string | null;
-  error_class: string;
-  latest_message: string;
-  occurrence_count: number | null;
-  merged_at: string | null;
-  merged_by: string | null;
-}
 
 function fingerprintJson(f: GroupFingerprint): GroupFingerprintJson {
   return {

@@ -1,0 +1,140 @@
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import { parseInput } from './validation.js';
+
+/**
+ * What a machine-facing route accepts and answers, as zod schemas on its route-table entry
+ * (issue 46). The same schemas validate the request (`validateInput`, run by `mount` before the
+ * handler) and describe the route in the OpenAPI document (openapi.ts), so a route cannot document
+ * one shape and accept another. Page routes (HTML forms) carry none.
+ */
+
+/** How a caller proves who it is, as the OpenAPI document's security schemes name them. */
+export type RouteSecurity =
+  /** `Authorization: Bearer fry_…` with the route's scope (access.kind 'scope'). */
+  | 'bearer'
+  /** The workspace's public key in `X-Service-Tenant` (error reports, the widget). */
+  | 'publicKey'
+  /** The incoming webhook key in the path: the URL is the credential. */
+  | 'webhookKey'
+  /** The Sentry DSN's public key (`X-Sentry-Auth`, `sentry_key=` or the DSN in the envelope). */
+  | 'sentryKey'
+  /** A local agent's token (`Authorization: Bearer fag_…`). */
+  | 'agentToken'
+  /** No credential: anyone may call it. */
+  | 'none';
+
+export interface RouteResponseDoc {
+  description: string;
+  /** The JSON body; absent for an empty answer (204) or one that is not JSON. */
+  schema?: z.ZodType;
+  /** Another media type than JSON (`text/plain` for Slack's `ok`). */
+  contentType?: string;
+  /** Headers worth naming (Location, Retry-After). */
+  headers?: Record<string, string>;
+}
+
+export interface RouteDoc {
+  /** One line: what the call does. */
+  summary: string;
+  description?: string;
+  /** The reference's section: the feature's name. */
+  tag: string;
+  security: RouteSecurity;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  /** A JSON body (`contentType` says otherwise). */
+  body?: z.ZodType;
+  bodyContentType?: string;
+  /** Every answer the route gives on purpose, by status. Shared errors are added (openapi.ts). */
+  responses: Record<number, RouteResponseDoc>;
+}
+
+/** The request's parts as the route's schemas parsed them: what the handler reads. */
+export interface ValidatedInput {
+  params?: unknown;
+  query?: unknown;
+  body?: unknown;
+}
+
+/**
+ * Parses the declared parts (params, then query, then body) with the route's schemas: a refusal
+ * is the usual 422 naming the field (parseInput), and what passes is kept in
+ * `res.locals.input` for the handler (`inputOf`), transformed as the schema says.
+ */
+export function validateInput(doc: RouteDoc): RequestHandler | undefined {
+  if (!doc.params && !doc.query && !doc.body) return undefined;
+  return (req, res, next) => {
+    const input: ValidatedInput = {};
+    if (doc.params) input.params = parseInput(doc.params, req.params, 'path');
+    if (doc.query) input.query = parseInput(doc.query, req.query, 'query');
+    if (doc.body) input.body = parseInput(doc.body, req.body, 'request body');
+    res.locals.input = input;
+    next();
+  };
+}
+
+/** The validated part of a request, typed by the schema that validated it. */
+export function inputOf<S extends z.ZodType>(
+  locals: Record<string, unknown>,
+  part: keyof ValidatedInput,
+  _schema: S,
+): z.infer<S> {
+  const input = locals.input as ValidatedInput | undefined;
+  if (!input || !(part in input)) {
+    throw new Error(`The route declares no ${part} schema: nothing was validated.`);
+  }
+  return input[part] as z.infer<S>;
+}
+
+/** Every error answer's body (AppError.toJSON in @ferry/core): the description's `default`. */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.string().meta({ description: 'Stable, snake_case: what a client branches on.' }),
+    message: z.string().meta({ description: 'A sentence a person can act on.' }),
+    fields: z
+      .record(z.string(), z.string())
+      .optional()
+      .meta({ description: 'For a 422: each refused field and what is wrong with it.' }),
+  }),
+});
+
+/** Set by the test suite's global setup: every documented route's JSON answers are checked. */
+export const CONFORMANCE_ENV = 'FERRY_API_CONFORMANCE';
+
+/**
+ * With FERRY_API_CONFORMANCE=fail (the test suite), a documented route's JSON answer must match
+ * the schema its doc gives for that status (an error status: the error body), or the answer is
+ * replaced by a 500 naming the mismatch, so the test that produced it fails. Off in production:
+ * checking every answer costs CPU and a user gains nothing from a 500.
+ */
+export function conformResponses(doc: RouteDoc, pattern: string): RequestHandler | undefined {
+  if (process.env[CONFORMANCE_ENV] !== 'fail') return undefined;
+  return (_req, res, next) => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const status = res.statusCode;
+      const documented = doc.responses[status];
+      const schema = documented ? documented.schema : status >= 400 ? errorBodySchema : undefined;
+      const problem =
+        !documented && status < 400
+          ? `status ${status} is not documented`
+          : schema
+            ? schema
+                .safeParse(body)
+                .error?.issues.slice(0, 3)
+                .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+                .join('; ')
+            : undefined;
+      if (!problem) return json(body);
+      res.status(500);
+      return json({
+        error: {
+          code: 'internal',
+          message: `The answer of ${pattern} does not match its description: ${problem}`,
+        },
+      });
+    };
+    next();
+  };
+}

@@ -1,0 +1,88 @@
+import { ERROR_SOURCES, ERROR_STATUSES } from '@ferry/db';
+import { z } from 'zod';
+import { occurrenceDetailSchema } from './detail.js';
+
+/**
+ * The read API's answers about errors, as zod schemas (issue 46): the OpenAPI description is
+ * generated from them, and the JSON functions' types are inferred from them, so the description
+ * cannot drift from what the code writes.
+ */
+
+const when = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601, UTC.' });
+
+export const errorGroupJsonSchema = z.object({
+  id: z.string().meta({ example: 'egr_01m95vcs448p8d8nkpkmbpan9e' }),
+  error_class: z.string().meta({ example: 'TypeError' }),
+  latest_message: z
+    .string()
+    .meta({ example: "Cannot read properties of undefined (reading 'total')" }),
+  source: z.enum(ERROR_SOURCES),
+  occurrence_count: z.number().int().min(0),
+  first_seen_at: when,
+  last_seen_at: when,
+  status: z.enum(ERROR_STATUSES),
+  regressed_at: when.nullable().meta({
+    description: 'When the group last came back after being resolved; null once triaged again.',
+  }),
+  environments: z.array(z.string()),
+  assignee_id: z
+    .string()
+    .nullable()
+    .meta({ description: 'The member the group is assigned to; null: nobody.' }),
+  first_release: z.string().nullable(),
+  last_release: z.string().nullable(),
+  resolved_in_release: z.string().nullable().meta({
+    description:
+      'Set by "resolve in next release": occurrences on it or older releases do not reopen the group.',
+  }),
+});
+
+export type ErrorGroupJson = z.infer<typeof errorGroupJsonSchema>;
+
+export const errorOccurrenceJsonSchema = z.object({
+  id: z.string().meta({ example: 'err_01m95vf7e1wft897bnf3hv3khf' }),
+  group_id: z.string(),
+  error_class: z.string(),
+  message: z.string(),
+  backtrace: z.array(z.string()).meta({ description: 'Top frame first.' }),
+  url: z.string().nullable(),
+  request_method: z.string().nullable(),
+  request_path: z.string().nullable(),
+  environment: z.string().nullable(),
+  app_version: z.string().nullable(),
+  context: z.record(z.string(), z.unknown()),
+  occurred_at: when,
+  received_at: when,
+  source: z.enum(ERROR_SOURCES),
+  visitor_id: z.string().nullable(),
+  detail: occurrenceDetailSchema.nullable().meta({
+    description:
+      'Frames with code (mapped through uploaded source maps), exception chain, breadcrumbs, tags, user, request; null for a report without them.',
+  }),
+});
+
+export type ErrorOccurrenceJson = z.infer<typeof errorOccurrenceJsonSchema>;
+
+export const groupFingerprintJsonSchema = z.object({
+  fingerprint: z.string(),
+  own: z.boolean().meta({ description: 'The fingerprint the group was made from.' }),
+  merged_group_id: z.string().nullable(),
+  error_class: z.string(),
+  latest_message: z.string(),
+  occurrence_count: z.number().int().nullable(),
+  merged_at: when.nullable(),
+  merged_by: z.string().nullable(),
+});
+
+export type GroupFingerprintJson = z.infer<typeof groupFingerprintJsonSchema>;
+
+/** GET /api/v1/errors: one page of groups, newest activity first. */
+export const errorGroupListJsonSchema = z.object({
+  groups: z.array(errorGroupJsonSchema),
+  page: z.number().int().min(1),
+  per_page: z.number().int(),
+  total_groups: z.number().int().min(0),
+  total_occurrences: z.number().int().min(0).meta({
+    description: 'Occurrences the workspace retains, across all groups.',
+  }),
+});

@@ -1,0 +1,27 @@
+import { access, mountedRoutes, openApiDocument, routeTable, type RouteTable } from '@ferry/http';
+import type { WebDeps } from '../../deps.js';
+
+/**
+ * GET /api/v1/openapi.json (issue 46): the OpenAPI 3.1 description of every route that carries a
+ * RouteDoc, generated from the route tables mounted in this process. Built on the first request,
+ * when every table is mounted, then kept: the tables do not change while the process runs.
+ */
+export function apiDocsApi(deps: Pick<WebDeps, 'config'>): RouteTable {
+  let document: Record<string, unknown> | undefined;
+  const routes = routeTable();
+  routes.get(
+    '/openapi.json',
+    access.public('the API description: what any client may call, never data'),
+    (_req, res) => {
+      document ??= openApiDocument(mountedRoutes(), {
+        title: 'Ferry API',
+        version: '1',
+        description:
+          'Error ingestion, feedback, rooms and webhooks. Make an API token on the workspace’s API tokens page (Settings › API tokens) and send it as `Authorization: Bearer fry_…`.',
+        serverUrl: deps.config.PUBLIC_URL,
+      });
+      res.set('Cache-Control', 'public, max-age=300').json(document);
+    },
+  );
+  return routes;
+}
