@@ -33,7 +33,7 @@ export function widgetSettingsRoutes(deps: WebDeps): RouteTable {
       req,
       'ok',
       capture
-        ? `Console and network activity will be attached to feedback, on page loads from ${within} seconds from now.`
+        ? `Console and network activity will be attached to feedback. Pages may take up to ${within} seconds to start (browsers keep the widget's settings that long).`
         : `Console and network activity will no longer be attached; widgets already open stop within ${within} seconds.`,
     );
     res.redirect(303, widgetSettingsPath(workspace));
