@@ -140,8 +140,16 @@ function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
     };
   }
   responses.default = {
-    description: 'An error: the status and `error.code` say which.',
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    description: doc.errorSchema
+      ? 'An error, in the shape this route’s clients expect.'
+      : 'An error: the status and `error.code` say which.',
+    content: {
+      'application/json': {
+        schema: doc.errorSchema
+          ? jsonSchemaOf(doc.errorSchema, 'output')
+          : { $ref: '#/components/schemas/Error' },
+      },
+    },
   };
   const scope = route.access.kind === 'scope' ? [route.access.rule] : [];
   return {
@@ -154,6 +162,24 @@ function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
         ? []
         : [{ [SECURITY_NAMES[doc.security]]: scope }],
     ...(parameters(doc).length ? { parameters: parameters(doc) } : {}),
+    ...(doc.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: doc.rawBody.description,
+            content: Object.fromEntries(
+              doc.rawBody.contentTypes.map((type) => [
+                type,
+                {
+                  schema: doc.rawBody!.schema
+                    ? jsonSchemaOf(doc.rawBody!.schema, 'input')
+                    : { type: 'string' },
+                },
+              ]),
+            ),
+          },
+        }
+      : {}),
     ...(doc.body
       ? {
           requestBody: {

@@ -43,9 +43,19 @@ export interface RouteDoc {
   security: RouteSecurity;
   params?: z.ZodObject;
   query?: z.ZodObject;
-  /** A JSON body (`contentType` says otherwise). */
+  /** A JSON body (`bodyContentType` says otherwise), validated before the handler runs. */
   body?: z.ZodType;
   bodyContentType?: string;
+  /**
+   * A body the handler's own parser reads (a Sentry envelope, multipart, a form, raw bytes):
+   * described, never validated here. `schema` is what it holds once parsed, for readers.
+   */
+  rawBody?: { contentTypes: readonly string[]; description: string; schema?: z.ZodType };
+  /**
+   * The body of this route's error answers when it is not Ferry's `{error: {code, message}}`:
+   * a vendor's shape (Discord's `{message, code}`, Sentry's `{detail}`). Checked like any answer.
+   */
+  errorSchema?: z.ZodType;
   /** Every answer the route gives on purpose, by status. Shared errors are added (openapi.ts). */
   responses: Record<number, RouteResponseDoc>;
 }
@@ -115,7 +125,11 @@ export function conformResponses(doc: RouteDoc, pattern: string): RequestHandler
     res.json = (body: unknown) => {
       const status = res.statusCode;
       const documented = doc.responses[status];
-      const schema = documented ? documented.schema : status >= 400 ? errorBodySchema : undefined;
+      const schema = documented
+        ? documented.schema
+        : status >= 400
+          ? (doc.errorSchema ?? errorBodySchema)
+          : undefined;
       const problem =
         !documented && status < 400
           ? `status ${status} is not documented`
