@@ -52,7 +52,7 @@ export {
 } from './route-doc.js';
 export type { RouteDoc, RouteResponseDoc, RouteSecurity, ValidatedInput } from './route-doc.js';
 export { jsonSchemaOf, openApiDocument, openApiPath } from './openapi.js';
-export type { OpenApiInfo } from './openapi.js';
+export type { OpenApiInfo, WebhookDoc } from './openapi.js';
 export { publicKeyApi, rateLimitedError } from './public-key.js';
 export type { PublicKeyApi, PublicKeyApiOptions } from './public-key.js';
 export { runServices } from './service.js';

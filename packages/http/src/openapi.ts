@@ -9,6 +9,28 @@ import { errorBodySchema, type RouteDoc, type RouteSecurity } from './route-doc.
  * caller sends them (`io: 'input'`), answers as Ferry writes them (`io: 'output'`).
  */
 
+/** One outgoing delivery, for OpenAPI 3.1's `webhooks`: what Ferry POSTs to a receiver. */
+export interface WebhookDoc {
+  summary: string;
+  description: string;
+  tag: string;
+  /** The delivery's JSON body. */
+  schema: z.ZodType;
+}
+
+/** The headers every signed delivery carries (webhooks-out signing.ts). */
+const DELIVERY_HEADERS: Record<string, string> = {
+  'webhook-id':
+    'Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it).',
+  'webhook-timestamp': 'Standard Webhooks: seconds since the epoch when it was signed.',
+  'webhook-signature':
+    'Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated.',
+  'X-Service-Event': 'The event type.',
+  'X-Service-Signature': '`sha256=<hex HMAC-SHA256 of the body>` with the current secret.',
+  'X-Service-Signature-Previous':
+    'During a rotation’s overlap only: the same with the previous secret.',
+};
+
 export interface OpenApiInfo {
   title: string;
   version: string;
@@ -210,7 +232,11 @@ function operationId(route: DeclaredRoute): string {
 }
 
 /** The description of the routes that carry a doc, in the order they are declared. */
-export function openApiDocument(routes: readonly DeclaredRoute[], info: OpenApiInfo): JsonSchema {
+export function openApiDocument(
+  routes: readonly DeclaredRoute[],
+  info: OpenApiInfo,
+  webhooks: Record<string, WebhookDoc> = {},
+): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     if (!route.doc || route.method === 'options') continue;
@@ -223,6 +249,36 @@ export function openApiDocument(routes: readonly DeclaredRoute[], info: OpenApiI
     info: { title: info.title, version: info.version, description: info.description },
     servers: [{ url: info.serverUrl }],
     paths,
+    webhooks: Object.fromEntries(
+      Object.entries(webhooks).map(([name, hook]) => [
+        name,
+        {
+          post: {
+            operationId: `deliver${name.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase())}`,
+            summary: hook.summary,
+            description: hook.description,
+            tags: [hook.tag],
+            parameters: Object.entries(DELIVERY_HEADERS).map(([header, description]) => ({
+              name: header,
+              in: 'header',
+              required: !header.endsWith('-Previous'),
+              description,
+              schema: { type: 'string' },
+            })),
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: jsonSchemaOf(hook.schema, 'output') } },
+            },
+            responses: {
+              '200': {
+                description:
+                  'Any 2xx is a success. Anything else, or no answer within 10 s, is retried on the schedule; 410 disables the endpoint.',
+              },
+            },
+          },
+        },
+      ]),
+    ),
     components: {
       schemas: { Error: jsonSchemaOf(errorBodySchema, 'output') },
       securitySchemes: Object.fromEntries(

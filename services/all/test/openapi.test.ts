@@ -48,6 +48,12 @@ describe('the OpenAPI description of pnpm start', () => {
       }
     }
     expect(description.paths['/api/v1/errors/{groupId}']?.get).toBeDefined();
+    // Outgoing: every event type of the catalog is a webhook, with its signature headers.
+    const webhooks = (description as unknown as { webhooks: Record<string, unknown> }).webhooks;
+    expect(Object.keys(webhooks)).toEqual(
+      expect.arrayContaining(['feedback.created', 'webhook.test']),
+    );
+    expect(JSON.stringify(webhooks['error.group.regressed'])).toContain('webhook-signature');
 
     const machine = mountedRoutes().filter(
       (route) => MACHINE.test(route.pattern) && route.method !== 'options',

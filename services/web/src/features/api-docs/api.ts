@@ -1,4 +1,18 @@
-import { access, mountedRoutes, openApiDocument, routeTable, type RouteTable } from '@ferry/http';
+import {
+  access,
+  mountedRoutes,
+  openApiDocument,
+  routeTable,
+  type RouteTable,
+  type WebhookDoc,
+} from '@ferry/http';
+import {
+  EVENT_CATALOG,
+  EVENT_TYPES,
+  WEBHOOK_TEST_TYPE,
+  eventEnvelopeSchema,
+  webhookTestSchema,
+} from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
 
 /**
@@ -13,15 +27,40 @@ export function apiDocsApi(deps: Pick<WebDeps, 'config'>): RouteTable {
     '/openapi.json',
     access.public('the API description: what any client may call, never data'),
     (_req, res) => {
-      document ??= openApiDocument(mountedRoutes(), {
-        title: 'Ferry API',
-        version: '1',
-        description:
-          'Error ingestion, feedback, rooms and webhooks. Make an API token on the workspace’s API tokens page (Settings › API tokens) and send it as `Authorization: Bearer fry_…`.',
-        serverUrl: deps.config.PUBLIC_URL,
-      });
+      document ??= openApiDocument(
+        mountedRoutes(),
+        {
+          title: 'Ferry API',
+          version: '1',
+          description:
+            'Error ingestion, feedback, rooms and webhooks. Make an API token on the workspace’s API tokens page (Settings › API tokens) and send it as `Authorization: Bearer fry_…`.',
+          serverUrl: deps.config.PUBLIC_URL,
+        },
+        eventWebhooks(),
+      );
       res.set('Cache-Control', 'public, max-age=300').json(document);
     },
   );
   return routes;
+}
+
+/** Every event type of the catalog (issue 44), and the test event, as the deliveries they are. */
+function eventWebhooks(): Record<string, WebhookDoc> {
+  const hooks: Record<string, WebhookDoc> = {};
+  for (const type of EVENT_TYPES) {
+    const entry = EVENT_CATALOG[type];
+    hooks[type] = {
+      summary: entry.title,
+      description: `${entry.description} Sent to each event webhook endpoint subscribed to \`${type}\` (Settings › Event webhooks), in order per ${entry.resource.replace('_', ' ')}.`,
+      tag: 'Event webhooks',
+      schema: eventEnvelopeSchema(type),
+    };
+  }
+  hooks[WEBHOOK_TEST_TYPE] = {
+    summary: 'Test event',
+    description: 'Sent to one endpoint when someone presses "Send test event" on its page.',
+    tag: 'Event webhooks',
+    schema: webhookTestSchema,
+  };
+  return hooks;
 }
