@@ -69,18 +69,12 @@ const SECURITY_SCHEMES: Record<Scheme, JsonSchema> = {
     description:
       'A Sentry DSN’s public key, as Sentry SDKs send it (`X-Sentry-Auth: Sentry sentry_key=pk_…`, or `?sentry_key=`).',
   },
-  agentToken: {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'A local agent’s token (`fag_…`), given when the agent is added.',
-  },
 };
 
 const SECURITY_NAMES: Record<Scheme, string> = {
   bearer: 'apiToken',
   publicKey: 'publicKey',
   sentryKey: 'sentryKey',
-  agentToken: 'agentToken',
 };
 
 /**
@@ -150,11 +144,12 @@ function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
             ),
           }
         : {}),
-      ...(answer.schema
+      // A body named by its type alone (Slack's text `ok`, an event stream) is a string.
+      ...(answer.schema || answer.contentType
         ? {
             content: {
               [answer.contentType ?? 'application/json']: {
-                schema: jsonSchemaOf(answer.schema, 'output'),
+                schema: answer.schema ? jsonSchemaOf(answer.schema, 'output') : { type: 'string' },
               },
             },
           }

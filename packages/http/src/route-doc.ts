@@ -19,8 +19,6 @@ export type RouteSecurity =
   | 'webhookKey'
   /** The Sentry DSN's public key (`X-Sentry-Auth`, `sentry_key=` or the DSN in the envelope). */
   | 'sentryKey'
-  /** A local agent's token (`Authorization: Bearer fag_…`). */
-  | 'agentToken'
   /** No credential: anyone may call it. */
   | 'none';
 

@@ -1,3 +1,4 @@
+import { apiReferenceRoutes } from './features/api-docs/routes.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
@@ -61,6 +62,8 @@ export function webMounts(deps: WebDeps): { mounts: ServiceMount[]; realtime: Re
       // The local agent's installer and tarball: public, no session.
       { path: '/agent', router: agentDownloadRoutes(deps) },
       { path: '/api/v1', router: api },
+      // The API reference (issue 46): public, with a CSP of its own for Redoc.
+      { path: '/docs', router: apiReferenceRoutes(deps) },
       { router: pages },
     ],
     realtime,

@@ -31,7 +31,7 @@ export function apiDocsApi(deps: Pick<WebDeps, 'config'>): RouteTable {
         mountedRoutes(),
         {
           title: 'Ferry API',
-          version: '1',
+          version: 'v1',
           description:
             'Error ingestion, feedback, rooms and webhooks. Make an API token on the workspace’s API tokens page (Settings › API tokens) and send it as `Authorization: Bearer fry_…`.',
           serverUrl: deps.config.PUBLIC_URL,
