@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { AppError, newId } from '@ferry/core';
 import type { Agent, AgentWork, Db, MessageKind } from '@ferry/db';
-import { decideRoute, postMessage, shipPolicy, type RouteDecision } from '@ferry/workspace';
+import { decideRoute, postMessage, shipPolicy } from '@ferry/workspace';
+import type { EventAnswer } from './api-schemas.js';
 
 /** POST /agents/v1/events: progress chips, replies and proposals into the item's conversation. */
 export const PROGRESS_MAX = 300;
@@ -46,11 +47,7 @@ export const agentEventSchema = z
 
 export type AgentEvent = z.output<typeof agentEventSchema>;
 
-export interface EventAnswer {
-  message_id: string;
-  route?: RouteDecision['route'];
-  reason?: string;
-}
+export type { EventAnswer };
 
 /** Stores the event as a message of the agent in the work item's conversation. */
 export async function recordAgentEvent(

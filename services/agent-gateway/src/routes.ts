@@ -6,12 +6,13 @@ import { AppError } from '@ferry/core';
 import type { Agent } from '@ferry/db';
 import {
   access,
+  inputOf,
   mount,
   notFoundHandler,
-  parseInput,
   routeTable,
   storableBody,
   type MountedTable,
+  type RouteDoc,
 } from '@ferry/http';
 import {
   agentOnline,
@@ -23,20 +24,61 @@ import {
 } from '@ferry/workspace';
 import { agentEventSchema, recordAgentEvent } from './agent-events.js';
 import { markStreamClosed, markStreamOpen } from './connection-events.js';
+import {
+  ackJsonSchema,
+  eventJsonSchema,
+  heartbeatJsonSchema,
+  streamSchema,
+  whoamiJsonSchema,
+  type WhoamiJson,
+} from './api-schemas.js';
 import type { AgentGatewayHttpDeps } from './deps.js';
 import { nudge, sseFrame } from './streams.js';
 import { ackWork, countUnacked, findWork } from './work-log.js';
 
 const agentOf = (res: Response): Agent => (res.locals as { agent: Agent }).agent;
 
-const heartbeatSchema = z.object({
-  activity: z.string('Must be text.').trim().max(200, 'At most 200 characters.').optional(),
-  // The coding CLI and its version ("claude 2.1.332"); agents before #23 do not send it.
-  cli: z.string('Must be text.').trim().max(80, 'At most 80 characters.').optional(),
-});
-const ackSchema = z.object({
-  work_id: z.string('Name the work item: "work_id".').regex(/^wrk_[0-9a-z]{26}$/, 'Not a work id.'),
-});
+/** No body at all reads as `{}`, as the handlers read it before the schemas were declared. */
+const orEmpty = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((body: unknown) => body ?? {}, schema);
+
+const heartbeatSchema = orEmpty(
+  z.object({
+    activity: z
+      .string('Must be text.')
+      .trim()
+      .max(200, 'At most 200 characters.')
+      .optional()
+      .meta({ example: 'Working on: Pay button does nothing' }),
+    // The coding CLI and its version ("claude 2.1.332"); agents before #23 do not send it.
+    cli: z
+      .string('Must be text.')
+      .trim()
+      .max(80, 'At most 80 characters.')
+      .optional()
+      .meta({ example: 'claude 2.1.332' }),
+  }),
+);
+const workIdSchema = z
+  .string('Name the work item: "work_id".')
+  .regex(/^wrk_[0-9a-z]{26}$/, 'Not a work id.')
+  .meta({ example: 'wrk_01m95vcs448p8d8nkpkmbpan9e' });
+const ackSchema = orEmpty(z.object({ work_id: workIdSchema }));
+const eventSchema = orEmpty(agentEventSchema);
+
+/** What every agent call shares in its description (PROTOCOL.md, "Every request"). */
+const AGENT_HEADERS =
+  'Every call sends `X-Service-Install-Id` (8 to 64 characters of `A-Za-z0-9_-`, the instance id: a missing or malformed one is a 422), and may send `X-Service-Agent-Name` and `X-Service-Project`; the first call registers the agent.';
+
+function agentDoc(doc: Omit<RouteDoc, 'tag' | 'security'>): RouteDoc {
+  // The token is an API token with scope platform:dispatch (SPEC.md, PROTOCOL.md): `bearer`.
+  return {
+    ...doc,
+    tag: 'Agents',
+    security: 'bearer',
+    description: `${doc.description ?? ''} ${AGENT_HEADERS}`.trim(),
+  };
+}
 
 /**
  * /agents/v1 (packages/agent/PROTOCOL.md): the local agents' live connection. Every call carries
@@ -51,14 +93,31 @@ export function agentGatewayTable(deps: AgentGatewayHttpDeps): MountedTable {
   const token = access.scope('platform:dispatch', requireToken(deps, 'platform:dispatch'));
   const body = [express.json({ limit: '256kb' }), storableBody];
 
-  routes.get('/whoami', token, async (_req, res) => {
-    const { workspace } = apiAuth(res);
-    const agents = await listAgents(db, workspace.id);
-    res.json({
-      workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
-      agents: agents.map((a) => ({ id: a.id, name: a.name, online: agentOnline(a) })),
-    });
-  });
+  routes.get(
+    '/whoami',
+    {
+      access: token,
+      doc: {
+        summary: 'The token’s workspace and its agents',
+        description:
+          'Registers nothing: install.sh calls it before an install id exists, to check the token.',
+        tag: 'Agents',
+        security: 'bearer',
+        responses: {
+          200: { description: 'The workspace and its agents.', schema: whoamiJsonSchema },
+        },
+      },
+    },
+    async (_req, res) => {
+      const { workspace } = apiAuth(res);
+      const agents = await listAgents(db, workspace.id);
+      const answer: WhoamiJson = {
+        workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
+        agents: agents.map((a) => ({ id: a.id, name: a.name, online: agentOnline(a) })),
+      };
+      res.json(answer);
+    },
+  );
 
   const identify: RequestHandler = async (req, res, next) => {
     const parsed = installIdSchema.safeParse(req.get('x-service-install-id'));
@@ -83,7 +142,22 @@ export function agentGatewayTable(deps: AgentGatewayHttpDeps): MountedTable {
 
   routes.get(
     '/stream',
-    { ...agentCall, writes: 'registers the agent on first contact and marks its stream seen' },
+    {
+      ...agentCall,
+      writes: 'registers the agent on first contact and marks its stream seen',
+      doc: agentDoc({
+        summary: 'The agent’s live work stream',
+        description:
+          'Server-Sent Events, open until the client leaves or the token is revoked: `hello`, then every work item not yet acked (sent again on each reconnect and after each heartbeat: the agent dedupes by `work_id`), then new items as they are logged. `Last-Event-ID` may be sent.',
+        responses: {
+          200: {
+            description: 'The event stream.',
+            contentType: 'text/event-stream',
+            schema: streamSchema,
+          },
+        },
+      }),
+    },
     async (_req, res) => {
       const agent = agentOf(res);
       const { workspace, token } = apiAuth(res);
@@ -117,39 +191,78 @@ export function agentGatewayTable(deps: AgentGatewayHttpDeps): MountedTable {
     },
   );
 
-  routes.post('/heartbeat', agentCall, async (req, res) => {
-    const agent = agentOf(res);
-    const { activity, cli } = parseInput(heartbeatSchema, req.body ?? {}, 'heartbeat');
-    await db
-      .updateTable('agents')
-      .set({
-        last_heartbeat_at: sql<Date>`now()`,
-        activity: activity || null,
-        ...(cli ? { cli } : {}),
-      })
-      .where('id', '=', agent.id)
-      .execute();
-    const unacked = await countUnacked(db, agent.id);
-    // Unacked items go out again, on whichever process holds the stream.
-    if (unacked) await nudge(deps.redis, prefix, agent.id, logger, 'resend');
-    res.json({ ok: true, unacked });
-  });
+  routes.post(
+    '/heartbeat',
+    {
+      ...agentCall,
+      doc: agentDoc({
+        summary: 'Say the agent is alive and what it is doing',
+        description:
+          'Every 20 s. Online means a stream open and a heartbeat within 60 s; unacked work is sent on the stream again.',
+        body: heartbeatSchema,
+        responses: { 200: { description: 'Seen.', schema: heartbeatJsonSchema } },
+      }),
+    },
+    async (_req, res) => {
+      const agent = agentOf(res);
+      const { activity, cli } = inputOf(res.locals, 'body', heartbeatSchema);
+      await db
+        .updateTable('agents')
+        .set({
+          last_heartbeat_at: sql<Date>`now()`,
+          activity: activity || null,
+          ...(cli ? { cli } : {}),
+        })
+        .where('id', '=', agent.id)
+        .execute();
+      const unacked = await countUnacked(db, agent.id);
+      // Unacked items go out again, on whichever process holds the stream.
+      if (unacked) await nudge(deps.redis, prefix, agent.id, logger, 'resend');
+      res.json({ ok: true, unacked });
+    },
+  );
 
-  routes.post('/ack', agentCall, async (req, res) => {
-    const { work_id } = parseInput(ackSchema, req.body ?? {}, 'ack');
-    if (!(await ackWork(db, agentOf(res).id, work_id))) {
-      throw new AppError('not_found', 'This agent has no work item with that id.');
-    }
-    res.json({ ok: true });
-  });
+  routes.post(
+    '/ack',
+    {
+      ...agentCall,
+      doc: agentDoc({
+        summary: 'Acknowledge a work item',
+        description:
+          'Once the item is stored on the agent’s side; it is not sent again. Acking twice is fine; a work id that is not this agent’s is a 404.',
+        body: ackSchema,
+        responses: { 200: { description: 'Acked.', schema: ackJsonSchema } },
+      }),
+    },
+    async (_req, res) => {
+      const { work_id } = inputOf(res.locals, 'body', ackSchema);
+      if (!(await ackWork(db, agentOf(res).id, work_id))) {
+        throw new AppError('not_found', 'This agent has no work item with that id.');
+      }
+      res.json({ ok: true });
+    },
+  );
 
-  routes.post('/events', agentCall, async (req, res) => {
-    const agent = agentOf(res);
-    const event = parseInput(agentEventSchema, req.body ?? {}, 'event');
-    const work = await findWork(db, agent.id, event.work_id);
-    if (!work) throw new AppError('not_found', 'This agent has no work item with that id.');
-    res.json({ ok: true, ...(await recordAgentEvent(db, agent, work, event)) });
-  });
+  routes.post(
+    '/events',
+    {
+      ...agentCall,
+      doc: agentDoc({
+        summary: 'Post progress, a reply or a proposal to a work item’s conversation',
+        description:
+          '`progress` is a compact chip, `reply` an ordinary message; for a `proposal` the server decides the route (quick fix or pull request) from the workspace’s ship policy and says why. A work id that is not this agent’s is a 404.',
+        body: eventSchema,
+        responses: { 200: { description: 'The message it became.', schema: eventJsonSchema } },
+      }),
+    },
+    async (_req, res) => {
+      const agent = agentOf(res);
+      const event = inputOf(res.locals, 'body', eventSchema);
+      const work = await findWork(db, agent.id, event.work_id);
+      if (!work) throw new AppError('not_found', 'This agent has no work item with that id.');
+      res.json({ ok: true, ...(await recordAgentEvent(db, agent, work, event)) });
+    },
+  );
 
   return { base: '/agents/v1', table: routes };
 }
