@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import { AppError, SecretBox } from '@ferry/core';
-import { access, type RouteTable } from '@ferry/http';
+import { access, errorBodySchema, type RouteTable } from '@ferry/http';
 import { IDEMPOTENCY_KEY_MAX, resolvePost, type IncomingPost, type LiveKey } from './accept.js';
+import { githubAnswerSchema, webhookKeyParams } from './api-schemas.js';
 import { renderGithubEvent } from './decode/github.js';
 import { isObject } from './decode/lenient.js';
 import { readPayload } from './decode/request-body.js';
@@ -81,6 +82,32 @@ export function addGithubRoute(
       ),
       secrets: { params: ['key'] },
       before: [gate.rateLimit, rawBytes],
+      doc: {
+        summary: 'Post a GitHub webhook delivery to a room',
+        description:
+          'A GitHub webhook’s Payload URL (content type `application/json` or `application/x-www-form-urlencoded`). `X-GitHub-Event` names the event (required); `X-GitHub-Delivery` is the idempotency key, so a redelivery is not posted twice; with a GitHub signing secret set on the key, `X-Hub-Signature-256` must match it (HMAC-SHA256 of the body) or the delivery is a 401. push, pull_request, issues, issue_comment, release, workflow_run and check_run become one short message each; other events and actions are answered 204.',
+        tag: 'Incoming webhooks',
+        security: 'webhookKey',
+        params: webhookKeyParams,
+        // Bytes, as the signature is computed over them: read by decode/github.ts, not here.
+        rawBody: {
+          contentTypes: ['application/json', 'application/x-www-form-urlencoded'],
+          description: 'GitHub’s event payload, at most 1 MB.',
+        },
+        responses: {
+          200: {
+            description:
+              'The event was posted (`message_id`; a redelivery answers the same id), or a `ping` was heard (nothing posted).',
+            schema: githubAnswerSchema,
+          },
+          204: { description: 'An event or action that is not posted.' },
+          401: {
+            description:
+              'The key has a GitHub signing secret and `X-Hub-Signature-256` is missing or does not match.',
+            schema: errorBodySchema,
+          },
+        },
+      },
     },
     async (req, res) => {
       const key = liveKey(res);

@@ -2,6 +2,12 @@ import type { Router } from 'express';
 import express from 'express';
 import { access, mount, routeTable, type MountedTable } from '@ferry/http';
 import { parseIncomingPost, pruneIdempotencyRecords, resolvePost } from './accept.js';
+import {
+  BODY_CONTENT_TYPES,
+  incomingPostSchema,
+  messageIdJsonSchema,
+  webhookKeyParams,
+} from './api-schemas.js';
 import { readPayload } from './decode/request-body.js';
 import type { WebhooksInDeps } from './deps.js';
 import { keyGate, liveKey } from './gate.js';
@@ -38,6 +44,30 @@ export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
       access: access.key('the incoming webhook key in the path (keys.find)', findKey),
       secrets: { params: ['key'] },
       before: [rateLimit, rawText],
+      doc: {
+        summary: 'Post a message to a room',
+        description:
+          'No authentication header and no CSRF token: the key in the path is the credential. An optional `Idempotency-Key` header (up to 255 characters) wins over the `idempotency_key` field. An unknown, disabled or deleted key is one identical 404; a missing or over-long message text is a 422; too many posts under the key are a 429 with `Retry-After`.',
+        tag: 'Incoming webhooks',
+        security: 'webhookKey',
+        params: webhookKeyParams,
+        // Read by the payload families' decoders (decode/), which accept more than SPEC.md's
+        // fields: described, not validated, so nothing they take is refused here.
+        rawBody: {
+          contentTypes: BODY_CONTENT_TYPES,
+          description:
+            'SPEC.md’s JSON object; also a form with the JSON in `payload` (or plain fields), as Slack senders post.',
+          schema: incomingPostSchema,
+        },
+        responses: {
+          201: { description: 'Posted: the new message’s id.', schema: messageIdJsonSchema },
+          200: {
+            description:
+              'An idempotent replay: nothing was posted, the id is the original message’s.',
+            schema: messageIdJsonSchema,
+          },
+        },
+      },
     },
     async (req, res) => {
       const key = liveKey(res);

@@ -1,7 +1,15 @@
 import express, { type Response } from 'express';
 import type { Logger } from '@ferry/core';
-import { access, redactPath, toAppError, type RouteTable } from '@ferry/http';
+import {
+  access,
+  redactPath,
+  toAppError,
+  type RouteResponseDoc,
+  type RouteTable,
+} from '@ferry/http';
 import { parseIncomingPost, resolvePost } from './accept.js';
+import { z } from 'zod';
+import { BODY_CONTENT_TYPES, webhookKey } from './api-schemas.js';
 import { readPayload } from './decode/request-body.js';
 import type { WebhooksInDeps } from './deps.js';
 import { answeringWith, liveKey, type KeyGate } from './gate.js';
@@ -81,6 +89,32 @@ function answerer(logger: Logger) {
   };
 }
 
+/** Slack's answers are a word in plain text, not JSON: described by the words each status sends. */
+const text = (description: string, ...codes: [string, ...string[]]): RouteResponseDoc => ({
+  description,
+  contentType: 'text/plain',
+  schema: z.enum(codes),
+});
+
+const SLACK_RESPONSES: Record<number, RouteResponseDoc> = {
+  200: text('Posted (or an idempotent replay: nothing posted again).', 'ok'),
+  400: text(
+    'Nothing to show (`no_text`), a message over 20,000 characters (`msg_too_long`), or a body that cannot be read or has a wrong field (`invalid_payload`).',
+    'invalid_payload',
+    'no_text',
+    'msg_too_long',
+  ),
+  404: text(
+    'An unknown, disabled or deleted key (`no_service`, Slack’s revoked URL), or a `channel`/`room` the key’s creator has not joined (`channel_not_found`).',
+    'no_service',
+    'channel_not_found',
+  ),
+  413: text('The body is over 256 KB.', 'payload_too_large'),
+  429: text('Too many posts under this key: wait `Retry-After` seconds.', 'rate_limited'),
+  500: text('Ferry failed to store the post.', 'rollup_error'),
+  503: text('Ferry cannot store posts right now: try again.', 'service_unavailable'),
+};
+
 export function addSlackRoutes(
   routes: RouteTable,
   deps: WebhooksInDeps,
@@ -101,6 +135,28 @@ export function addSlackRoutes(
         ),
         secrets: { params: ['key', ...(path.endsWith(':token') ? ['token'] : [])] },
         before: [guarded(gate.rateLimit), guarded(rawText)],
+        doc: {
+          summary: path.endsWith(':token')
+            ? 'Post a message, as to a Mattermost incoming webhook'
+            : 'Post a message, as to a Slack incoming webhook',
+          description: path.endsWith(':token')
+            ? 'The same post as `/wh/in/{key}/slack`, at the `…/hooks/<token>` path Mattermost clients (Apprise’s `mmost://`) post to; the token is ignored. Answers as Slack and Mattermost do: `ok`, or an error code, in plain text.'
+            : 'SPEC.md’s post (same key, rate limit, room rules and idempotency) for tools written for Slack’s or Mattermost’s incoming webhooks: `text`, `blocks`, `attachments`, `channel`, `username`, `icon_emoji`/`icon_url`, as JSON or a form’s `payload`. Answers as Slack does: `ok`, or an error code, in plain text.',
+          tag: 'Incoming webhooks',
+          security: 'webhookKey',
+          params: path.endsWith(':token')
+            ? z.object({
+                key: webhookKey,
+                token: z.string().meta({ description: 'Ignored: the key is the credential.' }),
+              })
+            : z.object({ key: webhookKey }),
+          rawBody: {
+            contentTypes: BODY_CONTENT_TYPES,
+            description:
+              'A Slack or Mattermost incoming-webhook payload (SPEC.md’s fields work too), as JSON or as a form with the JSON in `payload`.',
+          },
+          responses: SLACK_RESPONSES,
+        },
       },
       guarded(async (req, res) => {
         const raw = typeof req.body === 'string' ? req.body : undefined;

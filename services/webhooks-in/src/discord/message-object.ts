@@ -1,6 +1,7 @@
 import type { Message } from '@ferry/db';
 import { messageFilePath, messageFilesOf, type OriginalPayload } from '@ferry/workspace';
 import { isObject } from '../decode/lenient.js';
+import type { DiscordAttachment, DiscordMessage } from './api-schemas.js';
 
 /**
  * A Ferry message as Discord's message object
@@ -11,43 +12,7 @@ import { isObject } from '../decode/lenient.js';
  * are what was sent; `attachments` point at Ferry's file route (readable by the room's members).
  */
 
-export interface DiscordAttachment {
-  id: string;
-  filename: string;
-  size: number;
-  url: string;
-  proxy_url: string;
-  content_type: string;
-}
-
-export interface DiscordMessage {
-  id: string;
-  type: 0;
-  channel_id: string;
-  webhook_id: string;
-  author: {
-    id: string;
-    username: string;
-    global_name: null;
-    avatar: null;
-    discriminator: '0000';
-    public_flags: 0;
-    flags: 0;
-    bot: true;
-  };
-  content: string;
-  embeds: unknown[];
-  attachments: DiscordAttachment[];
-  components: unknown[];
-  mentions: [];
-  mention_roles: [];
-  mention_everyone: false;
-  pinned: false;
-  tts: false;
-  flags: 0;
-  timestamp: string;
-  edited_timestamp: string | null;
-}
+export type { DiscordAttachment, DiscordMessage };
 
 function sentPayload(payload: OriginalPayload | undefined): Record<string, unknown> {
   if (!payload || payload.truncated) return {};

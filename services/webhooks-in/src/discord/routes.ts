@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler, type Router } from 'express';
 import { AppError } from '@ferry/core';
-import { access, mount, routeTable, type MountedTable } from '@ferry/http';
+import { access, mount, routeTable, type MountedTable, type RouteDoc } from '@ferry/http';
 import {
   bodyWithFiles,
   deleteWebhookMessage,
@@ -24,6 +24,15 @@ import {
   unknownMessage,
   unknownRoute,
 } from './errors.js';
+import {
+  DISCORD_BODY,
+  discordBaseParams,
+  discordErrorSchema,
+  discordExecuteParams,
+  discordExecuteQuery,
+  discordMessageParams,
+  discordMessageSchema,
+} from './api-schemas.js';
 import { discordMessage } from './message-object.js';
 import { isMultipart, readMultipart, type MultipartBody } from './multipart.js';
 import { mergeEdit, readDiscordPayload, renderedText, type DiscordPayload } from './payload.js';
@@ -109,6 +118,25 @@ function postOf(req: Request, payload: DiscordPayload): IncomingPost {
   };
 }
 
+/** What every Discord-compatible route's description shares. */
+const discordDoc = (doc: Omit<RouteDoc, 'tag' | 'security' | 'errorSchema'>): RouteDoc => ({
+  ...doc,
+  tag: 'Incoming webhooks',
+  security: 'webhookKey',
+  errorSchema: discordErrorSchema,
+});
+
+const EXECUTE_DOC = {
+  description:
+    'Discord’s Execute Webhook, for discord.js’s WebhookClient given `rest: { api: "<base>/wh/in/<key>/discord" }` and for senders that post to one URL: posted to the key’s room under the same key, rate limit and rendering as `/wh/in/{key}`. An optional `Idempotency-Key` header (up to 255 characters) posts once. Errors are Discord’s, with its JSON error codes; a 429 carries `retry_after` and the `X-RateLimit-*` headers discord.js waits by.',
+  rawBody: DISCORD_BODY,
+  query: discordExecuteQuery,
+  responses: {
+    200: { description: 'With `?wait=true`: the message posted.', schema: discordMessageSchema },
+    204: { description: 'Posted.' },
+  },
+} satisfies Partial<RouteDoc>;
+
 const refOf = (key: LiveKey, messageId: string): WebhookMessageRef => ({
   webhookId: key.id,
   workspaceId: key.workspaceId,
@@ -150,12 +178,47 @@ export function discordTable(deps: WebhooksInDeps): MountedTable {
   };
 
   const routes = routeTable();
-  routes.post('/', { access: keyAccess, secrets, before: [...before, body] }, execute);
-  routes.post(EXECUTE, { access: keyAccess, secrets, before: [...before, version, body] }, execute);
+  routes.post(
+    '/',
+    {
+      access: keyAccess,
+      secrets,
+      before: [...before, body],
+      doc: discordDoc({
+        summary: 'Post a message, as to a Discord webhook URL',
+        params: discordBaseParams,
+        ...EXECUTE_DOC,
+      }),
+    },
+    execute,
+  );
+  routes.post(
+    EXECUTE,
+    {
+      access: keyAccess,
+      secrets,
+      before: [...before, version, body],
+      doc: discordDoc({
+        summary: 'Post a message, as Discord’s Execute Webhook',
+        params: discordExecuteParams,
+        ...EXECUTE_DOC,
+      }),
+    },
+    execute,
+  );
 
   routes.get(
     MESSAGE,
-    { access: keyAccess, secrets, before: [...before, version] },
+    {
+      access: keyAccess,
+      secrets,
+      before: [...before, version],
+      doc: discordDoc({
+        summary: 'Read a message this key posted, as Discord’s Get Webhook Message',
+        params: discordMessageParams,
+        responses: { 200: { description: 'The message.', schema: discordMessageSchema } },
+      }),
+    },
     async (req, res) => {
       const found = await findWebhookMessage(deps.db, refOf(liveKey(res), req.params.messageId));
       if (!found) throw unknownMessage();
@@ -165,7 +228,19 @@ export function discordTable(deps: WebhooksInDeps): MountedTable {
 
   routes.patch(
     MESSAGE,
-    { access: keyAccess, secrets, before: [...before, version, body] },
+    {
+      access: keyAccess,
+      secrets,
+      before: [...before, version, body],
+      doc: discordDoc({
+        summary: 'Edit a message this key posted, as Discord’s Edit Webhook Message',
+        description:
+          'The fields sent replace the message’s (`content`, `embeds`, `allowed_mentions`, `components`, `flags`; `null` clears one); `attachments` lists the files to keep, new `files[n]` are added.',
+        params: discordMessageParams,
+        rawBody: DISCORD_BODY,
+        responses: { 200: { description: 'The message as edited.', schema: discordMessageSchema } },
+      }),
+    },
     async (req, res) => {
       const ref = refOf(liveKey(res), req.params.messageId);
       const edit = await readBody(req);
@@ -190,7 +265,16 @@ export function discordTable(deps: WebhooksInDeps): MountedTable {
 
   routes.delete(
     MESSAGE,
-    { access: keyAccess, secrets, before: [...before, version] },
+    {
+      access: keyAccess,
+      secrets,
+      before: [...before, version],
+      doc: discordDoc({
+        summary: 'Delete a message this key posted, as Discord’s Delete Webhook Message',
+        params: discordMessageParams,
+        responses: { 204: { description: 'Deleted.' } },
+      }),
+    },
     async (req, res) => {
       if (!(await deleteWebhookMessage(deps.db, refOf(liveKey(res), req.params.messageId)))) {
         throw unknownMessage();
