@@ -2,16 +2,15 @@ import type { GroupCommit } from '@ferry/core';
 import type { OccurrenceDetail } from '@ferry/workspace';
 import type { GroupingHint } from './fingerprint.js';
 import type { StoredReport } from './report.js';
+import type { Accepted } from './api-schemas.js';
 
 /**
  * The accept path's group-commit types, on their own so deps.ts (which holds the groups) and
  * accept.ts (which makes and uses them) both import them without importing each other.
  */
 
-export interface Accepted {
-  accepted: number;
-  ids: string[];
-}
+/** The 202's body: its type is the described schema's (api-schemas.ts), so they cannot drift. */
+export type { Accepted } from './api-schemas.js';
 
 /** What a Sentry event adds to its report: what it groups by, and its structured detail. */
 export interface ReportExtras {

@@ -1,15 +1,19 @@
 import express, { Router, type RequestHandler } from 'express';
 import { AppError } from '@ferry/core';
+import { z } from 'zod';
 import {
   access,
+  errorBodySchema,
   mount,
   notFoundHandler,
   publicKeyApi,
   routeTable,
   type MountedTable,
+  type RouteDoc,
 } from '@ferry/http';
 import { findVisitorId } from '@ferry/workspace';
 import { acceptReports, RATE_LIMIT_RETRY_SECONDS } from './accept.js';
+import { acceptedSchema, nativeBodySchema, sentryAnswerSchema } from './api-schemas.js';
 import { decodeNative } from './decode/native.js';
 import { sentryKey } from './decode/sentry-auth.js';
 import { decodeEnvelope, type DecodedSentry } from './decode/sentry-envelope.js';
@@ -54,6 +58,41 @@ function isBlank(body: Buffer): boolean {
  * categories, for the whole organization (the workspace), for as long as Retry-After says.
  */
 const SENTRY_RATE_LIMITS = `${RATE_LIMIT_RETRY_SECONDS}:error;default:organization`;
+
+/** The content types Sentry SDKs send: envelopes typed or not, browsers' text/plain, JSON. */
+const SENTRY_CONTENT_TYPES = [
+  'application/x-sentry-envelope',
+  'text/plain;charset=UTF-8',
+  'application/json',
+] as const;
+
+/** What both Sentry endpoints share: the key, the project segment, the answers. */
+function sentryDoc(own: { summary: string; description: string; body: string }): RouteDoc {
+  return {
+    summary: own.summary,
+    description: `${own.description} The key is the DSN's public key (\`X-Sentry-Auth\`, \`?sentry_key=\`, \`Authorization\` or the envelope's DSN): none answers 401, one no workspace has 403. Over the workspace's rate limit: 429 with \`Retry-After\` and \`X-Sentry-Rate-Limits\`, which SDKs honour. CORS is answered for browser SDKs.`,
+    tag: 'Sentry',
+    security: 'sentryKey',
+    params: z.object({
+      project: z.string().meta({
+        description: 'The DSN’s project id: any value; the key decides the workspace.',
+        example: '1',
+      }),
+    }),
+    rawBody: { contentTypes: SENTRY_CONTENT_TYPES, description: own.body },
+    responses: {
+      200: { description: 'Received: the event’s id, or `{}`.', schema: sentryAnswerSchema },
+      429: {
+        description: 'Over the workspace’s rate limit.',
+        schema: errorBodySchema,
+        headers: {
+          'Retry-After': `Seconds to wait: ${RATE_LIMIT_RETRY_SECONDS}.`,
+          'X-Sentry-Rate-Limits': `Sentry's rate-limit header: \`${SENTRY_RATE_LIMITS}\`.`,
+        },
+      },
+    },
+  };
+}
 
 export function ingestTable(deps: IngestDeps): MountedTable {
   const routes = routeTable();
@@ -130,6 +169,27 @@ export function ingestTable(deps: IngestDeps): MountedTable {
         'native.workspaceOf, first in the handler: its 404 still carries the CORS headers',
       ),
       before: [native.cors, enabled, json],
+      doc: {
+        summary: 'Report errors',
+        description:
+          'SPEC.md’s own format: one report, or `{errors: [...], source?}` with up to 10. Fields are coerced and cut rather than refused: a report that cannot be read at all is dropped and the rest of the batch kept, so `accepted` may be lower than the number sent. Cross-origin requests are accepted (CORS `*`, with its preflight); any Content-Type is read as JSON, so a browser may send `text/plain` to skip the preflight. `X-Service-Visitor` (optional) is the widget’s visitor token: the report is tied to that visitor. A key that matches no workspace answers 404; ingestion turned off on the deployment, 503.',
+        tag: 'Ingest',
+        security: 'publicKey',
+        rawBody: {
+          contentTypes: ['application/json', 'text/plain'],
+          description:
+            'One report or a batch, as JSON (at most 512 KB). Read by the route itself: nothing here refuses a field.',
+          schema: nativeBodySchema,
+        },
+        responses: {
+          202: { description: 'The readable reports, stored.', schema: acceptedSchema },
+          429: {
+            description: `Over the workspace’s 120 reports a minute, shared by every source.`,
+            schema: errorBodySchema,
+            headers: { 'Retry-After': `Seconds to wait: ${RATE_LIMIT_RETRY_SECONDS}.` },
+          },
+        },
+      },
     },
     async (req, res) => {
       const receivedAt = deps.now();
@@ -199,12 +259,30 @@ export function ingestTable(deps: IngestDeps): MountedTable {
   );
   routes.post(
     SENTRY_ENVELOPE_PATH,
-    { access: sentryKeyAccess, before: [sentry.cors, enabled, requestKey, raw] },
+    {
+      access: sentryKeyAccess,
+      before: [sentry.cors, enabled, requestKey, raw],
+      doc: sentryDoc({
+        summary: 'Receive a Sentry envelope',
+        description:
+          'Sentry’s envelope endpoint, for Sentry SDKs given a Ferry DSN: the error or message event in the envelope is stored like any report; sessions, client reports and transactions are dropped (answered `{}`).',
+        body: 'A Sentry envelope (develop.sentry.dev/sdk/envelopes/): newline-separated JSON headers and items. Compressed bodies (Content-Encoding gzip, deflate, br) are undone; at most 1 MiB once decoded (413 past it). Without a key in the request, the envelope header’s `dsn` names it.',
+      }),
+    },
     sentryRoute(decodeEnvelope),
   );
   routes.post(
     SENTRY_STORE_PATH,
-    { access: sentryKeyAccess, before: [sentry.cors, enabled, requestKey, raw] },
+    {
+      access: sentryKeyAccess,
+      before: [sentry.cors, enabled, requestKey, raw],
+      doc: sentryDoc({
+        summary: 'Receive a Sentry event (store)',
+        description:
+          'Sentry’s older store endpoint, for SDKs that post one event as JSON: stored like any report.',
+        body: 'One Sentry event as JSON (develop.sentry.dev/sdk/event-payloads/), possibly base64 and zlib-compressed as older SDKs send it; Content-Encoding is undone; at most 1 MiB once decoded (413 past it).',
+      }),
+    },
     sentryRoute((body) => decodeStore(body, SENTRY_BODY_LIMIT_BYTES)),
   );
   return { base: '/', table: routes };

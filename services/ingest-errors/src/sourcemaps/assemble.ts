@@ -4,6 +4,7 @@ import { AppError, newId } from '@ferry/core';
 import type { ArtifactKind, Db } from '@ferry/db';
 import { quotaUsed, storedText, UPLOAD_LIMITS } from './limits.js';
 import { unzipBundle, type UnzippedFile } from './unzip.js';
+import type { AssembleResponse } from './api-schemas.js';
 
 /**
  * POST artifactbundle/assemble (sentry-cli sourcemaps upload): the bundle named by its SHA-1 and
@@ -24,12 +25,6 @@ export const assembleRequestSchema = z.object({
 });
 
 export type AssembleRequest = z.infer<typeof assembleRequestSchema>;
-
-export interface AssembleResponse {
-  state: 'ok' | 'not_found';
-  missingChunks: string[];
-  detail: string | null;
-}
 
 /** sentry-cli's manifest.json: what each file of the zip is, and the URL it was served at. */
 const manifestSchema = z.object({

@@ -3,6 +3,7 @@ import { AppError, newId } from '@ferry/core';
 import type { Db, ReleaseDeploysTable, ReleasesTable } from '@ferry/db';
 import type { Selectable } from 'kysely';
 import { storedText } from './limits.js';
+import type { DeployJson, ReleaseJson } from './api-schemas.js';
 
 /**
  * `sentry-cli releases new / finalize / info` and `deploys new / list`, answered in the shapes
@@ -54,7 +55,7 @@ type Deploy = Selectable<ReleaseDeploysTable>;
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 const date = (value: string | null | undefined): Date | null => (value ? new Date(value) : null);
 
-export function releaseJson(release: Release, projects: readonly string[] = []) {
+export function releaseJson(release: Release, projects: readonly string[] = []): ReleaseJson {
   return {
     version: release.version,
     url: release.url,
@@ -66,7 +67,7 @@ export function releaseJson(release: Release, projects: readonly string[] = []) 
   };
 }
 
-export function deployJson(deploy: Deploy) {
+export function deployJson(deploy: Deploy): DeployJson {
   return {
     id: deploy.id,
     environment: deploy.environment,
