@@ -1,8 +1,11 @@
+import type { z } from 'zod';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '@ferry/core';
 import {
   access,
+  errorBodySchema,
   hitRateLimit,
+  inputOf,
   markStaticAsset,
   mount,
   parseInput,
@@ -33,6 +36,15 @@ import {
   type TenantCache,
 } from '@ferry/workspace';
 import type { WebDeps } from '../../deps.js';
+import {
+  configQuerySchema,
+  feedbackFiledSchema,
+  newVisitorSchema,
+  VISITOR_HEADER_NOTE,
+  widgetConfigSchema,
+  widgetFeedbackSchema,
+  type NewVisitorJson,
+} from './api-schemas.js';
 
 /**
  * /widget/*: the embedded widget's bundle and its two public endpoints, called from customers'
@@ -62,6 +74,13 @@ function widgetApi(tenants: TenantCache): PublicKeyApi {
       ),
   });
 }
+
+/** A 429 of these endpoints: Ferry's error body, with when to try again. */
+const rateLimitedDoc = {
+  description: 'Over a rate limit.',
+  schema: errorBodySchema,
+  headers: { 'Retry-After': 'Seconds to wait.' },
+};
 
 export interface WidgetLimits {
   /** New visitors per public key per minute, and per client address. */
@@ -156,28 +175,81 @@ export function widgetTables(
   // What the bundle needs to know at load (issue 45: whether to capture console and network
   // activity). The key rides in the query so this is a simple GET: no preflight on every page
   // view. Public and cacheable for a minute; it says nothing but the workspace's widget switches.
-  endpoints.get('/config', publicKey, async (req, res) => {
-    const key = typeof req.query.key === 'string' ? req.query.key : undefined;
-    const workspaceId = await workspaceOf(key ?? req.get('X-Service-Tenant'));
-    const { capture } = await widgetSettings.settings(workspaceId);
-    res.set('Cache-Control', 'public, max-age=60');
-    res.json({ capture });
-  });
+  endpoints.get(
+    '/config',
+    {
+      access: publicKey,
+      doc: {
+        summary: 'The widget’s settings',
+        description:
+          'What the widget bundle asks when it loads. The public key may ride in `?key=` (a simple request: no preflight on every page view) or `X-Service-Tenant`; 404 for a key no workspace has. Cacheable for a minute.',
+        tag: 'Widget',
+        security: 'publicKey',
+        query: configQuerySchema,
+        responses: {
+          200: {
+            description: 'The workspace’s widget switches.',
+            schema: widgetConfigSchema,
+            headers: { 'Cache-Control': '`public, max-age=60`.' },
+          },
+        },
+      },
+    },
+    async (req, res) => {
+      const { key } = inputOf(res.locals, 'query', configQuerySchema);
+      const workspaceId = await workspaceOf(key ?? req.get('X-Service-Tenant'));
+      const { capture } = await widgetSettings.settings(workspaceId);
+      res.set('Cache-Control', 'public, max-age=60');
+      res.json({ capture });
+    },
+  );
 
-  endpoints.post('/visitors', publicKey, async (req, res) => {
-    const tenant = req.get('X-Service-Tenant');
-    const workspaceId = await workspaceOf(tenant);
-    await limit(`visitors:key:${workspaceId}`, limits.visitorsPerKey, 'new visitors');
-    await limit(`visitors:ip:${req.ip ?? ''}`, limits.visitorsPerAddress, 'new visitors');
-    const visitor = await registerVisitor(db, workspaceId);
-    res.status(201).json({ visitor });
-  });
+  endpoints.post(
+    '/visitors',
+    {
+      access: publicKey,
+      doc: {
+        summary: 'Register a visitor',
+        description: `A new visitor of the workspace’s sites, whose token the widget then sends with its calls. ${VISITOR_HEADER_NOTE} Rate-limited per key and per client address (429 with \`Retry-After\`).`,
+        tag: 'Widget',
+        security: 'publicKey',
+        responses: {
+          201: { description: 'The new visitor and its token.', schema: newVisitorSchema },
+          429: rateLimitedDoc,
+        },
+      },
+    },
+    async (req, res) => {
+      const tenant = req.get('X-Service-Tenant');
+      const workspaceId = await workspaceOf(tenant);
+      await limit(`visitors:key:${workspaceId}`, limits.visitorsPerKey, 'new visitors');
+      await limit(`visitors:ip:${req.ip ?? ''}`, limits.visitorsPerAddress, 'new visitors');
+      const answer: NewVisitorJson = { visitor: await registerVisitor(db, workspaceId) };
+      res.status(201).json(answer);
+    },
+  );
 
   // `service('identify', …)`: who the visitor is, so the Errors page can name them (never by
   // their token). Sent by the widget when the identity changes, with the visitor's token.
   endpoints.post(
     '/visitors/identity',
-    { access: publicKey, before: [requireJsonBody] },
+    {
+      access: publicKey,
+      before: [requireJsonBody],
+      doc: {
+        summary: 'Identify a visitor',
+        description: `\`service('identify', …)\`: who the visitor is, so the Errors page names them (never by their token). Fields left out are cleared. ${VISITOR_HEADER_NOTE} Required here: 401 without a known one. Rate-limited per visitor (429).`,
+        tag: 'Widget',
+        security: 'publicKey',
+        rawBody: {
+          contentTypes: ['application/json'],
+          description:
+            'The identity, read by the route after the key and visitor checks: a refused field answers 422 naming it.',
+          schema: visitorIdentitySchema,
+        },
+        responses: { 204: { description: 'Recorded.' }, 429: rateLimitedDoc },
+      },
+    },
     async (req, res) => {
       const workspaceId = await workspaceOf(req.get('X-Service-Tenant'));
       const visitorId = await findVisitorId(db, workspaceId, req.get('X-Service-Visitor'));
@@ -196,7 +268,26 @@ export function widgetTables(
 
   endpoints.post(
     '/feedback',
-    { access: publicKey, before: [requireJsonBody] },
+    {
+      access: publicKey,
+      before: [requireJsonBody],
+      doc: {
+        summary: 'File feedback',
+        description: `A visitor’s ticket, filed as the API files one (its conversation, its \`feedback_filed\` event), with an optional screenshot and console/network capture. ${VISITOR_HEADER_NOTE} Optional here: the ticket is then linked to the visitor and its errors; an unknown one answers 401. Rate-limited per key and per visitor (or address) (429).`,
+        tag: 'Widget',
+        security: 'publicKey',
+        rawBody: {
+          contentTypes: ['application/json'],
+          description:
+            'The ticket as JSON (the screenshot inside it as a data URL; up to about 2.9 MB in all), read by the route after the key, visitor and rate-limit checks: a refused field answers 422 naming it.',
+          schema: widgetFeedbackSchema,
+        },
+        responses: {
+          201: { description: 'Filed: the ticket’s id.', schema: feedbackFiledSchema },
+          429: rateLimitedDoc,
+        },
+      },
+    },
     async (req, res) => {
       const workspaceId = await workspaceOf(req.get('X-Service-Tenant'));
       const token = req.get('X-Service-Visitor');
@@ -227,7 +318,7 @@ export function widgetTables(
         screenshot,
         evidence,
       });
-      res.status(201).json({ id: feedback.id });
+      res.status(201).json({ id: feedback.id } satisfies z.infer<typeof feedbackFiledSchema>);
     },
   );
 
