@@ -13,12 +13,15 @@ export const VISITOR_HEADER_NOTE =
 
 /** `?key=`: the public key, so GET /config stays a simple request (no preflight per page view). */
 export const configQuerySchema = z.object({
-  key: z
-    .preprocess((value) => (typeof value === 'string' ? value : undefined), z.string().optional())
-    .meta({
+  // A repeated `?key=` is no key (the header is read), as before the query was declared; the
+  // description sits on the inner schema, which is what the OpenAPI document shows.
+  key: z.preprocess(
+    (value) => (typeof value === 'string' ? value : undefined),
+    z.string().optional().meta({
       description: 'The workspace’s public key; without it, `X-Service-Tenant` is read.',
       example: 'pk_3kq9x2m7c4v8b1n6',
     }),
+  ),
 });
 
 export const widgetConfigSchema = z.object({
