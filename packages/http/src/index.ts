@@ -51,7 +51,7 @@ export {
   validateInput,
 } from './route-doc.js';
 export type { RouteDoc, RouteResponseDoc, RouteSecurity, ValidatedInput } from './route-doc.js';
-export { jsonSchemaOf, openApiDocument, openApiPath } from './openapi.js';
+export { jsonSchemaOf, openApiDocument, openApiDrift, openApiPath } from './openapi.js';
 export type { OpenApiInfo, WebhookDoc } from './openapi.js';
 export { publicKeyApi, rateLimitedError } from './public-key.js';
 export type { PublicKeyApi, PublicKeyApiOptions } from './public-key.js';

@@ -285,3 +285,29 @@ export function openApiDocument(
     },
   };
 }
+
+/**
+ * Where two descriptions first differ (a JSON path and both values), or undefined when they are
+ * the same: how the committed docs/openapi.json is held to what the code generates, with a message
+ * a reviewer can act on.
+ */
+export function openApiDrift(committed: unknown, generated: unknown, at = '$'): string | undefined {
+  if (Object.is(committed, generated)) return undefined;
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null;
+  if (isObject(committed) && isObject(generated)) {
+    if (Array.isArray(committed) !== Array.isArray(generated)) {
+      return `${at}: an ${Array.isArray(committed) ? 'array' : 'object'} in the committed copy, not in the generated one`;
+    }
+    const keys = new Set([...Object.keys(committed), ...Object.keys(generated)]);
+    for (const key of keys) {
+      if (!(key in generated)) return `${at}.${key}: in the committed copy only`;
+      if (!(key in committed)) return `${at}.${key}: in the generated description only`;
+      const drift = openApiDrift(committed[key], generated[key], `${at}.${key}`);
+      if (drift) return drift;
+    }
+    return undefined;
+  }
+  const show = (value: unknown) => JSON.stringify(value)?.slice(0, 120);
+  return `${at}: committed ${show(committed)}, generated ${show(generated)}`;
+}

@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { mountedRoutes, openApiPath } from '@ferry/http';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { mountedRoutes, openApiDrift, openApiPath } from '@ferry/http';
+import { ferryOpenApiDocument } from '@ferry/web';
 import { createApiToken, createWorkspace, waitUntil } from '@ferry/testing';
 import { startFerry, type FerryHarness } from './support/ferry.js';
+
+/** The committed description: what a reviewer sees change when the API does. */
+const COMMITTED = fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url));
+/** Its server: the README's default address, so the file is the same on every machine. */
+const COMMITTED_SERVER = 'http://localhost:3000';
 
 /** The machine-facing namespaces the description must cover (issue 46); pages are left out. */
 const MACHINE = /^\/(api\/|ingest\/|wh\/in\/|widget\/v1\/|agents\/v1\/)/;
@@ -63,6 +71,32 @@ describe('the OpenAPI description of pnpm start', () => {
       `OpenAPI: ${machine.length - missing.length} of ${machine.length} machine routes described; not yet: ${missing
         .map((route) => `${route.method.toUpperCase()} ${route.pattern}`)
         .join(', ')}`,
+    );
+  });
+
+  it('is committed as docs/openapi.json, exactly as generated', () => {
+    const generated = ferryOpenApiDocument(COMMITTED_SERVER);
+    // `FERRY_WRITE_OPENAPI=1 pnpm test services/all/test/openapi.test.ts` writes it afresh.
+    if (process.env.FERRY_WRITE_OPENAPI === '1') {
+      writeFileSync(COMMITTED, `${JSON.stringify(generated, null, 2)}\n`);
+    }
+    const committed = JSON.parse(readFileSync(COMMITTED, 'utf8')) as unknown;
+    expect(
+      openApiDrift(committed, generated),
+      'docs/openapi.json differs from the routes: run FERRY_WRITE_OPENAPI=1 pnpm test services/all/test/openapi.test.ts and commit it',
+    ).toBeUndefined();
+    // The check sees a change anywhere: a summary edited, an operation gone, a field added.
+    const edited = structuredClone(committed) as {
+      paths: Record<string, Record<string, { summary: string }>>;
+    };
+    edited.paths['/api/v1/errors']!.get!.summary = 'List every error';
+    expect(openApiDrift(edited, generated)).toBe(
+      '$.paths./api/v1/errors.get.summary: committed "List every error", generated "List error groups"',
+    );
+    const fewer = structuredClone(committed) as { paths: Record<string, unknown> };
+    delete fewer.paths['/api/v1/errors'];
+    expect(openApiDrift(fewer, generated)).toBe(
+      '$.paths./api/v1/errors: in the generated description only',
     );
   });
 

@@ -20,6 +20,24 @@ import type { WebDeps } from '../../deps.js';
  * RouteDoc, generated from the route tables mounted in this process. Built on the first request,
  * when every table is mounted, then kept: the tables do not change while the process runs.
  */
+/**
+ * The description of the routes mounted in this process, with `serverUrl` as its server: what
+ * GET /api/v1/openapi.json answers, and what docs/openapi.json holds (with the default URL).
+ */
+export function ferryOpenApiDocument(serverUrl: string): Record<string, unknown> {
+  return openApiDocument(
+    mountedRoutes(),
+    {
+      title: 'Ferry API',
+      version: 'v1',
+      description:
+        'Error ingestion, feedback, rooms and webhooks. Make an API token on the workspace’s API tokens page (Settings › API tokens) and send it as `Authorization: Bearer fry_…`.',
+      serverUrl,
+    },
+    eventWebhooks(),
+  );
+}
+
 export function apiDocsApi(deps: Pick<WebDeps, 'config'>): RouteTable {
   let document: Record<string, unknown> | undefined;
   const routes = routeTable();
@@ -27,17 +45,7 @@ export function apiDocsApi(deps: Pick<WebDeps, 'config'>): RouteTable {
     '/openapi.json',
     access.public('the API description: what any client may call, never data'),
     (_req, res) => {
-      document ??= openApiDocument(
-        mountedRoutes(),
-        {
-          title: 'Ferry API',
-          version: 'v1',
-          description:
-            'Error ingestion, feedback, rooms and webhooks. Make an API token on the workspace’s API tokens page (Settings › API tokens) and send it as `Authorization: Bearer fry_…`.',
-          serverUrl: deps.config.PUBLIC_URL,
-        },
-        eventWebhooks(),
-      );
+      document ??= ferryOpenApiDocument(deps.config.PUBLIC_URL);
       res.set('Cache-Control', 'public, max-age=300').json(document);
     },
   );
