@@ -18,7 +18,11 @@ export const dispatchRequestSchema = z.object(
     repo: z
       .string('Give "repo": a repository id from GET /api/v1/repos.')
       .trim()
-      .min(1, 'Give "repo": a repository id from GET /api/v1/repos.'),
+      .min(1, 'Give "repo": a repository id from GET /api/v1/repos.')
+      .meta({
+        description: 'The repository’s id from GET /api/v1/repos.',
+        example: 'rep_01m95vcs448p8d8nkpkmbpan9e',
+      }),
   },
   'Send a JSON object with "repo".',
 );

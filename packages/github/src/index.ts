@@ -42,6 +42,7 @@ export {
   listRepos,
   recordInstallation,
   repoJson,
+  repoJsonSchema,
   setRepoSwitches,
   syncRepos,
 } from './installations.js';

@@ -1,6 +1,7 @@
 import { isId, newId } from '@ferry/core';
 import type { Db, GithubInstallation, GithubRepo } from '@ferry/db';
 import type { GitHubClient } from './client.js';
+import { z } from 'zod';
 
 /**
  * The workspace's GitHub App installation and the repositories it reaches. An installation id
@@ -152,14 +153,22 @@ export function dispatchReady(repo: Pick<GithubRepo, 'linked' | 'enabled' | 'rea
   return repo.linked && repo.enabled && repo.reachable;
 }
 
-export interface RepoJson {
-  id: string;
-  full_name: string;
-  default_branch: string;
-  linked: boolean;
-  enabled: boolean;
-  dispatch_ready: boolean;
-}
+/** A repository as GET /api/v1/repos lists it (issue 46: the schema is the type and the doc). */
+export const repoJsonSchema = z.object({
+  id: z.string().meta({
+    description: 'What a dispatch names as `repo`.',
+    example: 'rep_01m95vcs448p8d8nkpkmbpan9e',
+  }),
+  full_name: z.string().meta({ example: 'acme/shop' }),
+  default_branch: z.string().meta({ example: 'main' }),
+  linked: z.boolean(),
+  enabled: z.boolean(),
+  dispatch_ready: z.boolean().meta({
+    description:
+      'Linked, enabled and reached by the GitHub App installation: check it before dispatching.',
+  }),
+});
+export type RepoJson = z.infer<typeof repoJsonSchema>;
 
 export function repoJson(repo: GithubRepo): RepoJson {
   return {

@@ -45,6 +45,11 @@ export interface RouteDoc {
   body?: z.ZodType;
   bodyContentType?: string;
   /**
+   * What a refusal calls the body ("The feedback is not valid. note: …"); 'request body' unless
+   * given. Routes that named their body before they had a doc keep their messages.
+   */
+  bodyName?: string;
+  /**
    * A body the handler's own parser reads (a Sentry envelope, multipart, a form, raw bytes):
    * described, never validated here. `schema` is what it holds once parsed, for readers.
    */
@@ -76,7 +81,7 @@ export function validateInput(doc: RouteDoc): RequestHandler | undefined {
     const input: ValidatedInput = {};
     if (doc.params) input.params = parseInput(doc.params, req.params, 'path');
     if (doc.query) input.query = parseInput(doc.query, req.query, 'query');
-    if (doc.body) input.body = parseInput(doc.body, req.body, 'request body');
+    if (doc.body) input.body = parseInput(doc.body, req.body, doc.bodyName ?? 'request body');
     res.locals.input = input;
     next();
   };

@@ -2,15 +2,22 @@ import type { Router } from 'express';
 import express from 'express';
 import {
   access,
+  inputOf,
   mount,
-  parseInput,
   requireJsonBody,
   routeTable,
   storableBody,
   type MountedTable,
 } from '@ferry/http';
-import { dispatchRequestSchema, listRepos, repoJson, requestDispatch } from '@ferry/github';
-import { apiAuth, requireToken } from '@ferry/workspace';
+import {
+  dispatchRequestSchema,
+  listRepos,
+  repoJson,
+  repoJsonSchema,
+  requestDispatch,
+} from '@ferry/github';
+import { apiAuth, dispatchJsonSchema, requireToken } from '@ferry/workspace';
+import { z } from 'zod';
 import type { DispatchDeps } from './deps.js';
 
 /**
@@ -26,7 +33,22 @@ export function dispatchTable(deps: DispatchDeps): MountedTable {
 
   routes.get(
     '/repos',
-    access.scope('tenant:read', requireToken(deps, 'tenant:read')),
+    {
+      access: access.scope('tenant:read', requireToken(deps, 'tenant:read')),
+      doc: {
+        summary: 'List repositories',
+        description:
+          'The GitHub repositories the workspace’s installation reaches, each with `dispatch_ready`: only a ready one (linked and enabled by an admin) can be dispatched to.',
+        tag: 'Dispatch',
+        security: 'bearer',
+        responses: {
+          200: {
+            description: 'Every repository.',
+            schema: z.object({ repos: z.array(repoJsonSchema) }),
+          },
+        },
+      },
+    },
     async (_req, res) => {
       const { workspace } = apiAuth(res);
       const repos = await listRepos(deps.db, workspace.id);
@@ -36,11 +58,33 @@ export function dispatchTable(deps: DispatchDeps): MountedTable {
 
   routes.post(
     '/feedback/:feedbackId/dispatch',
-    { access: access.scope('tenant:write', requireToken(deps, 'tenant:write')), before: jsonBody },
+    {
+      access: access.scope('tenant:write', requireToken(deps, 'tenant:write')),
+      before: jsonBody,
+      doc: {
+        summary: 'Dispatch a ticket to a coding agent',
+        description:
+          'Opens an issue with the ticket’s context in the repository and starts a coding-agent task asking for a pull request, as the workspace’s dispatch identity. Refused without a dispatch identity (`no_dispatch_identity`), for a repository not ready (`repo_not_ready`), and while a dispatch of the ticket to the same repository is in flight (`dispatch_in_flight`). Poll the ticket’s `dispatches` for progress.',
+        tag: 'Dispatch',
+        security: 'bearer',
+        params: z.object({
+          feedbackId: z.string().meta({ example: 'fbk_01m95vcs448p8d8nkpkmbpan9e' }),
+        }),
+        body: dispatchRequestSchema,
+        bodyName: 'dispatch',
+        responses: {
+          202: {
+            description: 'Started: the dispatch, `queued`.',
+            schema: dispatchJsonSchema,
+            headers: { Location: 'The ticket to poll: `/api/v1/feedback/<id>`.' },
+          },
+        },
+      },
+    },
     async (req, res) => {
       const { workspace, token } = apiAuth(res);
       const { feedbackId } = req.params;
-      const input = parseInput(dispatchRequestSchema, req.body, 'dispatch');
+      const input = inputOf(res.locals, 'body', dispatchRequestSchema);
       const dispatch = await requestDispatch(deps.db, {
         workspaceId: workspace.id,
         feedbackId,

@@ -17,6 +17,7 @@ import {
 } from '../hooks/outgoing-hooks.js';
 import { OCCURRENCE_LIMITS } from './occurrence.js';
 import { activeSeatNames } from '../members/members.js';
+import type { ErrorAlertRuleJson, ErrorAlertRulesJson } from './alert-schemas.js';
 
 /**
  * Error alert rules (issue 26 part 1; several per workspace since issue 43): each row says which of the three triggers
@@ -131,32 +132,6 @@ export const errorAlertRuleSchema = errorAlertRulesSchema.extend({
 });
 
 export type ErrorAlertRuleInput = z.output<typeof errorAlertRuleSchema>;
-
-/** The rule as the API answers it (and the Settings page shows it). */
-export interface ErrorAlertRulesJson {
-  room_id: string | null;
-  new_group: boolean;
-  regression: boolean;
-  frequency: { count: number; minutes: number } | null;
-  url: string | null;
-  environments: string[] | null;
-  /** The URL's delivery state: 'enabled', or 'disabled' after 20 failures in a row (or a 410). */
-  url_state: OutgoingWebhook['state'] | null;
-  updated_at: string | null;
-}
-
-/** One of several rules (`/api/v1/error-alerts/rules`). */
-export interface ErrorAlertRuleJson extends ErrorAlertRulesJson {
-  id: string;
-  name: string;
-  sources: string[] | null;
-  levels: string[] | null;
-  releases: string[] | null;
-  tags: string[] | null;
-  notify_member_ids: string[] | null;
-  hand_to_agent: boolean;
-  created_at: string;
-}
 
 export interface ErrorAlertSettings {
   rule: ErrorAlertRule | undefined;

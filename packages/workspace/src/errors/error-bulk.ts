@@ -259,8 +259,38 @@ export async function findErrorBulkAction(
     .executeTakeFirst();
 }
 
+const when = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601, UTC.' });
+
+/** A bulk action as the API answers it (issue 46: the schema is both the doc and the type). */
+export const errorBulkActionJsonSchema = z.object({
+  id: z.string().meta({ example: 'ebk_01m95vcs448p8d8nkpkmbpan9e' }),
+  action: z.enum(ERROR_BULK_ACTIONS),
+  status: z.enum(['queued', 'running', 'done', 'failed']),
+  q: z
+    .string()
+    .nullable()
+    .meta({ description: 'The search that picked the groups; null for ids.' }),
+  assignee_id: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({ description: '`assign` only: who gets the groups; null unassigns.' }),
+  target_id: z
+    .string()
+    .optional()
+    .meta({ description: '`merge` only: the group the others go into.' }),
+  total: z.number().int().min(0).meta({ description: 'Groups selected.' }),
+  processed: z.number().int().min(0).meta({ description: 'Groups done so far.' }),
+  changed: z.number().int().min(0).meta({ description: 'Groups the action changed.' }),
+  error: z.string().nullable().meta({ description: 'Why it failed; null unless `failed`.' }),
+  created_at: when,
+  finished_at: when.nullable(),
+});
+
 /** The API's view of an action: what, how far, and how it ended; never the ids themselves. */
-export function errorBulkActionJson(action: ErrorBulkAction) {
+export function errorBulkActionJson(
+  action: ErrorBulkAction,
+): z.infer<typeof errorBulkActionJsonSchema> {
   return {
     id: action.id,
     action: action.action,

@@ -57,13 +57,18 @@ export type {
   ErrorAlert,
   ErrorAlertPayload,
   ErrorAlertRuleInput,
-  ErrorAlertRuleJson,
   ErrorAlertRuleSettings,
   ErrorAlertRulesInput,
-  ErrorAlertRulesJson,
   ErrorAlertSettings,
   SavedErrorAlertRules,
 } from './error-alerts.js';
+export {
+  errorAlertRuleJsonSchema,
+  errorAlertRulesJsonSchema,
+  savedErrorAlertRuleJsonSchema,
+  savedErrorAlertRulesJsonSchema,
+} from './alert-schemas.js';
+export type { ErrorAlertRuleJson, ErrorAlertRulesJson } from './alert-schemas.js';
 export {
   assignErrorGroup,
   assigneeIdSchema,
@@ -77,6 +82,7 @@ export {
   ERROR_BULK_INLINE_MAX,
   ERROR_BULK_MAX,
   errorBulkActionJson,
+  errorBulkActionJsonSchema,
   errorBulkRequestSchema,
   findErrorBulkAction,
   previewErrorBulkMerge,

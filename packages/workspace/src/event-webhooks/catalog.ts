@@ -210,14 +210,17 @@ export function eventEnvelopeSchema<T extends EventType>(type: T) {
   });
 }
 
-export interface CatalogJsonEntry {
-  type: EventType;
-  title: string;
-  description: string;
-  resource: string;
-  /** JSON Schema (draft 2020-12) of the whole delivery body. */
-  schema: Record<string, unknown>;
-}
+/** A catalog entry as GET /api/v1/event-types publishes it. */
+export const catalogJsonEntrySchema = z.object({
+  type: z.enum(EVENT_TYPES),
+  title: z.string(),
+  description: z.string(),
+  resource: z.string(),
+  schema: z
+    .record(z.string(), z.unknown())
+    .meta({ description: 'JSON Schema (draft 2020-12) of the whole delivery body.' }),
+});
+export type CatalogJsonEntry = z.infer<typeof catalogJsonEntrySchema>;
 
 let published: CatalogJsonEntry[] | undefined;
 

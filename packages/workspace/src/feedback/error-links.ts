@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import { postMessage } from '../messages/messages.js';
 import type { TriageActor } from './feedback-triage.js';
+import type { LinkedErrorJson } from './api-schemas.js';
 
 /**
  * Tickets and error groups linked both ways (issue 45, part 3). A widget ticket is linked to the
@@ -364,7 +365,7 @@ async function notice(
 }
 
 /** A linked group in the API (GET /api/v1/feedback/:id's `linked_errors`). */
-export function linkedErrorJson(group: LinkedErrorGroup) {
+export function linkedErrorJson(group: LinkedErrorGroup): LinkedErrorJson {
   return {
     group_id: group.group_id,
     error_class: group.error_class,

@@ -1,5 +1,5 @@
 import { isId, newId } from '@ferry/core';
-import type { Db, Dispatch, DispatchStatus, Feedback, FeedbackStatus, Message } from '@ferry/db';
+import type { Db, Dispatch, Feedback, FeedbackStatus, Message } from '@ferry/db';
 import { writeEvent } from '@ferry/queues';
 import { sql } from 'kysely';
 import { z } from 'zod';
@@ -9,6 +9,7 @@ import { insertScreenshot, type CheckedScreenshot } from './screenshots.js';
 import { emitWorkspaceEvents, ticketData, workspaceEvent } from '../event-webhooks/index.js';
 import { insertEvidence, type PreparedEvidence } from './evidence.js';
 import { linkTicketToVisitorErrors } from './error-links.js';
+import type { DispatchJson, FeedbackJson } from './api-schemas.js';
 
 /**
  * Feedback tickets: filed through the REST API (the widget posts there too), each with its own
@@ -322,19 +323,6 @@ export async function conversationMessages(
   return { messages: rows.slice(0, limit).reverse(), more: rows.length > limit };
 }
 
-/** One element of a ticket's `dispatches` array (DESIGN.md's dispatch object). */
-export interface DispatchJson {
-  id: string;
-  repo_id: string;
-  status: DispatchStatus;
-  task_state: string | null;
-  issue_url: string | null;
-  pr_url: string | null;
-  error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
 export function dispatchJson(d: Dispatch): DispatchJson {
   return {
     id: d.id,
@@ -362,36 +350,6 @@ export async function listDispatches(
     .orderBy('id', 'asc')
     .execute();
   return rows.map(dispatchJson);
-}
-
-export interface FeedbackJson {
-  id: string;
-  status: FeedbackStatus;
-  /** The member who triages it; null while nobody is assigned. */
-  assignee: { id: string; name: string } | null;
-  title: string | null;
-  note: string;
-  reporter: { label: string | null; role: string | null; email: string | null };
-  page: {
-    url: string | null;
-    path: string | null;
-    controller_action: string | null;
-    viewport: { width: number | null; height: number | null };
-    partials: string[];
-  };
-  element: {
-    selector: string | null;
-    tag: string | null;
-    text: string | null;
-    outer_html: string | null;
-  };
-  conversation: { room_id: string };
-  /** The widget visitor who filed it (null for tickets filed through the API). */
-  visitor_id: string | null;
-  /** The error group it was filed from with "Fix with agent" (null otherwise). */
-  error_group_id: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 /** The API's ticket shape; mirrors the POST body so a client reads back what it sent. */

@@ -28,9 +28,7 @@ export {
   ticketJson,
 } from './feedback.js';
 export type {
-  DispatchJson,
   FeedbackFilter,
-  FeedbackJson,
   FeedbackPage,
   FileFeedbackInput,
   Participant,
@@ -101,3 +99,11 @@ export {
   visitorIdentitySchema,
 } from './visitors.js';
 export type { TenantCache, VisitorIdentity } from './visitors.js';
+export {
+  dispatchJsonSchema,
+  feedbackJsonSchema,
+  linkedErrorJsonSchema,
+  ticketJsonSchema,
+  ticketWithLinksJsonSchema,
+} from './api-schemas.js';
+export type { DispatchJson, FeedbackJson, LinkedErrorJson } from './api-schemas.js';

@@ -3,6 +3,8 @@ export {
   HISTORY_PAGE_MAX,
   apiMessageJson,
   findReadableRoom,
+  apiMessageJsonSchema,
+  apiRoomJsonSchema,
   readableRooms,
   roomHistory,
 } from './room-history.js';

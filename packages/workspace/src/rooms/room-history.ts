@@ -1,5 +1,6 @@
 import { isId } from '@ferry/core';
 import type { AuthorKind, Db, Message, RoomKind } from '@ferry/db';
+import { z } from 'zod';
 
 /**
  * The rooms API's reads (`GET /api/v1/rooms`, `/rooms/:id/messages`): the workspace's shared rooms
@@ -15,24 +16,48 @@ const READABLE_KINDS: readonly RoomKind[] = ['channel', 'agent', 'conversation']
 export const HISTORY_PAGE_MAX = 200;
 export const HISTORY_PAGE_DEFAULT = 50;
 
-export interface ApiRoomJson {
-  id: string;
-  name: string;
-  kind: RoomKind;
-}
+const ROOM_KINDS = [
+  'channel',
+  'dm',
+  'conversation',
+  'agent',
+] as const satisfies readonly RoomKind[];
+const AUTHOR_KINDS = [
+  'member',
+  'webhook',
+  'agent',
+  'system',
+] as const satisfies readonly AuthorKind[];
+
+/** A room as the API answers it (issue 46: the schema is the description and the type). */
+export const apiRoomJsonSchema = z.object({
+  id: z.string().meta({ example: 'room_01m95vcs448p8d8nkpkmbpan9e' }),
+  name: z.string().meta({ example: 'support' }),
+  kind: z.enum(ROOM_KINDS).meta({
+    description: 'Never `dm`: direct messages are not readable with a token.',
+  }),
+});
+export type ApiRoomJson = z.infer<typeof apiRoomJsonSchema>;
 
 /**
  * A message as JSON wherever it leaves us: the rooms API's history and the `message` of every
  * outgoing webhook payload (services/webhooks-out payload.ts, DESIGN.md "Payload"). Outgoing
  * deliveries are signed over their raw bytes, so apiMessageJson's key order is part of the format.
  */
-export interface ApiMessageJson {
-  id: string;
-  room_id: string;
-  body: string;
-  sender: { type: AuthorKind; id: string | null; name: string };
-  created_at: string;
-}
+export const apiMessageJsonSchema = z.object({
+  id: z.string().meta({ example: 'msg_01m95vf7e1wft897bnf3hv3khf' }),
+  room_id: z.string(),
+  body: z.string(),
+  sender: z.object({
+    type: z.enum(AUTHOR_KINDS),
+    id: z.string().nullable().meta({
+      description: 'A member’s id, or the webhook key or agent the message came through.',
+    }),
+    name: z.string(),
+  }),
+  created_at: z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601, UTC.' }),
+});
+export type ApiMessageJson = z.infer<typeof apiMessageJsonSchema>;
 
 export async function readableRooms(db: Db, workspaceId: string): Promise<ApiRoomJson[]> {
   return db

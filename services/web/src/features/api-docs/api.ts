@@ -13,6 +13,7 @@ import {
   eventEnvelopeSchema,
   webhookTestSchema,
 } from '@ferry/workspace';
+import { z } from 'zod';
 import type { WebDeps } from '../../deps.js';
 
 /**
@@ -43,7 +44,23 @@ export function apiDocsApi(deps: Pick<WebDeps, 'config'>): RouteTable {
   const routes = routeTable();
   routes.get(
     '/openapi.json',
-    access.public('the API description: what any client may call, never data'),
+    {
+      access: access.public('the API description: what any client may call, never data'),
+      doc: {
+        summary: 'This description',
+        description:
+          'The OpenAPI 3.1 description of the API, generated from the routes this server mounts. Cached for 5 minutes.',
+        tag: 'API',
+        security: 'none',
+        responses: {
+          200: {
+            description: 'An OpenAPI 3.1 document.',
+            schema: z.record(z.string(), z.unknown()),
+            headers: { 'Cache-Control': '`public, max-age=300`.' },
+          },
+        },
+      },
+    },
     (_req, res) => {
       document ??= ferryOpenApiDocument(deps.config.PUBLIC_URL);
       res.set('Cache-Control', 'public, max-age=300').json(document);

@@ -1,5 +1,5 @@
 import { AppError } from '@ferry/core';
-import { inputOf, parseInput, requireJsonBody, routeTable, type RouteTable } from '@ferry/http';
+import { inputOf, requireJsonBody, routeTable, type RouteTable } from '@ferry/http';
 import { tokenScope } from '../../shared/access.js';
 import { z } from 'zod';
 import type { WebDeps } from '../../deps.js';
@@ -25,6 +25,7 @@ import {
   ticketJson,
   withMappedDetail,
   errorBulkActionJson,
+  errorBulkActionJsonSchema,
   errorBulkRequestSchema,
   findErrorBulkAction,
   runSmallErrorBulkAction,
@@ -36,9 +37,14 @@ import {
   errorGroupJsonSchema,
   errorGroupListJsonSchema,
   errorOccurrenceJsonSchema,
-  groupFingerprintJsonSchema,
+  ticketJsonSchema,
 } from '@ferry/workspace';
-import { findErrorGroupOrHolder, mergeRoutes, withMergedFingerprints } from './merge-api.js';
+import {
+  findErrorGroupOrHolder,
+  groupWithFingerprintsSchema,
+  mergeRoutes,
+  withMergedFingerprints,
+} from './merge-api.js';
 
 /** `?source=&page=` as a form would send them: an empty value means "not given". */
 const blankAsMissing = (value: unknown): unknown => (value === '' ? undefined : value);
@@ -78,6 +84,10 @@ const listQuerySchema = z.object({
       .max(SEARCH_QUERY_MAX, `Must be at most ${SEARCH_QUERY_MAX} characters.`)
       .optional(),
   ),
+});
+
+const groupParams = z.object({
+  groupId: z.string().meta({ example: 'egr_01m95vcs448p8d8nkpkmbpan9e' }),
 });
 
 /** `status`, `assignee_id` (issue 43; null unassigns) or both; before 43 `status` was required. */
@@ -146,12 +156,38 @@ export function errorsApi(deps: WebDeps): RouteTable {
 
   // Issue 43: a bulk action over the groups a search matches (`q`) or named (`ids`). A small one
   // is done before the answer (200); a larger one runs as a job (202): poll its Location.
+  const bulkActionAnswer = z.object({ action: errorBulkActionJsonSchema });
+  const bulkLocation = { Location: 'The action to poll: `/api/v1/errors/bulk/<id>`.' };
   routes.post(
     '/bulk',
-    { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] },
-    async (req, res) => {
+    {
+      access: tokenScope(deps, 'tenant:write'),
+      before: [requireJsonBody],
+      doc: {
+        summary: 'Act on many error groups',
+        description:
+          'Resolves, ignores, reopens (`unresolve`), assigns or merges the groups a search matches (`q`, the Errors page’s grammar) or the groups named (`ids`): exactly one of the two. Up to 500 groups are done before the answer (200); a larger selection runs as a job (202): poll the Location.',
+        tag: 'Errors',
+        security: 'bearer',
+        body: errorBulkRequestSchema,
+        bodyName: 'bulk action',
+        responses: {
+          200: {
+            description: 'Done (or failed) before the answer.',
+            schema: bulkActionAnswer,
+            headers: bulkLocation,
+          },
+          202: {
+            description: 'Running as a job.',
+            schema: bulkActionAnswer,
+            headers: bulkLocation,
+          },
+        },
+      },
+    },
+    async (_req, res) => {
       const { workspace, token } = apiAuth(res);
-      const body = parseInput(errorBulkRequestSchema, req.body, 'bulk action');
+      const body = inputOf(res.locals, 'body', errorBulkRequestSchema);
       const started = await startErrorBulkAction(db, {
         workspaceId: workspace.id,
         actor: { kind: 'api' },
@@ -172,12 +208,28 @@ export function errorsApi(deps: WebDeps): RouteTable {
     },
   );
 
-  routes.get('/bulk/:actionId', read, async (req, res) => {
-    const { workspace } = apiAuth(res);
-    const action = await findErrorBulkAction(db, workspace.id, String(req.params.actionId));
-    if (!action) throw new AppError('not_found', 'No such bulk action in this workspace.');
-    res.json({ action: errorBulkActionJson(action) });
-  });
+  routes.get(
+    '/bulk/:actionId',
+    {
+      access: read,
+      doc: {
+        summary: 'Get a bulk action',
+        description: 'How far a bulk action is, and how it ended.',
+        tag: 'Errors',
+        security: 'bearer',
+        params: z.object({
+          actionId: z.string().meta({ example: 'ebk_01m95vcs448p8d8nkpkmbpan9e' }),
+        }),
+        responses: { 200: { description: 'The action.', schema: bulkActionAnswer } },
+      },
+    },
+    async (req, res) => {
+      const { workspace } = apiAuth(res);
+      const action = await findErrorBulkAction(db, workspace.id, String(req.params.actionId));
+      if (!action) throw new AppError('not_found', 'No such bulk action in this workspace.');
+      res.json({ action: errorBulkActionJson(action) });
+    },
+  );
 
   // Before /:groupId, so "occurrences" is never read as a group id.
   routes.get(
@@ -217,17 +269,12 @@ export function errorsApi(deps: WebDeps): RouteTable {
           'The group with its fingerprints, its latest occurrences (detail mapped through uploaded source maps) and the feedback tickets linked to it. An id merged away answers as the group that holds it now.',
         tag: 'Errors',
         security: 'bearer',
-        params: z.object({
-          groupId: z.string().meta({ example: 'egr_01m95vcs448p8d8nkpkmbpan9e' }),
-        }),
+        params: groupParams,
         responses: {
           200: {
             description: 'The group.',
             schema: z.object({
-              group: errorGroupJsonSchema.extend({
-                fingerprints: z.array(groupFingerprintJsonSchema),
-                merged_fingerprints: z.number().int().min(0),
-              }),
+              group: groupWithFingerprintsSchema,
               occurrences: z.array(errorOccurrenceJsonSchema),
               feedback: groupTicketsJsonSchema,
             }),
@@ -256,11 +303,30 @@ export function errorsApi(deps: WebDeps): RouteTable {
 
   routes.patch(
     '/:groupId',
-    { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] },
+    {
+      access: tokenScope(deps, 'tenant:write'),
+      before: [requireJsonBody],
+      doc: {
+        summary: 'Triage an error group',
+        description:
+          'Sets the group’s status, its assignee (`null` unassigns) or both. With `"status": "resolved"` and `"resolve_in": "next_release"`, occurrences on the newest known release or older do not reopen it.',
+        tag: 'Errors',
+        security: 'bearer',
+        params: groupParams,
+        body: groupChangeSchema,
+        bodyName: 'error group',
+        responses: {
+          200: {
+            description: 'The group as changed.',
+            schema: z.object({ group: errorGroupJsonSchema }),
+          },
+        },
+      },
+    },
     async (req, res) => {
       const { workspace } = apiAuth(res);
       const groupId = String(req.params.groupId);
-      const change = parseInput(groupChangeSchema, req.body, 'error group');
+      const change = inputOf(res.locals, 'body', groupChangeSchema);
       // The assignment first: when it is refused (422), the status is left as it was too. And
       // "resolve in next release" needs a release: checked before the assignment is applied, so
       // a refused hold does not leave half the request done.
@@ -287,17 +353,40 @@ export function errorsApi(deps: WebDeps): RouteTable {
   );
 
   // "Fix with agent": files the group's ticket (201), or answers the one already filed (200).
-  routes.post('/:groupId/feedback', tokenScope(deps, 'tenant:write'), async (req, res) => {
-    const { workspace } = apiAuth(res);
-    const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId), {
-      symbolicator,
-    });
-    if (!filed) throw new AppError('not_found', 'No such error group in this workspace.');
-    res
-      .status(filed.created ? 201 : 200)
-      .location(`/api/v1/feedback/${filed.ticket.id}`)
-      .json(await ticketJson(db, filed.ticket));
-  });
+  const ticketLocation = { Location: 'The ticket: `/api/v1/feedback/<id>`.' };
+  routes.post(
+    '/:groupId/feedback',
+    {
+      access: tokenScope(deps, 'tenant:write'),
+      doc: {
+        summary: 'File a ticket for an error group',
+        description:
+          '"Fix with agent": files a feedback ticket carrying the group’s error, which connected agents hear about. Once filed, the same ticket answers again (200).',
+        tag: 'Errors',
+        security: 'bearer',
+        params: groupParams,
+        responses: {
+          200: {
+            description: 'The ticket filed before.',
+            schema: ticketJsonSchema,
+            headers: ticketLocation,
+          },
+          201: { description: 'Filed.', schema: ticketJsonSchema, headers: ticketLocation },
+        },
+      },
+    },
+    async (req, res) => {
+      const { workspace } = apiAuth(res);
+      const filed = await fileTicketForErrorGroup(db, workspace.id, String(req.params.groupId), {
+        symbolicator,
+      });
+      if (!filed) throw new AppError('not_found', 'No such error group in this workspace.');
+      res
+        .status(filed.created ? 201 : 200)
+        .location(`/api/v1/feedback/${filed.ticket.id}`)
+        .json(await ticketJson(db, filed.ticket));
+    },
+  );
 
   return routes;
 }

@@ -1,4 +1,4 @@
-import { parseInput, requireJsonBody, type RouteTable } from '@ferry/http';
+import { inputOf, requireJsonBody, type RouteTable } from '@ferry/http';
 import { z } from 'zod';
 import type { Db, ErrorGroup } from '@ferry/db';
 import {
@@ -7,7 +7,9 @@ import {
   apiAuth,
   countMergedFingerprints,
   errorGroupJson,
+  errorGroupJsonSchema,
   findErrorGroup,
+  groupFingerprintJsonSchema,
   groupFingerprints,
   mergeErrorGroups,
   mergedInto,
@@ -34,7 +36,8 @@ const mergeSchema = z.object(
     group_ids: z
       .array(groupId, 'Must be a list of error group ids.')
       .min(1, 'Name at least one group to merge.')
-      .max(MERGE_SOURCES_MAX, `Merge at most ${MERGE_SOURCES_MAX} groups at a time.`),
+      .max(MERGE_SOURCES_MAX, `Merge at most ${MERGE_SOURCES_MAX} groups at a time.`)
+      .meta({ description: 'The groups folded into the target.' }),
   },
   'Send a JSON object with "target_id" and "group_ids".',
 );
@@ -66,6 +69,14 @@ function fingerprintJson(f: GroupFingerprint): GroupFingerprintJson {
   };
 }
 
+/** A group's JSON as withMergedFingerprints gives it (GET /:groupId, POST /:groupId/unmerge). */
+export const groupWithFingerprintsSchema = errorGroupJsonSchema.extend({
+  fingerprints: z.array(groupFingerprintJsonSchema).meta({
+    description: 'Its own fingerprint first, then the newest merged ones.',
+  }),
+  merged_fingerprints: z.number().int().min(0).meta({ description: 'Merged fingerprints in all.' }),
+});
+
 /**
  * The group's JSON with `fingerprints` (its own first, then up to FINGERPRINTS_SHOWN merged ones,
  * newest merge first) and `merged_fingerprints` (how many were merged in all). Two small reads.
@@ -74,7 +85,7 @@ export async function withMergedFingerprints(
   db: Db,
   group: ErrorGroupJson,
   workspaceId: string,
-): Promise<ErrorGroupJson & { fingerprints: GroupFingerprintJson[]; merged_fingerprints: number }> {
+): Promise<z.infer<typeof groupWithFingerprintsSchema>> {
   const [fingerprints, merged] = await Promise.all([
     groupFingerprints(db, workspaceId, group.id, { limit: FINGERPRINTS_SHOWN }),
     countMergedFingerprints(db, workspaceId, group.id),
@@ -98,27 +109,77 @@ export function mergeRoutes(routes: RouteTable, deps: WebDeps): void {
   const { db } = deps;
   const write = { access: tokenScope(deps, 'tenant:write'), before: [requireJsonBody] };
 
-  routes.post('/merge', write, async (req, res) => {
-    const { workspace } = apiAuth(res);
-    const body = parseInput(mergeSchema, req.body, 'merge');
-    const { target, merged } = await mergeErrorGroups(db, {
-      workspaceId: workspace.id,
-      actor: { kind: 'api' },
-      targetId: body.target_id,
-      sourceIds: body.group_ids,
-    });
-    res.json({ group: errorGroupJson(target), merged });
-  });
+  routes.post(
+    '/merge',
+    {
+      ...write,
+      doc: {
+        summary: 'Merge error groups',
+        description:
+          'Folds the groups into the target: their fingerprints, occurrences and counts become the target’s, and their ids answer as the target from then on. Merging a group already merged into the target changes nothing.',
+        tag: 'Errors',
+        security: 'bearer',
+        body: mergeSchema,
+        bodyName: 'merge',
+        responses: {
+          200: {
+            description: 'The target as it is now.',
+            schema: z.object({
+              group: errorGroupJsonSchema,
+              merged: z.number().int().min(0).meta({ description: 'Groups merged by this call.' }),
+            }),
+          },
+        },
+      },
+    },
+    async (_req, res) => {
+      const { workspace } = apiAuth(res);
+      const body = inputOf(res.locals, 'body', mergeSchema);
+      const { target, merged } = await mergeErrorGroups(db, {
+        workspaceId: workspace.id,
+        actor: { kind: 'api' },
+        targetId: body.target_id,
+        sourceIds: body.group_ids,
+      });
+      res.json({ group: errorGroupJson(target), merged });
+    },
+  );
 
-  routes.post('/:groupId/unmerge', write, async (req, res) => {
-    const { workspace } = apiAuth(res);
-    const body = parseInput(unmergeSchema, req.body, 'unmerge');
-    const group = await unmergeFingerprint(db, {
-      workspaceId: workspace.id,
-      actor: { kind: 'api' },
-      groupId: String(req.params.groupId),
-      fingerprint: body.fingerprint,
-    });
-    res.json({ group: await withMergedFingerprints(db, errorGroupJson(group), workspace.id) });
-  });
+  routes.post(
+    '/:groupId/unmerge',
+    {
+      ...write,
+      doc: {
+        summary: 'Split a fingerprint out of a group',
+        description:
+          'Moves one merged fingerprint (see the group’s `fingerprints`) back out into a group of its own.',
+        tag: 'Errors',
+        security: 'bearer',
+        params: z.object({
+          groupId: z.string().meta({ example: 'egr_01m95vcs448p8d8nkpkmbpan9e' }),
+        }),
+        body: unmergeSchema,
+        bodyName: 'unmerge',
+        responses: {
+          200: {
+            description: 'The group it was split from, as it is now.',
+            schema: z.object({
+              group: groupWithFingerprintsSchema,
+            }),
+          },
+        },
+      },
+    },
+    async (req, res) => {
+      const { workspace } = apiAuth(res);
+      const body = inputOf(res.locals, 'body', unmergeSchema);
+      const group = await unmergeFingerprint(db, {
+        workspaceId: workspace.id,
+        actor: { kind: 'api' },
+        groupId: String(req.params.groupId),
+        fingerprint: body.fingerprint,
+      });
+      res.json({ group: await withMergedFingerprints(db, errorGroupJson(group), workspace.id) });
+    },
+  );
 }
