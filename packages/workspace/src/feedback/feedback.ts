@@ -42,8 +42,11 @@ export const fileFeedbackSchema = z.object(
       .string('Write a note: it is the feedback itself.')
       .trim()
       .min(1, 'Write a note: it is the feedback itself.')
-      .max(10_000, 'At most 10,000 characters.'),
-    title: optionalText(200),
+      .max(10_000, 'At most 10,000 characters.')
+      .meta({ description: 'The feedback itself.', example: 'The total is wrong after a coupon.' }),
+    title: optionalText(200).meta({
+      description: 'Names the ticket and its room; the note’s first words when absent.',
+    }),
     reporter: z
       .object(
         {
@@ -59,7 +62,8 @@ export const fileFeedbackSchema = z.object(
         },
         OBJECT,
       )
-      .nullish(),
+      .nullish()
+      .meta({ description: 'Who reported it.' }),
     page: z
       .object(
         {
@@ -75,11 +79,13 @@ export const fileFeedbackSchema = z.object(
             )
             .max(200, 'At most 200 partials.')
             .nullish()
-            .transform((value) => value ?? []),
+            .transform((value) => value ?? [])
+            .meta({ description: 'The rendered templates, in order.' }),
         },
         OBJECT,
       )
-      .nullish(),
+      .nullish()
+      .meta({ description: 'Where it was reported: the page and its viewport.' }),
     element: z
       .object(
         {
@@ -90,7 +96,8 @@ export const fileFeedbackSchema = z.object(
         },
         OBJECT,
       )
-      .nullish(),
+      .nullish()
+      .meta({ description: 'The element the reporter picked on the page.' }),
   },
   'Send a JSON object with at least a "note".',
 );

@@ -45,7 +45,7 @@ const listQuerySchema = z.object({
     .string('Must be text.')
     .max(200, 'At most 200 characters.')
     .optional()
-    .meta({ description: 'Text searched in the title and the note.' }),
+    .meta({ description: 'Text found in the note, the reporter’s label or email (any case).' }),
 });
 
 const ticketParams = z.object({
