@@ -20,8 +20,8 @@ const MACHINE = /^\/(api\/|ingest\/|wh\/in\/|widget\/v1\/|agents\/v1\/)/;
  * of `pnpm start`, valid by a real validator (@seriousme/openapi-schema-validator), with every
  * documented route in it under its security scheme and scope. A documented route's schemas
  * validate its input (a refused query is the usual 422) and, in the whole suite
- * (FERRY_API_CONFORMANCE=fail), its answers. How many machine routes still lack a description is
- * refused: every one must carry its doc.
+ * (FERRY_API_CONFORMANCE=fail), its answers. A machine route without a description fails the
+ * test: every one must carry its doc.
  */
 describe('the OpenAPI description of pnpm start', () => {
   let ferry: FerryHarness;
