@@ -17,6 +17,16 @@ if (!result.valid) {
   console.error(JSON.stringify(result.errors, null, 2).slice(0, 4000));
   process.exit(1);
 }
+// OpenAPI requires each operationId once (the schema cannot say so; client generators refuse).
+const ids = [description.paths, description.webhooks ?? {}]
+  .flatMap((group) => Object.values(group))
+  .flatMap((item) => Object.values(item))
+  .map((operation) => operation.operationId);
+const repeated = ids.filter((id, i) => ids.indexOf(id) !== i);
+if (repeated.length) {
+  console.error(`openapi: operationIds used more than once: ${[...new Set(repeated)].join(', ')}`);
+  process.exit(1);
+}
 const operations = Object.values(description.paths).flatMap((item) => Object.keys(item)).length;
 console.log(
   `openapi: docs/openapi.json is valid OpenAPI ${description.openapi}: ${operations} operations, ${Object.keys(description.webhooks ?? {}).length} webhooks`,

@@ -943,7 +943,7 @@ export interface webhooks {
          * Error group created
          * @description The first occurrence of a new error: the error writer made its group. Sent to each event webhook endpoint subscribed to `error.group.created` (Settings › Event webhooks), in order per error group.
          */
-        post: operations["deliverErrorGroupCreated"];
+        post: operations["deliverEventWebhooksErrorGroupCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -963,7 +963,7 @@ export interface webhooks {
          * Error group regressed
          * @description A resolved error group got a new occurrence and is unresolved again. Sent to each event webhook endpoint subscribed to `error.group.regressed` (Settings › Event webhooks), in order per error group.
          */
-        post: operations["deliverErrorGroupRegressed"];
+        post: operations["deliverEventWebhooksErrorGroupRegressed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -983,7 +983,7 @@ export interface webhooks {
          * Error group resolved
          * @description Someone marked an error group resolved (its page, a bulk action or the API). Sent to each event webhook endpoint subscribed to `error.group.resolved` (Settings › Event webhooks), in order per error group.
          */
-        post: operations["deliverErrorGroupResolved"];
+        post: operations["deliverEventWebhooksErrorGroupResolved"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1003,7 +1003,7 @@ export interface webhooks {
          * Error group assigned
          * @description An error group got a new assignee, or was unassigned (assignee null). Sent to each event webhook endpoint subscribed to `error.group.assigned` (Settings › Event webhooks), in order per error group.
          */
-        post: operations["deliverErrorGroupAssigned"];
+        post: operations["deliverEventWebhooksErrorGroupAssigned"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1023,7 +1023,7 @@ export interface webhooks {
          * Feedback filed
          * @description A feedback ticket was filed (the widget, the API, or "Fix with agent"). Sent to each event webhook endpoint subscribed to `feedback.created` (Settings › Event webhooks), in order per feedback.
          */
-        post: operations["deliverFeedbackCreated"];
+        post: operations["deliverEventWebhooksFeedbackCreated"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1043,7 +1043,7 @@ export interface webhooks {
          * Feedback triaged (status changed)
          * @description A ticket's status changed (new, triaged, closed, either way): `ticket.status` is the new status, `previous_status` the old one. By a member, through the API, or by a dispatch getting an agent to work (new to triaged). Sent to each event webhook endpoint subscribed to `feedback.triaged` (Settings › Event webhooks), in order per feedback.
          */
-        post: operations["deliverFeedbackTriaged"];
+        post: operations["deliverEventWebhooksFeedbackTriaged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1063,7 +1063,7 @@ export interface webhooks {
          * Feedback assigned
          * @description A ticket got a new assignee, or was unassigned (assignee null). Sent to each event webhook endpoint subscribed to `feedback.assigned` (Settings › Event webhooks), in order per feedback.
          */
-        post: operations["deliverFeedbackAssigned"];
+        post: operations["deliverEventWebhooksFeedbackAssigned"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1083,7 +1083,7 @@ export interface webhooks {
          * Dispatch started
          * @description A hosted coding agent started on a ticket (an agent task, or the issue assigned). Sent to each event webhook endpoint subscribed to `dispatch.started` (Settings › Event webhooks), in order per dispatch.
          */
-        post: operations["deliverDispatchStarted"];
+        post: operations["deliverEventWebhooksDispatchStarted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1103,7 +1103,7 @@ export interface webhooks {
          * Dispatch opened a pull request
          * @description The dispatch's agent opened a pull request (pr_url). Sent to each event webhook endpoint subscribed to `dispatch.pr_opened` (Settings › Event webhooks), in order per dispatch.
          */
-        post: operations["deliverDispatchPrOpened"];
+        post: operations["deliverEventWebhooksDispatchPrOpened"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1123,7 +1123,7 @@ export interface webhooks {
          * Dispatch completed
          * @description The dispatch's agent finished its task. Sent to each event webhook endpoint subscribed to `dispatch.completed` (Settings › Event webhooks), in order per dispatch.
          */
-        post: operations["deliverDispatchCompleted"];
+        post: operations["deliverEventWebhooksDispatchCompleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1143,7 +1143,7 @@ export interface webhooks {
          * Dispatch failed
          * @description The dispatch failed; `error` says why. Sent to each event webhook endpoint subscribed to `dispatch.failed` (Settings › Event webhooks), in order per dispatch.
          */
-        post: operations["deliverDispatchFailed"];
+        post: operations["deliverEventWebhooksDispatchFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1163,7 +1163,7 @@ export interface webhooks {
          * Local agent connected
          * @description A local agent's live connection opened after it was not connected. Sent to each event webhook endpoint subscribed to `agent.connected` (Settings › Event webhooks), in order per agent.
          */
-        post: operations["deliverAgentConnected"];
+        post: operations["deliverEventWebhooksAgentConnected"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1183,7 +1183,7 @@ export interface webhooks {
          * Local agent disconnected
          * @description A local agent's last live connection closed. Sent to each event webhook endpoint subscribed to `agent.disconnected` (Settings › Event webhooks), in order per agent.
          */
-        post: operations["deliverAgentDisconnected"];
+        post: operations["deliverEventWebhooksAgentDisconnected"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1203,7 +1203,87 @@ export interface webhooks {
          * Message posted
          * @description A member posted a message in one of the endpoint's chosen rooms (webhook, agent and system messages are never sent: the loop guard room hooks have). Sent to each event webhook endpoint subscribed to `message.created` (Settings › Event webhooks), in order per message.
          */
-        post: operations["deliverMessageCreated"];
+        post: operations["deliverEventWebhooksMessageCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    message_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Message posted in a room (room hooks)
+         * @description Sent to each outgoing hook of the room (room Settings › Webhooks) when a member posts: never for webhook, agent or system messages. The message is as `GET /api/v1/rooms/{roomId}/messages` shows it.
+         */
+        post: operations["deliverRoomHooksMessageCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "error_group.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New error (alert rule URL)
+         * @description Sent to an error alert rule's URL when its `created` trigger fires (Settings › Error alerts). When that URL is also an event webhook endpoint subscribed to the matching event, it is sent once, as the event.
+         */
+        post: operations["deliverErrorAlertsErrorGroupCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "error_group.regressed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Regression: a resolved error is back (alert rule URL)
+         * @description Sent to an error alert rule's URL when its `regressed` trigger fires (Settings › Error alerts). When that URL is also an event webhook endpoint subscribed to the matching event, it is sent once, as the event.
+         */
+        post: operations["deliverErrorAlertsErrorGroupRegressed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "error_group.spiking": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Spike: more occurrences than the rule allows (alert rule URL)
+         * @description Sent to an error alert rule's URL when its `spiking` trigger fires (Settings › Error alerts). When that URL is also an event webhook endpoint subscribed to the matching event, it is sent once, as the event.
+         */
+        post: operations["deliverErrorAlertsErrorGroupSpiking"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1223,7 +1303,7 @@ export interface webhooks {
          * Test event
          * @description Sent to one endpoint when someone presses "Send test event" on its page.
          */
-        post: operations["deliverWebhookTest"];
+        post: operations["deliverEventWebhooksWebhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6381,7 +6461,7 @@ export interface operations {
             };
         };
     };
-    deliverErrorGroupCreated: {
+    deliverEventWebhooksErrorGroupCreated: {
         parameters: {
             query?: never;
             header: {
@@ -6437,7 +6517,7 @@ export interface operations {
             };
         };
     };
-    deliverErrorGroupRegressed: {
+    deliverEventWebhooksErrorGroupRegressed: {
         parameters: {
             query?: never;
             header: {
@@ -6493,7 +6573,7 @@ export interface operations {
             };
         };
     };
-    deliverErrorGroupResolved: {
+    deliverEventWebhooksErrorGroupResolved: {
         parameters: {
             query?: never;
             header: {
@@ -6554,7 +6634,7 @@ export interface operations {
             };
         };
     };
-    deliverErrorGroupAssigned: {
+    deliverEventWebhooksErrorGroupAssigned: {
         parameters: {
             query?: never;
             header: {
@@ -6619,7 +6699,7 @@ export interface operations {
             };
         };
     };
-    deliverFeedbackCreated: {
+    deliverEventWebhooksFeedbackCreated: {
         parameters: {
             query?: never;
             header: {
@@ -6675,7 +6755,7 @@ export interface operations {
             };
         };
     };
-    deliverFeedbackTriaged: {
+    deliverEventWebhooksFeedbackTriaged: {
         parameters: {
             query?: never;
             header: {
@@ -6739,7 +6819,7 @@ export interface operations {
             };
         };
     };
-    deliverFeedbackAssigned: {
+    deliverEventWebhooksFeedbackAssigned: {
         parameters: {
             query?: never;
             header: {
@@ -6805,7 +6885,7 @@ export interface operations {
             };
         };
     };
-    deliverDispatchStarted: {
+    deliverEventWebhooksDispatchStarted: {
         parameters: {
             query?: never;
             header: {
@@ -6858,7 +6938,7 @@ export interface operations {
             };
         };
     };
-    deliverDispatchPrOpened: {
+    deliverEventWebhooksDispatchPrOpened: {
         parameters: {
             query?: never;
             header: {
@@ -6911,7 +6991,7 @@ export interface operations {
             };
         };
     };
-    deliverDispatchCompleted: {
+    deliverEventWebhooksDispatchCompleted: {
         parameters: {
             query?: never;
             header: {
@@ -6964,7 +7044,7 @@ export interface operations {
             };
         };
     };
-    deliverDispatchFailed: {
+    deliverEventWebhooksDispatchFailed: {
         parameters: {
             query?: never;
             header: {
@@ -7017,7 +7097,7 @@ export interface operations {
             };
         };
     };
-    deliverAgentConnected: {
+    deliverEventWebhooksAgentConnected: {
         parameters: {
             query?: never;
             header: {
@@ -7064,7 +7144,7 @@ export interface operations {
             };
         };
     };
-    deliverAgentDisconnected: {
+    deliverEventWebhooksAgentDisconnected: {
         parameters: {
             query?: never;
             header: {
@@ -7111,7 +7191,7 @@ export interface operations {
             };
         };
     };
-    deliverMessageCreated: {
+    deliverEventWebhooksMessageCreated: {
         parameters: {
             query?: never;
             header: {
@@ -7166,7 +7246,275 @@ export interface operations {
             };
         };
     };
-    deliverWebhookTest: {
+    deliverRoomHooksMessageCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Standard Webhooks: seconds since the epoch when it was signed. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
+                "webhook-signature": string;
+                /** @description The event type. */
+                "X-Service-Event": string;
+                /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
+                "X-Service-Signature": string;
+                /** @description During a rotation’s overlap only: the same with the previous secret. */
+                "X-Service-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "message_created";
+                    room: {
+                        id: string;
+                        name: string;
+                        workspace_id: string;
+                    };
+                    message: {
+                        /** @example msg_01m95vf7e1wft897bnf3hv3khf */
+                        id: string;
+                        room_id: string;
+                        body: string;
+                        sender: {
+                            /** @enum {string} */
+                            type: "member" | "webhook" | "agent" | "system";
+                            /** @description A member’s id, or the webhook key or agent the message came through. */
+                            id: string | null;
+                            name: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC.
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx is a success. Anything else, or no answer within 10 s, is retried on the schedule; 410 disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverErrorAlertsErrorGroupCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Standard Webhooks: seconds since the epoch when it was signed. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
+                "webhook-signature": string;
+                /** @description The event type. */
+                "X-Service-Event": string;
+                /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
+                "X-Service-Signature": string;
+                /** @description During a rotation’s overlap only: the same with the previous secret. */
+                "X-Service-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "error_group.created" | "error_group.regressed" | "error_group.spiking";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     */
+                    timestamp: string;
+                    data: {
+                        workspace_id: string;
+                        /** @enum {string} */
+                        trigger: "created" | "regressed" | "spiking";
+                        group: {
+                            id: string;
+                            error_class: string;
+                            latest_message: string;
+                            /** @description The top frame of the latest backtrace. */
+                            culprit: string | null;
+                            environment: string | null;
+                            occurrence_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             */
+                            first_seen_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             */
+                            last_seen_at: string;
+                            /** @description The group’s page in Ferry. */
+                            url: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx is a success. Anything else, or no answer within 10 s, is retried on the schedule; 410 disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverErrorAlertsErrorGroupRegressed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Standard Webhooks: seconds since the epoch when it was signed. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
+                "webhook-signature": string;
+                /** @description The event type. */
+                "X-Service-Event": string;
+                /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
+                "X-Service-Signature": string;
+                /** @description During a rotation’s overlap only: the same with the previous secret. */
+                "X-Service-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "error_group.created" | "error_group.regressed" | "error_group.spiking";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     */
+                    timestamp: string;
+                    data: {
+                        workspace_id: string;
+                        /** @enum {string} */
+                        trigger: "created" | "regressed" | "spiking";
+                        group: {
+                            id: string;
+                            error_class: string;
+                            latest_message: string;
+                            /** @description The top frame of the latest backtrace. */
+                            culprit: string | null;
+                            environment: string | null;
+                            occurrence_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             */
+                            first_seen_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             */
+                            last_seen_at: string;
+                            /** @description The group’s page in Ferry. */
+                            url: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx is a success. Anything else, or no answer within 10 s, is retried on the schedule; 410 disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverErrorAlertsErrorGroupSpiking: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Standard Webhooks: seconds since the epoch when it was signed. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
+                "webhook-signature": string;
+                /** @description The event type. */
+                "X-Service-Event": string;
+                /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
+                "X-Service-Signature": string;
+                /** @description During a rotation’s overlap only: the same with the previous secret. */
+                "X-Service-Signature-Previous"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "error_group.created" | "error_group.regressed" | "error_group.spiking";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601, UTC.
+                     */
+                    timestamp: string;
+                    data: {
+                        workspace_id: string;
+                        /** @enum {string} */
+                        trigger: "created" | "regressed" | "spiking";
+                        group: {
+                            id: string;
+                            error_class: string;
+                            latest_message: string;
+                            /** @description The top frame of the latest backtrace. */
+                            culprit: string | null;
+                            environment: string | null;
+                            occurrence_count: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             */
+                            first_seen_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC.
+                             */
+                            last_seen_at: string;
+                            /** @description The group’s page in Ferry. */
+                            url: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx is a success. Anything else, or no answer within 10 s, is retried on the schedule; 410 disables the endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverEventWebhooksWebhookTest: {
         parameters: {
             query?: never;
             header: {

@@ -213,6 +213,10 @@ function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
   };
 }
 
+/** `Event webhooks error.group.created` -> `EventWebhooksErrorGroupCreated`. */
+const pascal = (text: string): string =>
+  text.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
+
 /** `GET /api/v1/errors/:groupId` -> `getApiV1ErrorsByGroupId`: stable, for generated clients. */
 function operationId(route: DeclaredRoute): string {
   const words = route.pattern
@@ -249,7 +253,8 @@ export function openApiDocument(
         name,
         {
           post: {
-            operationId: `deliver${name.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase())}`,
+            // The tag too: `message_created` (room hooks) and `message.created` (events) differ by it.
+            operationId: `deliver${pascal(`${hook.tag} ${name}`)}`,
             summary: hook.summary,
             description: hook.description,
             tags: [hook.tag],

@@ -63,6 +63,7 @@ export {
   errorAlertRuleJson,
   errorAlertRuleJsonSchema,
   errorAlertRulesJsonSchema,
+  errorAlertPayloadSchema,
   savedErrorAlertRuleJsonSchema,
   savedErrorAlertRulesJsonSchema,
   errorAlertRuleSchema,

@@ -61,3 +61,30 @@ export const savedErrorAlertRulesJsonSchema = errorAlertRulesJsonSchema.extend({
 export const savedErrorAlertRuleJsonSchema = errorAlertRuleJsonSchema.extend({
   signing_secret: signingSecret,
 });
+
+/**
+ * The body of every `error_group.*` delivery to an alert rule's URL (Standard Webhooks: `type`,
+ * `timestamp`, `data`): what the OpenAPI description lists under `webhooks`.
+ */
+export const errorAlertPayloadSchema = z.object({
+  type: z.enum(['error_group.created', 'error_group.regressed', 'error_group.spiking']),
+  timestamp: when,
+  data: z.object({
+    workspace_id: z.string(),
+    trigger: z.enum(['created', 'regressed', 'spiking']),
+    group: z.object({
+      id: z.string(),
+      error_class: z.string(),
+      latest_message: z.string(),
+      culprit: z
+        .string()
+        .nullable()
+        .meta({ description: 'The top frame of the latest backtrace.' }),
+      environment: z.string().nullable(),
+      occurrence_count: z.number().int().min(0),
+      first_seen_at: when,
+      last_seen_at: when,
+      url: z.string().meta({ description: 'The group’s page in Ferry.' }),
+    }),
+  }),
+});

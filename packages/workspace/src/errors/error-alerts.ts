@@ -17,7 +17,11 @@ import {
 } from '../hooks/outgoing-hooks.js';
 import { OCCURRENCE_LIMITS } from './occurrence.js';
 import { activeSeatNames } from '../members/members.js';
-import type { ErrorAlertRuleJson, ErrorAlertRulesJson } from './alert-schemas.js';
+import type {
+  ErrorAlertRuleJson,
+  ErrorAlertRulesJson,
+  errorAlertPayloadSchema,
+} from './alert-schemas.js';
 
 /**
  * Error alert rules (issue 26 part 1; several per workspace since issue 43): each row says which of the three triggers
@@ -559,15 +563,7 @@ export interface ErrorAlert {
 }
 
 /** The body of every `error_group.*` delivery (Standard Webhooks: `type`, `timestamp`, `data`). */
-export interface ErrorAlertPayload {
-  type: ErrorAlertEvent;
-  timestamp: string;
-  data: {
-    workspace_id: string;
-    trigger: ErrorAlertTrigger;
-    group: ErrorAlert['group'] & { url: string };
-  };
-}
+export type ErrorAlertPayload = z.infer<typeof errorAlertPayloadSchema>;
 
 export function errorAlertPayload(alert: ErrorAlert, now = new Date()): ErrorAlertPayload {
   return {

@@ -67,6 +67,7 @@ export {
   errorAlertRulesJsonSchema,
   savedErrorAlertRuleJsonSchema,
   savedErrorAlertRulesJsonSchema,
+  errorAlertPayloadSchema,
 } from './alert-schemas.js';
 export type { ErrorAlertRuleJson, ErrorAlertRulesJson } from './alert-schemas.js';
 export {

@@ -10,6 +10,8 @@ import {
   EVENT_CATALOG,
   EVENT_TYPES,
   WEBHOOK_TEST_TYPE,
+  apiMessageJsonSchema,
+  errorAlertPayloadSchema,
   eventEnvelopeSchema,
   webhookTestSchema,
 } from '@ferry/workspace';
@@ -79,6 +81,31 @@ function eventWebhooks(): Record<string, WebhookDoc> {
       description: `${entry.description} Sent to each event webhook endpoint subscribed to \`${type}\` (Settings › Event webhooks), in order per ${entry.resource.replace('_', ' ')}.`,
       tag: 'Event webhooks',
       schema: eventEnvelopeSchema(type),
+    };
+  }
+  // A room's outgoing hooks (SPEC.md's `message_created`, `{event, room, message}`).
+  hooks.message_created = {
+    summary: 'Message posted in a room (room hooks)',
+    description:
+      'Sent to each outgoing hook of the room (room Settings › Webhooks) when a member posts: never for webhook, agent or system messages. The message is as `GET /api/v1/rooms/{roomId}/messages` shows it.',
+    tag: 'Room hooks',
+    schema: z.object({
+      event: z.literal('message_created'),
+      room: z.object({ id: z.string(), name: z.string(), workspace_id: z.string() }),
+      message: apiMessageJsonSchema,
+    }),
+  };
+  // An alert rule's URL (Error alerts): one per trigger.
+  for (const [trigger, title] of [
+    ['created', 'New error'],
+    ['regressed', 'Regression: a resolved error is back'],
+    ['spiking', 'Spike: more occurrences than the rule allows'],
+  ] as const) {
+    hooks[`error_group.${trigger}`] = {
+      summary: `${title} (alert rule URL)`,
+      description: `Sent to an error alert rule's URL when its \`${trigger}\` trigger fires (Settings › Error alerts). When that URL is also an event webhook endpoint subscribed to the matching event, it is sent once, as the event.`,
+      tag: 'Error alerts',
+      schema: errorAlertPayloadSchema,
     };
   }
   hooks[WEBHOOK_TEST_TYPE] = {
