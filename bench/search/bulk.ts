@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { createFerryClient, type paths } from '@ferry/client';
 import type { TestContext } from '@ferry/testing';
 import { sleep } from '../lib/children.js';
 import { log, ms } from '../ingest/stats.js';
@@ -24,15 +25,9 @@ export interface BulkFigures {
   leftUnresolved: number;
 }
 
-interface ActionJson {
-  status: string;
-  total: number;
-  processed: number;
-  changed: number;
-  created_at: string;
-  finished_at: string | null;
-  error?: string | null;
-}
+/** A bulk action as the API describes it (docs/openapi.json, through the typed client). */
+type ActionJson =
+  paths['/api/v1/errors/bulk/{actionId}']['get']['responses'][200]['content']['application/json']['action'];
 
 export async function measureBulkResolve(
   ctx: TestContext,
@@ -43,23 +38,22 @@ export async function measureBulkResolve(
 ): Promise<BulkFigures> {
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const res = await fetch(`${base}/api/v1/errors/bulk`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${tokens.tenant_write}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ action: 'resolve', q }),
-  });
+  const writer = createFerryClient(base, tokens.tenant_write);
+  const reader = createFerryClient(base, tokens.tenant_read);
+  const res = await writer.POST('/api/v1/errors/bulk', { body: { action: 'resolve', q } });
   const answerMs = performance.now() - started;
-  const answered = (await res.json()) as { action?: ActionJson & { id: string } };
-  if (!answered.action) throw new Error(`bulk resolve answered ${res.status} without an action`);
-  let action: ActionJson = answered.action;
+  if (!res.data) throw new Error(`bulk resolve answered ${res.response.status} without an action`);
+  const id = res.data.action.id;
+  let action: ActionJson = res.data.action;
   const deadline = Date.now() + 600_000;
   while (action.status === 'queued' || action.status === 'running') {
     if (Date.now() > deadline) throw new Error('the bulk resolve was not done in 10 minutes');
     await sleep(100);
-    const poll = await fetch(`${base}/api/v1/errors/bulk/${answered.action.id}`, {
-      headers: { authorization: `Bearer ${tokens.tenant_read}` },
+    const poll = await reader.GET('/api/v1/errors/bulk/{actionId}', {
+      params: { path: { actionId: id } },
     });
-    action = ((await poll.json()) as { action: ActionJson }).action;
+    if (!poll.data) throw new Error(`polling the bulk action answered ${poll.response.status}`);
+    action = poll.data.action;
   }
   const doneMs = performance.now() - started;
   const left = await sql<{ n: string }>`select count(*) as n from error_groups
@@ -70,7 +64,7 @@ export async function measureBulkResolve(
     changed: action.changed,
     status: action.status,
     answerMs,
-    answerStatus: res.status,
+    answerStatus: res.response.status,
     doneMs,
     jobMs: action.finished_at
       ? Date.parse(action.finished_at) - Date.parse(action.created_at)

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createFerryClient } from '@ferry/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
 import {
@@ -124,18 +125,16 @@ describe('a local agent end to end', () => {
 
     // File feedback through the API; the agent receives it at once (pushed on its stream).
     const filedAt = Date.now();
-    const filed = await fetch(`${ferry.url}/api/v1/feedback`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${writer.raw}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
+    const filed = await createFerryClient(ferry.url, writer.raw).POST('/api/v1/feedback', {
+      body: {
         note: 'The pay button does nothing',
         reporter: { label: 'Ada', role: 'customer' },
         page: { path: '/checkout', controller_action: 'checkout#show' },
         element: { selector: 'button#pay', tag: 'button', text: 'Pay' },
-      }),
+      },
     });
-    expect(filed.status).toBe(201);
-    const ticket = (await filed.json()) as { id: string; conversation: { room_id: string } };
+    expect(filed.response.status).toBe(201);
+    const ticket = filed.data!;
     await page.goto(`${base}/rooms/${ticket.conversation.room_id}`);
     await page.locator('.room[data-connected="true"]').waitFor();
     for (;;) {

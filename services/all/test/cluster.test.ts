@@ -1,3 +1,4 @@
+import { createFerryClient } from '@ferry/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connect, type Socket } from 'socket.io-client';
 import { SecretBox } from '@ferry/core';
@@ -193,11 +194,9 @@ describe('pnpm start on two processes', () => {
     );
 
     const readToken = await createApiToken(ctx.db, workspace, { scopes: ['tenant:read'] });
-    const repos = await fetch(`${ferry.url}/api/v1/repos`, {
-      headers: { authorization: `Bearer ${readToken.raw}` },
-    });
-    expect(repos.status).toBe(200);
-    expect(await repos.json()).toEqual({ repos: [] });
+    const repos = await createFerryClient(ferry.url, readToken.raw).GET('/api/v1/repos');
+    expect(repos.response.status).toBe(200);
+    expect(repos.data).toEqual({ repos: [] });
   });
 
   it('replaces a worker that dies, and another process takes over its lease', async () => {

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { createFerryClient } from '@ferry/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { SecretBox } from '@ferry/core';
@@ -132,12 +133,11 @@ describe('dispatch events delivered from real dispatches', () => {
     const writeToken = (await createApiToken(db, workspace, { scopes: ['tenant:write'] })).raw;
     const dispatch = async (): Promise<void> => {
       const ticket = await createFeedback(db, workspace);
-      const res = await fetch(`${web.url}/api/v1/feedback/${ticket.id}/dispatch`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${writeToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ repo: shop.id }),
-      });
-      expect(res.status).toBe(202);
+      const res = await createFerryClient(web.url, writeToken).POST(
+        '/api/v1/feedback/{feedbackId}/dispatch',
+        { params: { path: { feedbackId: ticket.id } }, body: { repo: shop.id } },
+      );
+      expect(res.response.status).toBe(202);
     };
     fake.scriptTasks([
       'in_progress',

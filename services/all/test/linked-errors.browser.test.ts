@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createFerryClient } from '@ferry/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Workspace } from '@ferry/db';
 import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
@@ -151,14 +152,9 @@ ${WIDGET_SNIPPET(ferry.url, workspace.public_key)}
 
     // The API says the same, both ways.
     const token = await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:read'] });
-    const get = async (path: string) => {
-      const answer = await fetch(`${ferry.url}/api/v1${path}`, {
-        headers: { authorization: `Bearer ${token.raw}` },
-      });
-      expect(answer.status, path).toBe(200);
-      return (await answer.json()) as Record<string, unknown>;
-    };
-    expect((await get(`/feedback/${ticket.id}`)).linked_errors).toEqual([
+    const api = createFerryClient(ferry.url, token.raw);
+    const read = await api.GET('/api/v1/feedback/{id}', { params: { path: { id: ticket.id } } });
+    expect(read.data!.linked_errors).toEqual([
       expect.objectContaining({
         group_id: group.id,
         error_class: 'TypeError',
@@ -167,7 +163,10 @@ ${WIDGET_SNIPPET(ferry.url, workspace.public_key)}
         visitor_occurrences: 1,
       }),
     ]);
-    expect((await get(`/errors/${group.id}`)).feedback).toEqual({
+    const groupRead = await api.GET('/api/v1/errors/{groupId}', {
+      params: { path: { groupId: group.id } },
+    });
+    expect(groupRead.data!.feedback).toEqual({
       people: 1,
       total: 1,
       tickets: [expect.objectContaining({ id: ticket.id, linked_by: 'hand', status: 'new' })],

@@ -1,3 +1,4 @@
+import { createFerryClient } from '@ferry/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '@ferry/core';
 import { createApiToken, createMember, createRoom, createWorkspace } from '@ferry/testing';
@@ -78,13 +79,11 @@ describe('messages from every path appear live', () => {
     const member = await createMember(db, workspace, { role: 'member' });
     const token = await createApiToken(db, workspace, { scopes: ['tenant:write'] });
     const fileTicket = async (note: string) => {
-      const res = await fetch(`${ferry.url}/api/v1/feedback`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token.raw}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ note, reporter: { label: 'Ada', role: 'customer' } }),
+      const res = await createFerryClient(ferry.url, token.raw).POST('/api/v1/feedback', {
+        body: { note, reporter: { label: 'Ada', role: 'customer' } },
       });
-      expect(res.status).toBe(201);
-      return (await res.json()) as { id: string; conversation: { room_id: string } };
+      expect(res.response.status).toBe(201);
+      return res.data!;
     };
     const ticket = await fileTicket('The pay button does nothing');
     const { page, close } = await openRoom(

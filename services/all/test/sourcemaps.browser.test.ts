@@ -2,6 +2,7 @@ import http from 'node:http';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { createFerryClient } from '@ferry/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { SentryCli } from '@sentry/cli';
@@ -227,20 +228,21 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
 
     // The Errors API answers the same mapped frames.
     const reader = await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:read'] });
-    const api = await fetch(`${ferry.url}/api/v1/errors/occurrences/${stored!.id}`, {
-      headers: { authorization: `Bearer ${reader.raw}` },
-    });
-    expect(api.status).toBe(200);
-    expectMapped(((await api.json()) as { detail: OccurrenceDetail }).detail);
+    const api = await createFerryClient(ferry.url, reader.raw).GET(
+      '/api/v1/errors/occurrences/{id}',
+      { params: { path: { id: stored!.id } } },
+    );
+    expect(api.response.status).toBe(200);
+    expectMapped(api.data!.detail as OccurrenceDetail);
 
     // "Fix with agent": the ticket the local agent gets carries the mapped frame and its code.
     const writer = await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:write'] });
-    const filed = await fetch(`${ferry.url}/api/v1/errors/${stored!.group_id}/feedback`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${writer.raw}` },
-    });
-    expect(filed.status).toBe(201);
-    const note = ((await filed.json()) as { note: string }).note;
+    const filed = await createFerryClient(ferry.url, writer.raw).POST(
+      '/api/v1/errors/{groupId}/feedback',
+      { params: { path: { groupId: stored!.group_id } } },
+    );
+    expect(filed.response.status).toBe(201);
+    const note = filed.data!.note;
     expect(note).toContain(`\`src/money.ts:${THROW_LINE}:`);
     expect(note).toMatch(/> +4 +throw new TypeError\('price is not a number: ' \+ raw\);/);
   });
@@ -257,10 +259,11 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
 
     await cli(target, ['sourcemaps', 'upload', 'dist'], app);
     const reader = await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:read'] });
-    const api = await fetch(`${ferry.url}/api/v1/errors/occurrences/${stored!.id}`, {
-      headers: { authorization: `Bearer ${reader.raw}` },
-    });
-    expectMapped(((await api.json()) as { detail: OccurrenceDetail }).detail);
+    const api = await createFerryClient(ferry.url, reader.raw).GET(
+      '/api/v1/errors/occurrences/{id}',
+      { params: { path: { id: stored!.id } } },
+    );
+    expectMapped(api.data!.detail as OccurrenceDetail);
     const [again] = await occurrences(workspace.id);
     expect(again!.group_id).toBe(stored!.group_id);
     expect(again!.backtrace).toEqual(stored!.backtrace);
