@@ -4466,9 +4466,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example err_01m95vf7e1wft897bnf3hv3khf */
-                        id: string;
-                        group_id: string;
                         error_class: string;
                         message: string;
                         /** @description Top frame first. */
@@ -4486,13 +4483,16 @@ export interface operations {
                          * @description ISO 8601, UTC.
                          */
                         occurred_at: string;
+                        /** @enum {string} */
+                        source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
+                        /** @example err_01m95vf7e1wft897bnf3hv3khf */
+                        id: string;
+                        group_id: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC.
                          */
                         received_at: string;
-                        /** @enum {string} */
-                        source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
                         visitor_id: string | null;
                         /** @description Frames with code (mapped through uploaded source maps), exception chain, breadcrumbs, tags, user, request; null for a report without them. */
                         detail: {
@@ -4811,9 +4811,6 @@ export interface operations {
                             merged_fingerprints: number;
                         };
                         occurrences: {
-                            /** @example err_01m95vf7e1wft897bnf3hv3khf */
-                            id: string;
-                            group_id: string;
                             error_class: string;
                             message: string;
                             /** @description Top frame first. */
@@ -4831,13 +4828,16 @@ export interface operations {
                              * @description ISO 8601, UTC.
                              */
                             occurred_at: string;
+                            /** @enum {string} */
+                            source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
+                            /** @example err_01m95vf7e1wft897bnf3hv3khf */
+                            id: string;
+                            group_id: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC.
                              */
                             received_at: string;
-                            /** @enum {string} */
-                            source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
                             visitor_id: string | null;
                             /** @description Frames with code (mapped through uploaded source maps), exception chain, breadcrumbs, tags, user, request; null for a report without them. */
                             detail: {

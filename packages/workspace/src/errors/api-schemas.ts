@@ -1,6 +1,7 @@
 import { ERROR_SOURCES, ERROR_STATUSES } from '@ferry/db';
 import { z } from 'zod';
 import { occurrenceDetailSchema } from './detail.js';
+import { occurrenceFieldsSchema } from './occurrence.js';
 
 /**
  * The read API's answers about errors, as zod schemas (issue 46): the OpenAPI description is
@@ -39,20 +40,14 @@ export const errorGroupJsonSchema = z.object({
 
 export type ErrorGroupJson = z.infer<typeof errorGroupJsonSchema>;
 
-export const errorOccurrenceJsonSchema = z.object({
+/** An occurrence as the read API answers it: its report fields (occurrence.ts) and the rest. */
+export const errorOccurrenceJsonSchema = occurrenceFieldsSchema.extend({
   id: z.string().meta({ example: 'err_01m95vf7e1wft897bnf3hv3khf' }),
   group_id: z.string(),
-  error_class: z.string(),
-  message: z.string(),
   backtrace: z.array(z.string()).meta({ description: 'Top frame first.' }),
-  url: z.string().nullable(),
-  request_method: z.string().nullable(),
-  request_path: z.string().nullable(),
-  environment: z.string().nullable(),
-  app_version: z.string().nullable(),
-  context: z.record(z.string(), z.unknown()),
   occurred_at: when,
   received_at: when,
+  // The queue's check of a source is a custom one; the answer names the values.
   source: z.enum(ERROR_SOURCES),
   visitor_id: z.string().nullable(),
   detail: occurrenceDetailSchema.nullable().meta({

@@ -2,7 +2,8 @@ import type { ErrorGroup } from '@ferry/db';
 import { excerpt, type GroupTickets } from '@ferry/workspace';
 import { number, plural, timeAgo } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
-import { csrfField, field, type PageContext } from '../../shared/layout.js';
+import { csrfField, type PageContext } from '../../shared/layout.js';
+import { linkByIdForm } from '../../shared/link-form.js';
 import { statusBadge } from '../feedback/shared-views.js';
 
 /**
@@ -74,17 +75,12 @@ export function linkedTicketsCard(
     }
     ${
       panel.form
-        ? html`<form method="post" action="${action}" class="link-form">
-            ${csrfField(ctx)}
-            ${field({
-              label: 'Link a feedback ticket (its id or its page’s link)',
-              name: 'ticket',
-              value: panel.form.value,
-              error: panel.form.error,
-              maxlength: 500,
-            })}
-            <button type="submit" class="secondary">Link</button>
-          </form>`
+        ? linkByIdForm(ctx, action, {
+            label: 'Link a feedback ticket (its id or its page’s link)',
+            name: 'ticket',
+            value: panel.form.value,
+            error: panel.form.error,
+          })
         : ''
     }
   </section>`;

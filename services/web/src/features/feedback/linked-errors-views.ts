@@ -2,7 +2,8 @@ import type { Feedback } from '@ferry/db';
 import { LINK_WINDOW_MINUTES, excerpt, type LinkedErrorGroup } from '@ferry/workspace';
 import { plural, timeAgo } from '../../shared/format.js';
 import { html, type SafeHtml } from '../../shared/html.js';
-import { csrfField, field, type PageContext } from '../../shared/layout.js';
+import { csrfField, type PageContext } from '../../shared/layout.js';
+import { linkByIdForm } from '../../shared/link-form.js';
 import { statusBadges } from '../errors/shared-views.js';
 
 /**
@@ -68,17 +69,12 @@ export function linkedErrorsCard(
     }
     ${
       panel.form
-        ? html`<form method="post" action="${action}" class="link-form">
-            ${csrfField(ctx)}
-            ${field({
-              label: 'Link an error group (its id or its page’s link)',
-              name: 'group',
-              value: panel.form.value,
-              error: panel.form.error,
-              maxlength: 500,
-            })}
-            <button type="submit" class="secondary">Link</button>
-          </form>`
+        ? linkByIdForm(ctx, action, {
+            label: 'Link an error group (its id or its page’s link)',
+            name: 'group',
+            value: panel.form.value,
+            error: panel.form.error,
+          })
         : ''
     }
   </section>`;
