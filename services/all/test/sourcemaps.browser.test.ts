@@ -88,9 +88,15 @@ describe('source maps: sentry-cli uploads, @sentry/browser reports, Ferry maps',
     const page = await context.newPage();
     await page.goto(url);
     // The SDK sends its envelope after pay() returns: closing the page first could cancel that
-    // request (a loaded run lost it), so the page stays open until Ferry has answered it.
+    // request (a loaded run lost it), so the page stays open until Ferry has answered it. The
+    // event's envelope, not any: the SDK's session envelope from page load can still be in
+    // flight, and answering it is no sign the event was sent (a full run closed the page on it
+    // and the event never came).
     const sent = page.waitForResponse(
-      (response) => response.url().includes('/envelope/') && response.request().method() === 'POST',
+      (response) =>
+        response.url().includes('/envelope/') &&
+        response.request().method() === 'POST' &&
+        (response.request().postData() ?? '').includes('"type":"event"'),
     );
     await page.evaluate(() => (window as unknown as { pay(): void }).pay());
     expect((await sent).status()).toBe(200);
