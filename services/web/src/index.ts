@@ -8,4 +8,4 @@ export { SOCKET_EVENTS, type SocketEvent } from './shared/socket-events.js';
 // The one message renderer, for services/all's checks of what other services store as markdown.
 export { renderMarkdown } from './shared/markdown.js';
 export { webManifest } from './manifest.js';
-export { ferryOpenApiDocument } from './features/api-docs/api.js';
+export { MACHINE_PATHS, ferryOpenApiDocument } from './features/api-docs/api.js';

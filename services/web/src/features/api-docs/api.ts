@@ -24,12 +24,18 @@ import type { WebDeps } from '../../deps.js';
  * when every table is mounted, then kept: the tables do not change while the process runs.
  */
 /**
+ * Where Ferry's machine-facing routes live: the description covers these, never pages (and never
+ * a table some other code in the process mounted, as tests do).
+ */
+export const MACHINE_PATHS = /^\/(api\/|ingest\/|wh\/in\/|widget\/v1\/|agents\/v1\/)/;
+
+/**
  * The description of the routes mounted in this process, with `serverUrl` as its server: what
  * GET /api/v1/openapi.json answers, and what docs/openapi.json holds (with the default URL).
  */
 export function ferryOpenApiDocument(serverUrl: string): Record<string, unknown> {
   return openApiDocument(
-    mountedRoutes(),
+    mountedRoutes().filter((route) => MACHINE_PATHS.test(route.pattern)),
     {
       title: 'Ferry API',
       version: 'v1',
