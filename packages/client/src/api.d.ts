@@ -464,7 +464,7 @@ export interface paths {
         };
         /**
          * This description
-         * @description The OpenAPI 3.1 description of the API, generated from the routes this server mounts. Cached for 5 minutes.
+         * @description The OpenAPI 3.1 description of the whole API, generated from the route tables (a web server running alone answers the copy published with its build, which describes every service). Cached for 5 minutes.
          */
         get: operations["getApiV1OpenapiJson"];
         put?: never;
@@ -1325,9 +1325,636 @@ export interface components {
                 };
             };
         };
+        AlertRule: {
+            /** @description The room alerts are posted in; null: none. */
+            room_id: string | null;
+            /** @description Alert on a new error group. */
+            new_group: boolean;
+            /** @description Alert when a resolved group comes back. */
+            regression: boolean;
+            /** @description Alert when a group has `count` occurrences within `minutes`. */
+            frequency: {
+                count: number;
+                minutes: number;
+            } | null;
+            /** @description Gets a signed POST per alert; null: none. */
+            url: string | null;
+            /** @description Null: every environment. */
+            environments: string[] | null;
+            /** @description The URL’s delivery state: `disabled` after 20 failures in a row (or a 410). */
+            url_state: ("enabled" | "disabled") | null;
+            /** @description Null while the workspace has no rule. */
+            updated_at: string | null;
+            /** @example alr_01m95vcs448p8d8nkpkmbpan9e */
+            id: string;
+            name: string;
+            /** @description Null: every source. */
+            sources: string[] | null;
+            /** @description Null: every level. */
+            levels: string[] | null;
+            /** @description Null: every release. */
+            releases: string[] | null;
+            /** @description `key=value` filters (`*` matches anything); null: none. */
+            tags: string[] | null;
+            notify_member_ids: string[] | null;
+            /** @description Files the group’s ticket for the agent. */
+            hand_to_agent: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+        };
+        DiscordMessage: {
+            /** @example msg_01m95vcs448p8d8nkpkmbpan9e */
+            id: string;
+            /** @constant */
+            type: 0;
+            /**
+             * @description The room.
+             * @example room_01m95vcs448p8d8nkpkmbpan9e
+             */
+            channel_id: string;
+            webhook_id: string;
+            author: {
+                id: string;
+                username: string;
+                global_name: null;
+                avatar: null;
+                /** @constant */
+                discriminator: "0000";
+                /** @constant */
+                public_flags: 0;
+                /** @constant */
+                flags: 0;
+                /** @constant */
+                bot: true;
+            };
+            content: string;
+            /** @description As sent. */
+            embeds: unknown[];
+            attachments: {
+                /** @example mfl_01m95vcs448p8d8nkpkmbpan9e */
+                id: string;
+                filename: string;
+                size: number;
+                /** @description Ferry’s file route, readable by the room’s members. */
+                url: string;
+                proxy_url: string;
+                content_type: string;
+            }[];
+            components: unknown[];
+            mentions: [
+            ];
+            mention_roles: [
+            ];
+            /** @constant */
+            mention_everyone: false;
+            /** @constant */
+            pinned: false;
+            /** @constant */
+            tts: false;
+            /** @constant */
+            flags: 0;
+            /** Format: date-time */
+            timestamp: string;
+            edited_timestamp: string | null;
+        };
+        DiscordPayload: {
+            /** @example Build **#412** passed */
+            content?: string;
+            embeds?: {
+                [key: string]: unknown;
+            }[];
+            /** @description Execute only: the display name. */
+            username?: string;
+            /** @description Execute only. */
+            avatar_url?: string;
+            /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
+            attachments?: {
+                id: string | number;
+                filename?: string;
+            }[];
+            /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
+            payload_json?: string;
+        };
+        /** @description Discord’s Execute Webhook fields (`content` or `embeds`). */
+        DiscordStylePayload: {
+            content?: string;
+            embeds?: {
+                [key: string]: unknown;
+            }[];
+            /** @description The display name (alias of `sender`). */
+            username?: string;
+            avatar_url?: string;
+        };
+        Dispatch: {
+            /** @example dsp_01m95vf7e1wft897bnf3hv3khf */
+            id: string;
+            repo_id: string;
+            /** @enum {string} */
+            status: "queued" | "issue_opened" | "agent_started" | "assigned" | "pr_opened" | "waiting_on_user" | "completed" | "failed";
+            /** @description The coding agent’s own task state. */
+            task_state: string | null;
+            issue_url: string | null;
+            pr_url: string | null;
+            /** @description Why it failed; null unless `failed`. */
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            updated_at: string;
+        };
+        ErrorGroup: {
+            /** @example egr_01m95vcs448p8d8nkpkmbpan9e */
+            id: string;
+            /** @example TypeError */
+            error_class: string;
+            /** @example Cannot read properties of undefined (reading 'total') */
+            latest_message: string;
+            /** @enum {string} */
+            source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
+            occurrence_count: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            first_seen_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            last_seen_at: string;
+            /** @enum {string} */
+            status: "unresolved" | "resolved" | "ignored";
+            /** @description When the group last came back after being resolved; null once triaged again. */
+            regressed_at: string | null;
+            environments: string[];
+            /** @description The member the group is assigned to; null: nobody. */
+            assignee_id: string | null;
+            first_release: string | null;
+            last_release: string | null;
+            /** @description Set by "resolve in next release": occurrences on it or older releases do not reopen the group. */
+            resolved_in_release: string | null;
+        };
+        ErrorOccurrence: {
+            error_class: string;
+            message: string;
+            /** @description Top frame first. */
+            backtrace: string[];
+            url: string | null;
+            request_method: string | null;
+            request_path: string | null;
+            environment: string | null;
+            app_version: string | null;
+            context: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            occurred_at: string;
+            /** @enum {string} */
+            source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
+            /** @example err_01m95vf7e1wft897bnf3hv3khf */
+            id: string;
+            group_id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            received_at: string;
+            visitor_id: string | null;
+            /** @description Frames with code (mapped through uploaded source maps), exception chain, breadcrumbs, tags, user, request; null for a report without them. */
+            detail: {
+                exceptions?: {
+                    type: string;
+                    value: string;
+                    module?: string;
+                    frames: {
+                        function?: string;
+                        file?: string;
+                        module?: string;
+                        line?: number;
+                        column?: number;
+                        in_app?: boolean;
+                        pre_context?: string[];
+                        context_line?: string;
+                        post_context?: string[];
+                        minified?: {
+                            file: string;
+                            line: number;
+                            column: number;
+                        };
+                    }[];
+                }[];
+                frames?: {
+                    function?: string;
+                    file?: string;
+                    module?: string;
+                    line?: number;
+                    column?: number;
+                    in_app?: boolean;
+                    pre_context?: string[];
+                    context_line?: string;
+                    post_context?: string[];
+                    minified?: {
+                        file: string;
+                        line: number;
+                        column: number;
+                    };
+                }[];
+                breadcrumbs?: {
+                    timestamp?: string;
+                    type?: string;
+                    category?: string;
+                    level?: string;
+                    message?: string;
+                    data?: unknown;
+                }[];
+                tags?: {
+                    [key: string]: string;
+                };
+                user?: {
+                    [key: string]: string;
+                };
+                request?: {
+                    method?: string;
+                    url?: string;
+                    query_string?: string;
+                    headers?: [
+                        string,
+                        string
+                    ][];
+                };
+                contexts?: {
+                    [key: string]: {
+                        [key: string]: string;
+                    };
+                };
+                level?: string;
+                logger?: string;
+                server_name?: string;
+                sdk?: {
+                    name: string;
+                    version?: string;
+                };
+                release?: string;
+                dist?: string;
+                debug_images?: {
+                    code_file: string;
+                    debug_id: string;
+                }[];
+                truncated?: string[];
+            } | null;
+        };
+        ErrorReport: {
+            /**
+             * @description Cut to 200 characters; blank becomes `UnknownError`. Numbers and booleans are read as text.
+             * @example NoMethodError
+             */
+            error_class?: string | number | boolean | null;
+            /**
+             * @description Cut to 1,000 characters.
+             * @example undefined method 'total' for nil
+             */
+            message?: string | number | boolean | null;
+            /**
+             * @description Lines top frame first, as an array or one newline-separated string: the first 30 non-blank lines are kept, each cut to 400 characters, 8,000 characters in all.
+             * @example [
+             *       "app/models/order.rb:42:in 'total'"
+             *     ]
+             */
+            backtrace?: ((string | number | boolean)[] | string) | null;
+            /**
+             * @description Cut to 600 characters.
+             * @example https://shop.example.com/cart
+             */
+            url?: string | number | boolean | null;
+            /**
+             * @description Cut to 10 characters.
+             * @example POST
+             */
+            request_method?: string | number | boolean | null;
+            /**
+             * @description Cut to 500 characters.
+             * @example /cart/checkout
+             */
+            request_path?: string | number | boolean | null;
+            /**
+             * @description Cut to 40 characters.
+             * @example production
+             */
+            environment?: string | number | boolean | null;
+            /**
+             * @description Cut to 40 characters.
+             * @example 2.4.1
+             */
+            app_version?: string | number | boolean | null;
+            /**
+             * @description The first 30 keys, each cut to 60 characters; top-level strings cut to 500; nested objects and arrays kept as given.
+             * @example {
+             *       "order_id": 1042
+             *     }
+             */
+            context?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Any parseable timestamp (ISO 8601, or epoch seconds or milliseconds); unparseable, or more than an hour in the future, becomes the time of receipt.
+             * @example 2026-12-06T14:03:11Z
+             */
+            occurred_at?: string | number | null;
+            /**
+             * @description Where the error happened; any other value is recorded as `api`.
+             * @example ruby
+             * @enum {string}
+             */
+            source?: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
+        };
+        EventWebhookEndpoint: {
+            /** @example owh_01m95vcs448p8d8nkpkmbpan9e */
+            id: string;
+            /** @example https://hooks.example.com/ferry */
+            url: string;
+            description: string;
+            /** @description Types from GET /api/v1/event-types. */
+            event_types: string[];
+            /** @description Null: every environment. */
+            environments: string[] | null;
+            /** @description Null: every room. */
+            room_ids: string[] | null;
+            /** @description Null: no limit of its own. */
+            max_per_second: number | null;
+            /**
+             * @description `disabled` after 20 failed deliveries in a row (or a 410).
+             * @enum {string}
+             */
+            state: "enabled" | "disabled";
+            disabled_reason: string | null;
+            consecutive_failures: number;
+            /** @description Until when the previous secret still signs beside the new one (a rotation’s overlap). */
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Feedback: {
+            /** @example fbk_01m95vcs448p8d8nkpkmbpan9e */
+            id: string;
+            /** @enum {string} */
+            status: "new" | "triaged" | "closed";
+            /** @description The member who triages it; null while nobody is assigned. */
+            assignee: {
+                id: string;
+                name: string;
+            } | null;
+            title: string | null;
+            note: string;
+            reporter: {
+                label: string | null;
+                role: string | null;
+                email: string | null;
+            };
+            page: {
+                url: string | null;
+                path: string | null;
+                controller_action: string | null;
+                viewport: {
+                    width: number | null;
+                    height: number | null;
+                };
+                partials: string[];
+            };
+            element: {
+                selector: string | null;
+                tag: string | null;
+                text: string | null;
+                outer_html: string | null;
+            };
+            conversation: {
+                room_id: string;
+            };
+            /** @description The widget visitor who filed it; null for tickets filed through the API. */
+            visitor_id: string | null;
+            /** @description The error group it was filed from with "Fix with agent"; null otherwise. */
+            error_group_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            updated_at: string;
+        };
+        /** @description SPEC.md’s fields. Slack, Mattermost, Discord and Microsoft Teams payloads are read too (their own message fields rendered as markdown), as JSON or as a form with the JSON in `payload`. */
+        IncomingPost: {
+            /**
+             * @description Required. The message text; markdown and @-mentions work. Alias: Slack-style `text`; `body` wins if both are sent.
+             * @example Deploy finished: **v2.4.1** is live
+             */
+            body: string;
+            /** @description Alias of `body`. */
+            text?: string;
+            /**
+             * @description A display name for this message; aliases `name`, `username`. Falls back to the key’s name, then its creator’s account name.
+             * @example CI
+             */
+            sender?: string;
+            /**
+             * @description Post into this room instead of the key’s: a room id, or a channel name (`#general`); aliases `room_hashid`, `channel`. Only rooms the key’s creator has joined, never a direct-message room.
+             * @example room_01m95vcs448p8d8nkpkmbpan9e
+             */
+            room?: string;
+            /** @description A retry with the same key within 24 h posts nothing and answers the first message’s id. The `Idempotency-Key` header wins over the field. */
+            idempotency_key?: string;
+        };
+        IncomingWebhookBody: components["schemas"]["IncomingPost"] | components["schemas"]["TeamsPayload"] | components["schemas"]["DiscordStylePayload"] | components["schemas"]["SlackPayload"];
+        LinkedError: {
+            group_id: string;
+            error_class: string;
+            message: string;
+            /** @enum {string} */
+            status: "unresolved" | "resolved" | "ignored";
+            count: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            last_seen_at: string;
+            /**
+             * @description "visitor": the reporter hit this error within 10 minutes of the report; "hand": a member linked it.
+             * @enum {string}
+             */
+            linked_by: "visitor" | "hand";
+            visitor_occurrences: number;
+        };
+        Message: {
+            /** @example msg_01m95vf7e1wft897bnf3hv3khf */
+            id: string;
+            room_id: string;
+            body: string;
+            sender: {
+                /** @enum {string} */
+                type: "member" | "webhook" | "agent" | "system";
+                /** @description A member’s id, or the webhook key or agent the message came through. */
+                id: string | null;
+                name: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+        };
+        Release: {
+            /** @example shop@2.4.1 */
+            version: string;
+            url: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            dateCreated: string;
+            dateStarted: string | null;
+            dateReleased: string | null;
+            newGroups: number;
+            projects: {
+                slug: string;
+                name: string;
+            }[];
+        };
+        Room: {
+            /** @example room_01m95vcs448p8d8nkpkmbpan9e */
+            id: string;
+            /** @example support */
+            name: string;
+            /**
+             * @description Never `dm`: direct messages are not readable with a token.
+             * @enum {string}
+             */
+            kind: "channel" | "dm" | "conversation" | "agent";
+        };
+        /** @description Slack and Mattermost incoming-webhook payloads: `text`, `blocks` or `attachments` (Mattermost: or `props.card`). */
+        SlackPayload: {
+            /** @description mrkdwn; SPEC.md’s alias of `body`. */
+            text?: string;
+            blocks?: {
+                [key: string]: unknown;
+            }[];
+            attachments?: {
+                [key: string]: unknown;
+            }[];
+            /** @description Mattermost: `props.card` is shown too. */
+            props?: {
+                [key: string]: unknown;
+            };
+            /** @description The display name (alias of `sender`). */
+            username?: string;
+            icon_emoji?: string;
+            icon_url?: string;
+            /** @description Alias of `room`. */
+            channel?: string;
+        };
+        /** @description Microsoft Teams: a MessageCard (`@type`), an Adaptive Card (`type: AdaptiveCard`), or a `message` wrapping cards, as Power Automate and Teams connectors send. */
+        TeamsPayload: {
+            /** @constant */
+            "@type"?: "MessageCard";
+            /** @enum {string} */
+            type?: "AdaptiveCard" | "message";
+            title?: string;
+            text?: string;
+            sections?: {
+                [key: string]: unknown;
+            }[];
+            /** @description An Adaptive Card’s elements. */
+            body?: {
+                [key: string]: unknown;
+            }[];
+            /** @description A `message` wrapping cards: each `{contentType, content}`. */
+            attachments?: {
+                [key: string]: unknown;
+            }[];
+        };
+        Ticket: {
+            /** @example fbk_01m95vcs448p8d8nkpkmbpan9e */
+            id: string;
+            /** @enum {string} */
+            status: "new" | "triaged" | "closed";
+            /** @description The member who triages it; null while nobody is assigned. */
+            assignee: {
+                id: string;
+                name: string;
+            } | null;
+            title: string | null;
+            note: string;
+            reporter: {
+                label: string | null;
+                role: string | null;
+                email: string | null;
+            };
+            page: {
+                url: string | null;
+                path: string | null;
+                controller_action: string | null;
+                viewport: {
+                    width: number | null;
+                    height: number | null;
+                };
+                partials: string[];
+            };
+            element: {
+                selector: string | null;
+                tag: string | null;
+                text: string | null;
+                outer_html: string | null;
+            };
+            conversation: {
+                room_id: string;
+            };
+            /** @description The widget visitor who filed it; null for tickets filed through the API. */
+            visitor_id: string | null;
+            /** @description The error group it was filed from with "Fix with agent"; null otherwise. */
+            error_group_id: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            updated_at: string;
+            /** @description Oldest first. */
+            dispatches: components["schemas"]["Dispatch"][];
+            linked_errors: components["schemas"]["LinkedError"][];
+        };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
+        "webhook-id": string;
+        /** @description Standard Webhooks: seconds since the epoch when it was signed. */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
+        "webhook-signature": string;
+        /** @description The event type. */
+        "X-Service-Event": string;
+        /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
+        "X-Service-Signature": string;
+        /** @description During a rotation’s overlap only: the same with the previous secret. */
+        "X-Service-Signature-Previous": string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -1341,138 +1968,12 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description One report or a batch, as JSON (at most 512 KB). Read by the route itself: nothing here refuses a field. */
+        /** @description One report or a batch, as JSON (at most 512 KB). Read by the route itself: nothing here refuses a field. SPEC.md: a report failing validation is dropped silently and the rest of the batch kept (202 with what was stored), and values are coerced and cut rather than refused. */
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Cut to 200 characters; blank becomes `UnknownError`. Numbers and booleans are read as text.
-                     * @example NoMethodError
-                     */
-                    error_class?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 1,000 characters.
-                     * @example undefined method 'total' for nil
-                     */
-                    message?: string | number | boolean | null;
-                    /**
-                     * @description Lines top frame first, as an array or one newline-separated string: the first 30 non-blank lines are kept, each cut to 400 characters, 8,000 characters in all.
-                     * @example [
-                     *       "app/models/order.rb:42:in 'total'"
-                     *     ]
-                     */
-                    backtrace?: ((string | number | boolean)[] | string) | null;
-                    /**
-                     * @description Cut to 600 characters.
-                     * @example https://shop.example.com/cart
-                     */
-                    url?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 10 characters.
-                     * @example POST
-                     */
-                    request_method?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 500 characters.
-                     * @example /cart/checkout
-                     */
-                    request_path?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 40 characters.
-                     * @example production
-                     */
-                    environment?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 40 characters.
-                     * @example 2.4.1
-                     */
-                    app_version?: string | number | boolean | null;
-                    /**
-                     * @description The first 30 keys, each cut to 60 characters; top-level strings cut to 500; nested objects and arrays kept as given.
-                     * @example {
-                     *       "order_id": 1042
-                     *     }
-                     */
-                    context?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /**
-                     * @description Any parseable timestamp (ISO 8601, or epoch seconds or milliseconds); unparseable, or more than an hour in the future, becomes the time of receipt.
-                     * @example 2026-12-06T14:03:11Z
-                     */
-                    occurred_at?: string | number | null;
-                    /**
-                     * @description Where the error happened; any other value is recorded as `api`.
-                     * @example ruby
-                     * @enum {string}
-                     */
-                    source?: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                } | {
+                "application/json": components["schemas"]["ErrorReport"] | {
                     /** @description At most 10 reports are read; those past the tenth are ignored, and a report that cannot be read is dropped without failing the others. */
-                    errors: {
-                        /**
-                         * @description Cut to 200 characters; blank becomes `UnknownError`. Numbers and booleans are read as text.
-                         * @example NoMethodError
-                         */
-                        error_class?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 1,000 characters.
-                         * @example undefined method 'total' for nil
-                         */
-                        message?: string | number | boolean | null;
-                        /**
-                         * @description Lines top frame first, as an array or one newline-separated string: the first 30 non-blank lines are kept, each cut to 400 characters, 8,000 characters in all.
-                         * @example [
-                         *       "app/models/order.rb:42:in 'total'"
-                         *     ]
-                         */
-                        backtrace?: ((string | number | boolean)[] | string) | null;
-                        /**
-                         * @description Cut to 600 characters.
-                         * @example https://shop.example.com/cart
-                         */
-                        url?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 10 characters.
-                         * @example POST
-                         */
-                        request_method?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 500 characters.
-                         * @example /cart/checkout
-                         */
-                        request_path?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 40 characters.
-                         * @example production
-                         */
-                        environment?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 40 characters.
-                         * @example 2.4.1
-                         */
-                        app_version?: string | number | boolean | null;
-                        /**
-                         * @description The first 30 keys, each cut to 60 characters; top-level strings cut to 500; nested objects and arrays kept as given.
-                         * @example {
-                         *       "order_id": 1042
-                         *     }
-                         */
-                        context?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @description Any parseable timestamp (ISO 8601, or epoch seconds or milliseconds); unparseable, or more than an hour in the future, becomes the time of receipt.
-                         * @example 2026-12-06T14:03:11Z
-                         */
-                        occurred_at?: string | number | null;
-                        /**
-                         * @description Where the error happened; any other value is recorded as `api`.
-                         * @example ruby
-                         * @enum {string}
-                         */
-                        source?: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                    }[];
+                    errors: components["schemas"]["ErrorReport"][];
                     /**
                      * @description For every report without its own.
                      * @example ruby
@@ -1480,135 +1981,9 @@ export interface operations {
                      */
                     source?: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
                 };
-                "text/plain": {
-                    /**
-                     * @description Cut to 200 characters; blank becomes `UnknownError`. Numbers and booleans are read as text.
-                     * @example NoMethodError
-                     */
-                    error_class?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 1,000 characters.
-                     * @example undefined method 'total' for nil
-                     */
-                    message?: string | number | boolean | null;
-                    /**
-                     * @description Lines top frame first, as an array or one newline-separated string: the first 30 non-blank lines are kept, each cut to 400 characters, 8,000 characters in all.
-                     * @example [
-                     *       "app/models/order.rb:42:in 'total'"
-                     *     ]
-                     */
-                    backtrace?: ((string | number | boolean)[] | string) | null;
-                    /**
-                     * @description Cut to 600 characters.
-                     * @example https://shop.example.com/cart
-                     */
-                    url?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 10 characters.
-                     * @example POST
-                     */
-                    request_method?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 500 characters.
-                     * @example /cart/checkout
-                     */
-                    request_path?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 40 characters.
-                     * @example production
-                     */
-                    environment?: string | number | boolean | null;
-                    /**
-                     * @description Cut to 40 characters.
-                     * @example 2.4.1
-                     */
-                    app_version?: string | number | boolean | null;
-                    /**
-                     * @description The first 30 keys, each cut to 60 characters; top-level strings cut to 500; nested objects and arrays kept as given.
-                     * @example {
-                     *       "order_id": 1042
-                     *     }
-                     */
-                    context?: {
-                        [key: string]: unknown;
-                    } | null;
-                    /**
-                     * @description Any parseable timestamp (ISO 8601, or epoch seconds or milliseconds); unparseable, or more than an hour in the future, becomes the time of receipt.
-                     * @example 2026-12-06T14:03:11Z
-                     */
-                    occurred_at?: string | number | null;
-                    /**
-                     * @description Where the error happened; any other value is recorded as `api`.
-                     * @example ruby
-                     * @enum {string}
-                     */
-                    source?: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                } | {
+                "text/plain": components["schemas"]["ErrorReport"] | {
                     /** @description At most 10 reports are read; those past the tenth are ignored, and a report that cannot be read is dropped without failing the others. */
-                    errors: {
-                        /**
-                         * @description Cut to 200 characters; blank becomes `UnknownError`. Numbers and booleans are read as text.
-                         * @example NoMethodError
-                         */
-                        error_class?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 1,000 characters.
-                         * @example undefined method 'total' for nil
-                         */
-                        message?: string | number | boolean | null;
-                        /**
-                         * @description Lines top frame first, as an array or one newline-separated string: the first 30 non-blank lines are kept, each cut to 400 characters, 8,000 characters in all.
-                         * @example [
-                         *       "app/models/order.rb:42:in 'total'"
-                         *     ]
-                         */
-                        backtrace?: ((string | number | boolean)[] | string) | null;
-                        /**
-                         * @description Cut to 600 characters.
-                         * @example https://shop.example.com/cart
-                         */
-                        url?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 10 characters.
-                         * @example POST
-                         */
-                        request_method?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 500 characters.
-                         * @example /cart/checkout
-                         */
-                        request_path?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 40 characters.
-                         * @example production
-                         */
-                        environment?: string | number | boolean | null;
-                        /**
-                         * @description Cut to 40 characters.
-                         * @example 2.4.1
-                         */
-                        app_version?: string | number | boolean | null;
-                        /**
-                         * @description The first 30 keys, each cut to 60 characters; top-level strings cut to 500; nested objects and arrays kept as given.
-                         * @example {
-                         *       "order_id": 1042
-                         *     }
-                         */
-                        context?: {
-                            [key: string]: unknown;
-                        } | null;
-                        /**
-                         * @description Any parseable timestamp (ISO 8601, or epoch seconds or milliseconds); unparseable, or more than an hour in the future, becomes the time of receipt.
-                         * @example 2026-12-06T14:03:11Z
-                         */
-                        occurred_at?: string | number | null;
-                        /**
-                         * @description Where the error happened; any other value is recorded as `api`.
-                         * @example ruby
-                         * @enum {string}
-                         */
-                        source?: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                    }[];
+                    errors: components["schemas"]["ErrorReport"][];
                     /**
                      * @description For every report without its own.
                      * @example ruby
@@ -2000,23 +2375,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example shop@2.4.1 */
-                        version: string;
-                        url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        dateCreated: string;
-                        dateStarted: string | null;
-                        dateReleased: string | null;
-                        newGroups: number;
-                        projects: {
-                            slug: string;
-                            name: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Release"];
                 };
             };
             /** @description Already Reported, as Sentry answers: the release exists. */
@@ -2025,23 +2384,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example shop@2.4.1 */
-                        version: string;
-                        url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        dateCreated: string;
-                        dateStarted: string | null;
-                        dateReleased: string | null;
-                        newGroups: number;
-                        projects: {
-                            slug: string;
-                            name: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Release"];
                 };
             };
             /** @description An error, in the shape this route’s clients expect. */
@@ -2081,23 +2424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example shop@2.4.1 */
-                        version: string;
-                        url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        dateCreated: string;
-                        dateStarted: string | null;
-                        dateReleased: string | null;
-                        newGroups: number;
-                        projects: {
-                            slug: string;
-                            name: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Release"];
                 };
             };
             /** @description An error, in the shape this route’s clients expect. */
@@ -2146,23 +2473,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example shop@2.4.1 */
-                        version: string;
-                        url: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        dateCreated: string;
-                        dateStarted: string | null;
-                        dateReleased: string | null;
-                        newGroups: number;
-                        projects: {
-                            slug: string;
-                            name: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Release"];
                 };
             };
             /** @description An error, in the shape this route’s clients expect. */
@@ -2299,51 +2610,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description SPEC.md’s JSON object; also a form with the JSON in `payload` (or plain fields), as Slack senders post. */
+        /** @description SPEC.md’s JSON object; also a form with the JSON in `payload` (or plain fields), as Slack senders post. Senders’ payloads are read leniently: a field of the wrong type or an unknown one is ignored rather than refused (Slack, Discord and Teams tools send extra and odd fields); a payload is refused only when its message fields render no text, or the text is over-long. */
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description Required. The message text; markdown and @-mentions work. Alias: Slack-style `text`; `body` wins if both are sent.
-                     * @example Deploy finished: **v2.4.1** is live
-                     */
-                    body: string;
-                    /** @description Alias of `body`. */
-                    text?: string;
-                    /**
-                     * @description A display name for this message; aliases `name`, `username`. Falls back to the key’s name, then its creator’s account name.
-                     * @example CI
-                     */
-                    sender?: string;
-                    /**
-                     * @description Post into this room instead of the key’s: a room id, or a channel name (`#general`); aliases `room_hashid`, `channel`. Only rooms the key’s creator has joined, never a direct-message room.
-                     * @example room_01m95vcs448p8d8nkpkmbpan9e
-                     */
-                    room?: string;
-                    /** @description A retry with the same key within 24 h posts nothing and answers the first message’s id. The `Idempotency-Key` header wins over the field. */
-                    idempotency_key?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description Required. The message text; markdown and @-mentions work. Alias: Slack-style `text`; `body` wins if both are sent.
-                     * @example Deploy finished: **v2.4.1** is live
-                     */
-                    body: string;
-                    /** @description Alias of `body`. */
-                    text?: string;
-                    /**
-                     * @description A display name for this message; aliases `name`, `username`. Falls back to the key’s name, then its creator’s account name.
-                     * @example CI
-                     */
-                    sender?: string;
-                    /**
-                     * @description Post into this room instead of the key’s: a room id, or a channel name (`#general`); aliases `room_hashid`, `channel`. Only rooms the key’s creator has joined, never a direct-message room.
-                     * @example room_01m95vcs448p8d8nkpkmbpan9e
-                     */
-                    room?: string;
-                    /** @description A retry with the same key within 24 h posts nothing and answers the first message’s id. The `Idempotency-Key` header wins over the field. */
-                    idempotency_key?: string;
-                };
+                "application/json": components["schemas"]["IncomingWebhookBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["IncomingWebhookBody"];
             };
         };
         responses: {
@@ -2392,11 +2663,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description A Slack or Mattermost incoming-webhook payload (SPEC.md’s fields work too), as JSON or as a form with the JSON in `payload`. */
+        /** @description A Slack or Mattermost incoming-webhook payload (SPEC.md’s fields work too), as JSON or as a form with the JSON in `payload`. Senders’ payloads are read leniently: a field of the wrong type or an unknown one is ignored rather than refused (Slack, Discord and Teams tools send extra and odd fields); a payload is refused only when its message fields render no text, or the text is over-long. */
         requestBody: {
             content: {
-                "application/json": string;
-                "application/x-www-form-urlencoded": string;
+                "application/json": components["schemas"]["IncomingWebhookBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["IncomingWebhookBody"];
             };
         };
         responses: {
@@ -2486,11 +2757,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description A Slack or Mattermost incoming-webhook payload (SPEC.md’s fields work too), as JSON or as a form with the JSON in `payload`. */
+        /** @description A Slack or Mattermost incoming-webhook payload (SPEC.md’s fields work too), as JSON or as a form with the JSON in `payload`. Senders’ payloads are read leniently: a field of the wrong type or an unknown one is ignored rather than refused (Slack, Discord and Teams tools send extra and odd fields); a payload is refused only when its message fields render no text, or the text is over-long. */
         requestBody: {
             content: {
-                "application/json": string;
-                "application/x-www-form-urlencoded": string;
+                "application/json": components["schemas"]["IncomingWebhookBody"];
+                "application/x-www-form-urlencoded": components["schemas"]["IncomingWebhookBody"];
             };
         };
         responses: {
@@ -2659,60 +2930,9 @@ export interface operations {
         /** @description Discord’s webhook payload: JSON, a form, or multipart with `payload_json` and the files as `files[n]`. */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
-                "multipart/form-data": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
+                "application/json": components["schemas"]["DiscordPayload"];
+                "application/x-www-form-urlencoded": components["schemas"]["DiscordPayload"];
+                "multipart/form-data": components["schemas"]["DiscordPayload"];
             };
         };
         responses: {
@@ -2722,61 +2942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example msg_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @constant */
-                        type: 0;
-                        /**
-                         * @description The room.
-                         * @example room_01m95vcs448p8d8nkpkmbpan9e
-                         */
-                        channel_id: string;
-                        webhook_id: string;
-                        author: {
-                            id: string;
-                            username: string;
-                            global_name: null;
-                            avatar: null;
-                            /** @constant */
-                            discriminator: "0000";
-                            /** @constant */
-                            public_flags: 0;
-                            /** @constant */
-                            flags: 0;
-                            /** @constant */
-                            bot: true;
-                        };
-                        content: string;
-                        /** @description As sent. */
-                        embeds: unknown[];
-                        attachments: {
-                            /** @example mfl_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            filename: string;
-                            size: number;
-                            /** @description Ferry’s file route, readable by the room’s members. */
-                            url: string;
-                            proxy_url: string;
-                            content_type: string;
-                        }[];
-                        components: unknown[];
-                        mentions: [
-                        ];
-                        mention_roles: [
-                        ];
-                        /** @constant */
-                        mention_everyone: false;
-                        /** @constant */
-                        pinned: false;
-                        /** @constant */
-                        tts: false;
-                        /** @constant */
-                        flags: 0;
-                        /** Format: date-time */
-                        timestamp: string;
-                        edited_timestamp: string | null;
-                    };
+                    "application/json": components["schemas"]["DiscordMessage"];
                 };
             };
             /** @description Posted. */
@@ -2838,60 +3004,9 @@ export interface operations {
         /** @description Discord’s webhook payload: JSON, a form, or multipart with `payload_json` and the files as `files[n]`. */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
-                "multipart/form-data": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
+                "application/json": components["schemas"]["DiscordPayload"];
+                "application/x-www-form-urlencoded": components["schemas"]["DiscordPayload"];
+                "multipart/form-data": components["schemas"]["DiscordPayload"];
             };
         };
         responses: {
@@ -2901,61 +3016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example msg_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @constant */
-                        type: 0;
-                        /**
-                         * @description The room.
-                         * @example room_01m95vcs448p8d8nkpkmbpan9e
-                         */
-                        channel_id: string;
-                        webhook_id: string;
-                        author: {
-                            id: string;
-                            username: string;
-                            global_name: null;
-                            avatar: null;
-                            /** @constant */
-                            discriminator: "0000";
-                            /** @constant */
-                            public_flags: 0;
-                            /** @constant */
-                            flags: 0;
-                            /** @constant */
-                            bot: true;
-                        };
-                        content: string;
-                        /** @description As sent. */
-                        embeds: unknown[];
-                        attachments: {
-                            /** @example mfl_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            filename: string;
-                            size: number;
-                            /** @description Ferry’s file route, readable by the room’s members. */
-                            url: string;
-                            proxy_url: string;
-                            content_type: string;
-                        }[];
-                        components: unknown[];
-                        mentions: [
-                        ];
-                        mention_roles: [
-                        ];
-                        /** @constant */
-                        mention_everyone: false;
-                        /** @constant */
-                        pinned: false;
-                        /** @constant */
-                        tts: false;
-                        /** @constant */
-                        flags: 0;
-                        /** Format: date-time */
-                        timestamp: string;
-                        edited_timestamp: string | null;
-                    };
+                    "application/json": components["schemas"]["DiscordMessage"];
                 };
             };
             /** @description Posted. */
@@ -3021,61 +3082,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example msg_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @constant */
-                        type: 0;
-                        /**
-                         * @description The room.
-                         * @example room_01m95vcs448p8d8nkpkmbpan9e
-                         */
-                        channel_id: string;
-                        webhook_id: string;
-                        author: {
-                            id: string;
-                            username: string;
-                            global_name: null;
-                            avatar: null;
-                            /** @constant */
-                            discriminator: "0000";
-                            /** @constant */
-                            public_flags: 0;
-                            /** @constant */
-                            flags: 0;
-                            /** @constant */
-                            bot: true;
-                        };
-                        content: string;
-                        /** @description As sent. */
-                        embeds: unknown[];
-                        attachments: {
-                            /** @example mfl_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            filename: string;
-                            size: number;
-                            /** @description Ferry’s file route, readable by the room’s members. */
-                            url: string;
-                            proxy_url: string;
-                            content_type: string;
-                        }[];
-                        components: unknown[];
-                        mentions: [
-                        ];
-                        mention_roles: [
-                        ];
-                        /** @constant */
-                        mention_everyone: false;
-                        /** @constant */
-                        pinned: false;
-                        /** @constant */
-                        tts: false;
-                        /** @constant */
-                        flags: 0;
-                        /** Format: date-time */
-                        timestamp: string;
-                        edited_timestamp: string | null;
-                    };
+                    "application/json": components["schemas"]["DiscordMessage"];
                 };
             };
             /** @description An error, in the shape this route’s clients expect. */
@@ -3186,60 +3193,9 @@ export interface operations {
         /** @description Discord’s webhook payload: JSON, a form, or multipart with `payload_json` and the files as `files[n]`. */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
-                "multipart/form-data": {
-                    /** @example Build **#412** passed */
-                    content?: string;
-                    embeds?: {
-                        [key: string]: unknown;
-                    }[];
-                    /** @description Execute only: the display name. */
-                    username?: string;
-                    /** @description Execute only. */
-                    avatar_url?: string;
-                    /** @description Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep. */
-                    attachments?: {
-                        id: string | number;
-                        filename?: string;
-                    }[];
-                    /** @description Multipart only: these fields as JSON, beside the `files[n]` parts. */
-                    payload_json?: string;
-                };
+                "application/json": components["schemas"]["DiscordPayload"];
+                "application/x-www-form-urlencoded": components["schemas"]["DiscordPayload"];
+                "multipart/form-data": components["schemas"]["DiscordPayload"];
             };
         };
         responses: {
@@ -3249,61 +3205,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example msg_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @constant */
-                        type: 0;
-                        /**
-                         * @description The room.
-                         * @example room_01m95vcs448p8d8nkpkmbpan9e
-                         */
-                        channel_id: string;
-                        webhook_id: string;
-                        author: {
-                            id: string;
-                            username: string;
-                            global_name: null;
-                            avatar: null;
-                            /** @constant */
-                            discriminator: "0000";
-                            /** @constant */
-                            public_flags: 0;
-                            /** @constant */
-                            flags: 0;
-                            /** @constant */
-                            bot: true;
-                        };
-                        content: string;
-                        /** @description As sent. */
-                        embeds: unknown[];
-                        attachments: {
-                            /** @example mfl_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            filename: string;
-                            size: number;
-                            /** @description Ferry’s file route, readable by the room’s members. */
-                            url: string;
-                            proxy_url: string;
-                            content_type: string;
-                        }[];
-                        components: unknown[];
-                        mentions: [
-                        ];
-                        mention_roles: [
-                        ];
-                        /** @constant */
-                        mention_everyone: false;
-                        /** @constant */
-                        pinned: false;
-                        /** @constant */
-                        tts: false;
-                        /** @constant */
-                        flags: 0;
-                        /** Format: date-time */
-                        timestamp: string;
-                        edited_timestamp: string | null;
-                    };
+                    "application/json": components["schemas"]["DiscordMessage"];
                 };
             };
             /** @description An error, in the shape this route’s clients expect. */
@@ -3626,29 +3528,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example dsp_01m95vf7e1wft897bnf3hv3khf */
-                        id: string;
-                        repo_id: string;
-                        /** @enum {string} */
-                        status: "queued" | "issue_opened" | "agent_started" | "assigned" | "pr_opened" | "waiting_on_user" | "completed" | "failed";
-                        /** @description The coding agent’s own task state. */
-                        task_state: string | null;
-                        issue_url: string | null;
-                        pr_url: string | null;
-                        /** @description Why it failed; null unless `failed`. */
-                        error: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Dispatch"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -3719,57 +3599,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        feedback: {
-                            /** @example fbk_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            /** @enum {string} */
-                            status: "new" | "triaged" | "closed";
-                            /** @description The member who triages it; null while nobody is assigned. */
-                            assignee: {
-                                id: string;
-                                name: string;
-                            } | null;
-                            title: string | null;
-                            note: string;
-                            reporter: {
-                                label: string | null;
-                                role: string | null;
-                                email: string | null;
-                            };
-                            page: {
-                                url: string | null;
-                                path: string | null;
-                                controller_action: string | null;
-                                viewport: {
-                                    width: number | null;
-                                    height: number | null;
-                                };
-                                partials: string[];
-                            };
-                            element: {
-                                selector: string | null;
-                                tag: string | null;
-                                text: string | null;
-                                outer_html: string | null;
-                            };
-                            conversation: {
-                                room_id: string;
-                            };
-                            /** @description The widget visitor who filed it; null for tickets filed through the API. */
-                            visitor_id: string | null;
-                            /** @description The error group it was filed from with "Fix with agent"; null otherwise. */
-                            error_group_id: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            updated_at: string;
-                        }[];
+                        feedback: components["schemas"]["Feedback"][];
                         page: number;
                         per_page: number;
                         has_more: boolean;
@@ -3841,100 +3671,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example fbk_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @enum {string} */
-                        status: "new" | "triaged" | "closed";
-                        /** @description The member who triages it; null while nobody is assigned. */
-                        assignee: {
-                            id: string;
-                            name: string;
-                        } | null;
-                        title: string | null;
-                        note: string;
-                        reporter: {
-                            label: string | null;
-                            role: string | null;
-                            email: string | null;
-                        };
-                        page: {
-                            url: string | null;
-                            path: string | null;
-                            controller_action: string | null;
-                            viewport: {
-                                width: number | null;
-                                height: number | null;
-                            };
-                            partials: string[];
-                        };
-                        element: {
-                            selector: string | null;
-                            tag: string | null;
-                            text: string | null;
-                            outer_html: string | null;
-                        };
-                        conversation: {
-                            room_id: string;
-                        };
-                        /** @description The widget visitor who filed it; null for tickets filed through the API. */
-                        visitor_id: string | null;
-                        /** @description The error group it was filed from with "Fix with agent"; null otherwise. */
-                        error_group_id: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        updated_at: string;
-                        /** @description Oldest first. */
-                        dispatches: {
-                            /** @example dsp_01m95vf7e1wft897bnf3hv3khf */
-                            id: string;
-                            repo_id: string;
-                            /** @enum {string} */
-                            status: "queued" | "issue_opened" | "agent_started" | "assigned" | "pr_opened" | "waiting_on_user" | "completed" | "failed";
-                            /** @description The coding agent’s own task state. */
-                            task_state: string | null;
-                            issue_url: string | null;
-                            pr_url: string | null;
-                            /** @description Why it failed; null unless `failed`. */
-                            error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            updated_at: string;
-                        }[];
-                        linked_errors: {
-                            group_id: string;
-                            error_class: string;
-                            message: string;
-                            /** @enum {string} */
-                            status: "unresolved" | "resolved" | "ignored";
-                            count: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            last_seen_at: string;
-                            /**
-                             * @description "visitor": the reporter hit this error within 10 minutes of the report; "hand": a member linked it.
-                             * @enum {string}
-                             */
-                            linked_by: "visitor" | "hand";
-                            visitor_occurrences: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Ticket"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -3965,100 +3702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example fbk_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @enum {string} */
-                        status: "new" | "triaged" | "closed";
-                        /** @description The member who triages it; null while nobody is assigned. */
-                        assignee: {
-                            id: string;
-                            name: string;
-                        } | null;
-                        title: string | null;
-                        note: string;
-                        reporter: {
-                            label: string | null;
-                            role: string | null;
-                            email: string | null;
-                        };
-                        page: {
-                            url: string | null;
-                            path: string | null;
-                            controller_action: string | null;
-                            viewport: {
-                                width: number | null;
-                                height: number | null;
-                            };
-                            partials: string[];
-                        };
-                        element: {
-                            selector: string | null;
-                            tag: string | null;
-                            text: string | null;
-                            outer_html: string | null;
-                        };
-                        conversation: {
-                            room_id: string;
-                        };
-                        /** @description The widget visitor who filed it; null for tickets filed through the API. */
-                        visitor_id: string | null;
-                        /** @description The error group it was filed from with "Fix with agent"; null otherwise. */
-                        error_group_id: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        updated_at: string;
-                        /** @description Oldest first. */
-                        dispatches: {
-                            /** @example dsp_01m95vf7e1wft897bnf3hv3khf */
-                            id: string;
-                            repo_id: string;
-                            /** @enum {string} */
-                            status: "queued" | "issue_opened" | "agent_started" | "assigned" | "pr_opened" | "waiting_on_user" | "completed" | "failed";
-                            /** @description The coding agent’s own task state. */
-                            task_state: string | null;
-                            issue_url: string | null;
-                            pr_url: string | null;
-                            /** @description Why it failed; null unless `failed`. */
-                            error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            updated_at: string;
-                        }[];
-                        linked_errors: {
-                            group_id: string;
-                            error_class: string;
-                            message: string;
-                            /** @enum {string} */
-                            status: "unresolved" | "resolved" | "ignored";
-                            count: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            last_seen_at: string;
-                            /**
-                             * @description "visitor": the reporter hit this error within 10 minutes of the report; "hand": a member linked it.
-                             * @enum {string}
-                             */
-                            linked_by: "visitor" | "hand";
-                            visitor_occurrences: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Ticket"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -4097,100 +3741,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example fbk_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @enum {string} */
-                        status: "new" | "triaged" | "closed";
-                        /** @description The member who triages it; null while nobody is assigned. */
-                        assignee: {
-                            id: string;
-                            name: string;
-                        } | null;
-                        title: string | null;
-                        note: string;
-                        reporter: {
-                            label: string | null;
-                            role: string | null;
-                            email: string | null;
-                        };
-                        page: {
-                            url: string | null;
-                            path: string | null;
-                            controller_action: string | null;
-                            viewport: {
-                                width: number | null;
-                                height: number | null;
-                            };
-                            partials: string[];
-                        };
-                        element: {
-                            selector: string | null;
-                            tag: string | null;
-                            text: string | null;
-                            outer_html: string | null;
-                        };
-                        conversation: {
-                            room_id: string;
-                        };
-                        /** @description The widget visitor who filed it; null for tickets filed through the API. */
-                        visitor_id: string | null;
-                        /** @description The error group it was filed from with "Fix with agent"; null otherwise. */
-                        error_group_id: string | null;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        updated_at: string;
-                        /** @description Oldest first. */
-                        dispatches: {
-                            /** @example dsp_01m95vf7e1wft897bnf3hv3khf */
-                            id: string;
-                            repo_id: string;
-                            /** @enum {string} */
-                            status: "queued" | "issue_opened" | "agent_started" | "assigned" | "pr_opened" | "waiting_on_user" | "completed" | "failed";
-                            /** @description The coding agent’s own task state. */
-                            task_state: string | null;
-                            issue_url: string | null;
-                            pr_url: string | null;
-                            /** @description Why it failed; null unless `failed`. */
-                            error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            updated_at: string;
-                        }[];
-                        linked_errors: {
-                            group_id: string;
-                            error_class: string;
-                            message: string;
-                            /** @enum {string} */
-                            status: "unresolved" | "resolved" | "ignored";
-                            count: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            last_seen_at: string;
-                            /**
-                             * @description "visitor": the reporter hit this error within 10 minutes of the report; "hand": a member linked it.
-                             * @enum {string}
-                             */
-                            linked_by: "visitor" | "hand";
-                            visitor_occurrences: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Ticket"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -4226,38 +3777,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        groups: {
-                            /** @example egr_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            /** @example TypeError */
-                            error_class: string;
-                            /** @example Cannot read properties of undefined (reading 'total') */
-                            latest_message: string;
-                            /** @enum {string} */
-                            source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                            occurrence_count: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            first_seen_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            last_seen_at: string;
-                            /** @enum {string} */
-                            status: "unresolved" | "resolved" | "ignored";
-                            /** @description When the group last came back after being resolved; null once triaged again. */
-                            regressed_at: string | null;
-                            environments: string[];
-                            /** @description The member the group is assigned to; null: nobody. */
-                            assignee_id: string | null;
-                            first_release: string | null;
-                            last_release: string | null;
-                            /** @description Set by "resolve in next release": occurrences on it or older releases do not reopen the group. */
-                            resolved_in_release: string | null;
-                        }[];
+                        groups: components["schemas"]["ErrorGroup"][];
                         page: number;
                         per_page: number;
                         total_groups: number;
@@ -4465,118 +3985,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error_class: string;
-                        message: string;
-                        /** @description Top frame first. */
-                        backtrace: string[];
-                        url: string | null;
-                        request_method: string | null;
-                        request_path: string | null;
-                        environment: string | null;
-                        app_version: string | null;
-                        context: {
-                            [key: string]: unknown;
-                        };
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        occurred_at: string;
-                        /** @enum {string} */
-                        source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                        /** @example err_01m95vf7e1wft897bnf3hv3khf */
-                        id: string;
-                        group_id: string;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        received_at: string;
-                        visitor_id: string | null;
-                        /** @description Frames with code (mapped through uploaded source maps), exception chain, breadcrumbs, tags, user, request; null for a report without them. */
-                        detail: {
-                            exceptions?: {
-                                type: string;
-                                value: string;
-                                module?: string;
-                                frames: {
-                                    function?: string;
-                                    file?: string;
-                                    module?: string;
-                                    line?: number;
-                                    column?: number;
-                                    in_app?: boolean;
-                                    pre_context?: string[];
-                                    context_line?: string;
-                                    post_context?: string[];
-                                    minified?: {
-                                        file: string;
-                                        line: number;
-                                        column: number;
-                                    };
-                                }[];
-                            }[];
-                            frames?: {
-                                function?: string;
-                                file?: string;
-                                module?: string;
-                                line?: number;
-                                column?: number;
-                                in_app?: boolean;
-                                pre_context?: string[];
-                                context_line?: string;
-                                post_context?: string[];
-                                minified?: {
-                                    file: string;
-                                    line: number;
-                                    column: number;
-                                };
-                            }[];
-                            breadcrumbs?: {
-                                timestamp?: string;
-                                type?: string;
-                                category?: string;
-                                level?: string;
-                                message?: string;
-                                data?: unknown;
-                            }[];
-                            tags?: {
-                                [key: string]: string;
-                            };
-                            user?: {
-                                [key: string]: string;
-                            };
-                            request?: {
-                                method?: string;
-                                url?: string;
-                                query_string?: string;
-                                headers?: [
-                                    string,
-                                    string
-                                ][];
-                            };
-                            contexts?: {
-                                [key: string]: {
-                                    [key: string]: string;
-                                };
-                            };
-                            level?: string;
-                            logger?: string;
-                            server_name?: string;
-                            sdk?: {
-                                name: string;
-                                version?: string;
-                            };
-                            release?: string;
-                            dist?: string;
-                            debug_images?: {
-                                code_file: string;
-                                debug_id: string;
-                            }[];
-                            truncated?: string[];
-                        } | null;
-                    };
+                    "application/json": components["schemas"]["ErrorOccurrence"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -4614,38 +4023,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        group: {
-                            /** @example egr_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            /** @example TypeError */
-                            error_class: string;
-                            /** @example Cannot read properties of undefined (reading 'total') */
-                            latest_message: string;
-                            /** @enum {string} */
-                            source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                            occurrence_count: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            first_seen_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            last_seen_at: string;
-                            /** @enum {string} */
-                            status: "unresolved" | "resolved" | "ignored";
-                            /** @description When the group last came back after being resolved; null once triaged again. */
-                            regressed_at: string | null;
-                            environments: string[];
-                            /** @description The member the group is assigned to; null: nobody. */
-                            assignee_id: string | null;
-                            first_release: string | null;
-                            last_release: string | null;
-                            /** @description Set by "resolve in next release": occurrences on it or older releases do not reopen the group. */
-                            resolved_in_release: string | null;
-                        };
+                        group: components["schemas"]["ErrorGroup"];
                         /** @description Groups merged by this call. */
                         merged: number;
                     };
@@ -4810,118 +4188,7 @@ export interface operations {
                             /** @description Merged fingerprints in all. */
                             merged_fingerprints: number;
                         };
-                        occurrences: {
-                            error_class: string;
-                            message: string;
-                            /** @description Top frame first. */
-                            backtrace: string[];
-                            url: string | null;
-                            request_method: string | null;
-                            request_path: string | null;
-                            environment: string | null;
-                            app_version: string | null;
-                            context: {
-                                [key: string]: unknown;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            occurred_at: string;
-                            /** @enum {string} */
-                            source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                            /** @example err_01m95vf7e1wft897bnf3hv3khf */
-                            id: string;
-                            group_id: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            received_at: string;
-                            visitor_id: string | null;
-                            /** @description Frames with code (mapped through uploaded source maps), exception chain, breadcrumbs, tags, user, request; null for a report without them. */
-                            detail: {
-                                exceptions?: {
-                                    type: string;
-                                    value: string;
-                                    module?: string;
-                                    frames: {
-                                        function?: string;
-                                        file?: string;
-                                        module?: string;
-                                        line?: number;
-                                        column?: number;
-                                        in_app?: boolean;
-                                        pre_context?: string[];
-                                        context_line?: string;
-                                        post_context?: string[];
-                                        minified?: {
-                                            file: string;
-                                            line: number;
-                                            column: number;
-                                        };
-                                    }[];
-                                }[];
-                                frames?: {
-                                    function?: string;
-                                    file?: string;
-                                    module?: string;
-                                    line?: number;
-                                    column?: number;
-                                    in_app?: boolean;
-                                    pre_context?: string[];
-                                    context_line?: string;
-                                    post_context?: string[];
-                                    minified?: {
-                                        file: string;
-                                        line: number;
-                                        column: number;
-                                    };
-                                }[];
-                                breadcrumbs?: {
-                                    timestamp?: string;
-                                    type?: string;
-                                    category?: string;
-                                    level?: string;
-                                    message?: string;
-                                    data?: unknown;
-                                }[];
-                                tags?: {
-                                    [key: string]: string;
-                                };
-                                user?: {
-                                    [key: string]: string;
-                                };
-                                request?: {
-                                    method?: string;
-                                    url?: string;
-                                    query_string?: string;
-                                    headers?: [
-                                        string,
-                                        string
-                                    ][];
-                                };
-                                contexts?: {
-                                    [key: string]: {
-                                        [key: string]: string;
-                                    };
-                                };
-                                level?: string;
-                                logger?: string;
-                                server_name?: string;
-                                sdk?: {
-                                    name: string;
-                                    version?: string;
-                                };
-                                release?: string;
-                                dist?: string;
-                                debug_images?: {
-                                    code_file: string;
-                                    debug_id: string;
-                                }[];
-                                truncated?: string[];
-                            } | null;
-                        }[];
+                        occurrences: components["schemas"]["ErrorOccurrence"][];
                         feedback: {
                             /** @description Different people among the tickets’ reporters ("3 people reported this"). */
                             people: number;
@@ -4985,38 +4252,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        group: {
-                            /** @example egr_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            /** @example TypeError */
-                            error_class: string;
-                            /** @example Cannot read properties of undefined (reading 'total') */
-                            latest_message: string;
-                            /** @enum {string} */
-                            source: "ruby" | "js" | "api" | "mobile" | "node" | "python" | "php";
-                            occurrence_count: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            first_seen_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            last_seen_at: string;
-                            /** @enum {string} */
-                            status: "unresolved" | "resolved" | "ignored";
-                            /** @description When the group last came back after being resolved; null once triaged again. */
-                            regressed_at: string | null;
-                            environments: string[];
-                            /** @description The member the group is assigned to; null: nobody. */
-                            assignee_id: string | null;
-                            first_release: string | null;
-                            last_release: string | null;
-                            /** @description Set by "resolve in next release": occurrences on it or older releases do not reopen the group. */
-                            resolved_in_release: string | null;
-                        };
+                        group: components["schemas"]["ErrorGroup"];
                     };
                 };
             };
@@ -5101,29 +4337,7 @@ export interface operations {
                          */
                         updated_at: string;
                         /** @description Oldest first. */
-                        dispatches: {
-                            /** @example dsp_01m95vf7e1wft897bnf3hv3khf */
-                            id: string;
-                            repo_id: string;
-                            /** @enum {string} */
-                            status: "queued" | "issue_opened" | "agent_started" | "assigned" | "pr_opened" | "waiting_on_user" | "completed" | "failed";
-                            /** @description The coding agent’s own task state. */
-                            task_state: string | null;
-                            issue_url: string | null;
-                            pr_url: string | null;
-                            /** @description Why it failed; null unless `failed`. */
-                            error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            updated_at: string;
-                        }[];
+                        dispatches: components["schemas"]["Dispatch"][];
                     };
                 };
             };
@@ -5186,29 +4400,7 @@ export interface operations {
                          */
                         updated_at: string;
                         /** @description Oldest first. */
-                        dispatches: {
-                            /** @example dsp_01m95vf7e1wft897bnf3hv3khf */
-                            id: string;
-                            repo_id: string;
-                            /** @enum {string} */
-                            status: "queued" | "issue_opened" | "agent_started" | "assigned" | "pr_opened" | "waiting_on_user" | "completed" | "failed";
-                            /** @description The coding agent’s own task state. */
-                            task_state: string | null;
-                            issue_url: string | null;
-                            pr_url: string | null;
-                            /** @description Why it failed; null unless `failed`. */
-                            error: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            updated_at: string;
-                        }[];
+                        dispatches: components["schemas"]["Dispatch"][];
                     };
                 };
             };
@@ -5360,46 +4552,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        rules: {
-                            /** @description The room alerts are posted in; null: none. */
-                            room_id: string | null;
-                            /** @description Alert on a new error group. */
-                            new_group: boolean;
-                            /** @description Alert when a resolved group comes back. */
-                            regression: boolean;
-                            /** @description Alert when a group has `count` occurrences within `minutes`. */
-                            frequency: {
-                                count: number;
-                                minutes: number;
-                            } | null;
-                            /** @description Gets a signed POST per alert; null: none. */
-                            url: string | null;
-                            /** @description Null: every environment. */
-                            environments: string[] | null;
-                            /** @description The URL’s delivery state: `disabled` after 20 failures in a row (or a 410). */
-                            url_state: ("enabled" | "disabled") | null;
-                            /** @description Null while the workspace has no rule. */
-                            updated_at: string | null;
-                            /** @example alr_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            name: string;
-                            /** @description Null: every source. */
-                            sources: string[] | null;
-                            /** @description Null: every level. */
-                            levels: string[] | null;
-                            /** @description Null: every release. */
-                            releases: string[] | null;
-                            /** @description `key=value` filters (`*` matches anything); null: none. */
-                            tags: string[] | null;
-                            notify_member_ids: string[] | null;
-                            /** @description Files the group’s ticket for the agent. */
-                            hand_to_agent: boolean;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            created_at: string;
-                        }[];
+                        rules: components["schemas"]["AlertRule"][];
                     };
                 };
             };
@@ -5536,46 +4689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The room alerts are posted in; null: none. */
-                        room_id: string | null;
-                        /** @description Alert on a new error group. */
-                        new_group: boolean;
-                        /** @description Alert when a resolved group comes back. */
-                        regression: boolean;
-                        /** @description Alert when a group has `count` occurrences within `minutes`. */
-                        frequency: {
-                            count: number;
-                            minutes: number;
-                        } | null;
-                        /** @description Gets a signed POST per alert; null: none. */
-                        url: string | null;
-                        /** @description Null: every environment. */
-                        environments: string[] | null;
-                        /** @description The URL’s delivery state: `disabled` after 20 failures in a row (or a 410). */
-                        url_state: ("enabled" | "disabled") | null;
-                        /** @description Null while the workspace has no rule. */
-                        updated_at: string | null;
-                        /** @example alr_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        name: string;
-                        /** @description Null: every source. */
-                        sources: string[] | null;
-                        /** @description Null: every level. */
-                        levels: string[] | null;
-                        /** @description Null: every release. */
-                        releases: string[] | null;
-                        /** @description `key=value` filters (`*` matches anything); null: none. */
-                        tags: string[] | null;
-                        notify_member_ids: string[] | null;
-                        /** @description Files the group’s ticket for the agent. */
-                        hand_to_agent: boolean;
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["AlertRule"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -5792,32 +4906,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        endpoints: {
-                            /** @example owh_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            /** @example https://hooks.example.com/ferry */
-                            url: string;
-                            description: string;
-                            /** @description Types from GET /api/v1/event-types. */
-                            event_types: string[];
-                            /** @description Null: every environment. */
-                            environments: string[] | null;
-                            /** @description Null: every room. */
-                            room_ids: string[] | null;
-                            /** @description Null: no limit of its own. */
-                            max_per_second: number | null;
-                            /**
-                             * @description `disabled` after 20 failed deliveries in a row (or a 410).
-                             * @enum {string}
-                             */
-                            state: "enabled" | "disabled";
-                            disabled_reason: string | null;
-                            consecutive_failures: number;
-                            /** @description Until when the previous secret still signs beside the new one (a rotation’s overlap). */
-                            previous_secret_expires_at: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                        }[];
+                        endpoints: components["schemas"]["EventWebhookEndpoint"][];
                     };
                 };
             };
@@ -5921,32 +5010,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example owh_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @example https://hooks.example.com/ferry */
-                        url: string;
-                        description: string;
-                        /** @description Types from GET /api/v1/event-types. */
-                        event_types: string[];
-                        /** @description Null: every environment. */
-                        environments: string[] | null;
-                        /** @description Null: every room. */
-                        room_ids: string[] | null;
-                        /** @description Null: no limit of its own. */
-                        max_per_second: number | null;
-                        /**
-                         * @description `disabled` after 20 failed deliveries in a row (or a 410).
-                         * @enum {string}
-                         */
-                        state: "enabled" | "disabled";
-                        disabled_reason: string | null;
-                        consecutive_failures: number;
-                        /** @description Until when the previous secret still signs beside the new one (a rotation’s overlap). */
-                        previous_secret_expires_at: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["EventWebhookEndpoint"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -5993,32 +5057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @example owh_01m95vcs448p8d8nkpkmbpan9e */
-                        id: string;
-                        /** @example https://hooks.example.com/ferry */
-                        url: string;
-                        description: string;
-                        /** @description Types from GET /api/v1/event-types. */
-                        event_types: string[];
-                        /** @description Null: every environment. */
-                        environments: string[] | null;
-                        /** @description Null: every room. */
-                        room_ids: string[] | null;
-                        /** @description Null: no limit of its own. */
-                        max_per_second: number | null;
-                        /**
-                         * @description `disabled` after 20 failed deliveries in a row (or a 410).
-                         * @enum {string}
-                         */
-                        state: "enabled" | "disabled";
-                        disabled_reason: string | null;
-                        consecutive_failures: number;
-                        /** @description Until when the previous secret still signs beside the new one (a rotation’s overlap). */
-                        previous_secret_expires_at: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                    };
+                    "application/json": components["schemas"]["EventWebhookEndpoint"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -6077,17 +5116,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        rooms: {
-                            /** @example room_01m95vcs448p8d8nkpkmbpan9e */
-                            id: string;
-                            /** @example support */
-                            name: string;
-                            /**
-                             * @description Never `dm`: direct messages are not readable with a token.
-                             * @enum {string}
-                             */
-                            kind: "channel" | "dm" | "conversation" | "agent";
-                        }[];
+                        rooms: components["schemas"]["Room"][];
                     };
                 };
             };
@@ -6125,24 +5154,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        messages: {
-                            /** @example msg_01m95vf7e1wft897bnf3hv3khf */
-                            id: string;
-                            room_id: string;
-                            body: string;
-                            sender: {
-                                /** @enum {string} */
-                                type: "member" | "webhook" | "agent" | "system";
-                                /** @description A member’s id, or the webhook key or agent the message came through. */
-                                id: string | null;
-                                name: string;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601, UTC.
-                             */
-                            created_at: string;
-                        }[];
+                        messages: components["schemas"]["Message"][];
                         /** @description The cursor for older messages; null on the last page. */
                         next_before: string | null;
                     };
@@ -6466,17 +5478,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6522,17 +5534,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6578,17 +5590,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6639,17 +5651,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6704,17 +5716,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6760,17 +5772,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6824,17 +5836,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6890,17 +5902,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6943,17 +5955,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -6996,17 +6008,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7049,17 +6061,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7102,17 +6114,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7149,17 +6161,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7196,17 +6208,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7251,17 +6263,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7276,24 +6288,7 @@ export interface operations {
                         name: string;
                         workspace_id: string;
                     };
-                    message: {
-                        /** @example msg_01m95vf7e1wft897bnf3hv3khf */
-                        id: string;
-                        room_id: string;
-                        body: string;
-                        sender: {
-                            /** @enum {string} */
-                            type: "member" | "webhook" | "agent" | "system";
-                            /** @description A member’s id, or the webhook key or agent the message came through. */
-                            id: string | null;
-                            name: string;
-                        };
-                        /**
-                         * Format: date-time
-                         * @description ISO 8601, UTC.
-                         */
-                        created_at: string;
-                    };
+                    message: components["schemas"]["Message"];
                 };
             };
         };
@@ -7312,17 +6307,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7381,17 +6376,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7450,17 +6445,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;
@@ -7519,17 +6514,17 @@ export interface operations {
             query?: never;
             header: {
                 /** @description Standard Webhooks: the delivery’s id, the same on every retry and "Send again" (deduplicate on it). */
-                "webhook-id": string;
+                "webhook-id": components["parameters"]["webhook-id"];
                 /** @description Standard Webhooks: seconds since the epoch when it was signed. */
-                "webhook-timestamp": string;
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256>` of `id.timestamp.body`; during a secret rotation, two, space-separated. */
-                "webhook-signature": string;
+                "webhook-signature": components["parameters"]["webhook-signature"];
                 /** @description The event type. */
-                "X-Service-Event": string;
+                "X-Service-Event": components["parameters"]["X-Service-Event"];
                 /** @description `sha256=<hex HMAC-SHA256 of the body>` with the current secret. */
-                "X-Service-Signature": string;
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
                 /** @description During a rotation’s overlap only: the same with the previous secret. */
-                "X-Service-Signature-Previous"?: string;
+                "X-Service-Signature-Previous"?: components["parameters"]["X-Service-Signature-Previous"];
             };
             path?: never;
             cookie?: never;

@@ -101,17 +101,96 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
   return json;
 }
 
+/** Where a named schema's placeholder ref points until `SchemaComponents.resolve` names it. */
+const PLACEHOLDER = '#/components/schemas/';
+
+/**
+ * Schemas named with `.meta({ id })` (a ticket, an error group, a Discord message) are described
+ * once under `components.schemas` and referred to everywhere else, as zod extracts them into
+ * `$defs`. A schema may read differently as a request (`input`: defaults make fields optional)
+ * and as an answer (`output`): the two share the name when they are the same, and the request's
+ * is `<id>Input` when they are not.
+ */
+class SchemaComponents {
+  /** `${id}@${io}` -> its JSON Schema, its own refs still placeholders. */
+  private readonly defs = new Map<string, JsonSchema>();
+
+  describe(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+    return this.hoist(jsonSchemaOf(schema, io), io) as JsonSchema;
+  }
+
+  /** Moves every `$defs` entry into the components and points `#/$defs/X` refs at them. */
+  private hoist(value: unknown, io: 'input' | 'output'): unknown {
+    if (Array.isArray(value)) return value.map((item) => this.hoist(item, io));
+    if (typeof value !== 'object' || value === null) return value;
+    const out: JsonSchema = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '$defs') {
+        for (const [id, def] of Object.entries(inner as Record<string, unknown>)) {
+          this.defs.set(`${id}@${io}`, this.hoist(def, io) as JsonSchema);
+        }
+      } else if (key === '$ref' && typeof inner === 'string' && inner.startsWith('#/$defs/')) {
+        out.$ref = `${PLACEHOLDER}${inner.slice('#/$defs/'.length)}@${io}`;
+      } else {
+        out[key] = this.hoist(inner, io);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The components, and `document` with each placeholder ref at its final name. Names settle by
+   * a fixpoint: a request form equal to its answer form except for a ref to a schema whose two
+   * forms differ is itself different, so splits spread until nothing changes.
+   */
+  resolve<T>(document: T): { document: T; schemas: Record<string, JsonSchema> } {
+    const ids = [
+      ...new Set([...this.defs.keys()].map((key) => key.replace(/@(input|output)$/, ''))),
+    ];
+    const split = new Set<string>();
+    const nameOf = (id: string, io: string) =>
+      io === 'input' && split.has(id) ? `${id}Input` : id;
+    const rename = (value: unknown): unknown =>
+      JSON.parse(
+        JSON.stringify(value).replace(
+          /"#\/components\/schemas\/([^"@]+)@(input|output)"/g,
+          (_m, id: string, io: string) => JSON.stringify(`${PLACEHOLDER}${nameOf(id, io)}`),
+        ),
+      );
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const id of ids) {
+        const input = this.defs.get(`${id}@input`);
+        const output = this.defs.get(`${id}@output`);
+        if (split.has(id) || !input || !output) continue;
+        if (JSON.stringify(rename(input)) !== JSON.stringify(rename(output))) {
+          split.add(id);
+          changed = true;
+        }
+      }
+    }
+    const schemas: Record<string, JsonSchema> = {};
+    for (const id of ids.sort()) {
+      for (const io of ['output', 'input'] as const) {
+        const def = this.defs.get(`${id}@${io}`);
+        if (def) schemas[nameOf(id, io)] ??= rename(def) as JsonSchema;
+      }
+    }
+    return { document: rename(document) as T, schemas };
+  }
+}
+
 /** `/api/v1/errors/:groupId` -> `/api/v1/errors/{groupId}`. */
 export const openApiPath = (pattern: string): string => pattern.replace(/:(\w+)/g, '{$1}');
 
-function parameters(doc: RouteDoc): JsonSchema[] {
+function parameters(doc: RouteDoc, components: SchemaComponents): JsonSchema[] {
   const out: JsonSchema[] = [];
   for (const [where, schema] of [
     ['path', doc.params],
     ['query', doc.query],
   ] as const) {
     if (!schema) continue;
-    const object = jsonSchemaOf(schema, 'input') as {
+    const object = components.describe(schema, 'input') as {
       properties?: Record<string, JsonSchema>;
       required?: string[];
     };
@@ -129,7 +208,7 @@ function parameters(doc: RouteDoc): JsonSchema[] {
   return out;
 }
 
-function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
+function operation(route: DeclaredRoute, doc: RouteDoc, components: SchemaComponents): JsonSchema {
   const responses: Record<string, JsonSchema> = {};
   for (const [status, answer] of Object.entries(doc.responses)) {
     responses[status] = {
@@ -149,7 +228,9 @@ function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
         ? {
             content: {
               [answer.contentType ?? 'application/json']: {
-                schema: answer.schema ? jsonSchemaOf(answer.schema, 'output') : { type: 'string' },
+                schema: answer.schema
+                  ? components.describe(answer.schema, 'output')
+                  : { type: 'string' },
               },
             },
           }
@@ -163,7 +244,7 @@ function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
     content: {
       'application/json': {
         schema: doc.errorSchema
-          ? jsonSchemaOf(doc.errorSchema, 'output')
+          ? components.describe(doc.errorSchema, 'output')
           : { $ref: '#/components/schemas/Error' },
       },
     },
@@ -178,18 +259,20 @@ function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
       doc.security === 'none' || doc.security === 'webhookKey'
         ? []
         : [{ [SECURITY_NAMES[doc.security]]: scope }],
-    ...(parameters(doc).length ? { parameters: parameters(doc) } : {}),
+    ...(parameters(doc, components).length ? { parameters: parameters(doc, components) } : {}),
     ...(doc.rawBody
       ? {
           requestBody: {
             required: true,
-            description: doc.rawBody.description,
+            description: [doc.rawBody.description, doc.rawBody.outsideSchema]
+              .filter(Boolean)
+              .join(' '),
             content: Object.fromEntries(
               doc.rawBody.contentTypes.map((type) => [
                 type,
                 {
                   schema: doc.rawBody!.schema
-                    ? jsonSchemaOf(doc.rawBody!.schema, 'input')
+                    ? components.describe(doc.rawBody!.schema, 'input')
                     : { type: 'string' },
                 },
               ]),
@@ -203,7 +286,7 @@ function operation(route: DeclaredRoute, doc: RouteDoc): JsonSchema {
             required: true,
             content: {
               [doc.bodyContentType ?? 'application/json']: {
-                schema: jsonSchemaOf(doc.body, 'input'),
+                schema: components.describe(doc.body, 'input'),
               },
             },
           },
@@ -236,14 +319,15 @@ export function openApiDocument(
   info: OpenApiInfo,
   webhooks: Record<string, WebhookDoc> = {},
 ): JsonSchema {
+  const components = new SchemaComponents();
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     if (!route.doc || route.method === 'options') continue;
     const path = openApiPath(route.pattern);
     paths[path] ??= {};
-    paths[path][route.method] = operation(route, route.doc);
+    paths[path][route.method] = operation(route, route.doc, components);
   }
-  return {
+  const described = {
     openapi: '3.1.0',
     info: { title: info.title, version: info.version, description: info.description },
     servers: [{ url: info.serverUrl }],
@@ -258,16 +342,14 @@ export function openApiDocument(
             summary: hook.summary,
             description: hook.description,
             tags: [hook.tag],
-            parameters: Object.entries(DELIVERY_HEADERS).map(([header, description]) => ({
-              name: header,
-              in: 'header',
-              required: !header.endsWith('-Previous'),
-              description,
-              schema: { type: 'string' },
+            parameters: Object.keys(DELIVERY_HEADERS).map((header) => ({
+              $ref: `#/components/parameters/${header}`,
             })),
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: jsonSchemaOf(hook.schema, 'output') } },
+              content: {
+                'application/json': { schema: components.describe(hook.schema, 'output') },
+              },
             },
             responses: {
               '200': {
@@ -279,8 +361,25 @@ export function openApiDocument(
         },
       ]),
     ),
+  };
+  const { document, schemas } = components.resolve(described);
+  return {
+    ...document,
     components: {
-      schemas: { Error: jsonSchemaOf(errorBodySchema, 'output') },
+      schemas: { Error: jsonSchemaOf(errorBodySchema, 'output'), ...schemas },
+      // The signature headers every delivery carries, named once.
+      parameters: Object.fromEntries(
+        Object.entries(DELIVERY_HEADERS).map(([header, description]) => [
+          header,
+          {
+            name: header,
+            in: 'header',
+            required: !header.endsWith('-Previous'),
+            description,
+            schema: { type: 'string' },
+          },
+        ]),
+      ),
       securitySchemes: Object.fromEntries(
         Object.entries(SECURITY_SCHEMES).map(([kind, scheme]) => [
           SECURITY_NAMES[kind as keyof typeof SECURITY_NAMES],

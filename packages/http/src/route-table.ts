@@ -1,6 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 import { registerSecretRoute } from './redact.js';
-import { conformResponses, validateInput, type RouteDoc } from './route-doc.js';
+import {
+  conformResponses,
+  noteUndocumentedInput,
+  validateInput,
+  type RouteDoc,
+} from './route-doc.js';
 
 /**
  * Routes declared as data: each feature lists its routes with who may call them, and `mount()`
@@ -186,6 +191,7 @@ export function mount(
     };
     const validate = entry.doc ? validateInput(entry.doc) : undefined;
     const conform = entry.doc ? conformResponses(entry.doc, pattern) : undefined;
+    const noteInput = entry.doc ? noteUndocumentedInput(entry.doc) : undefined;
     router[entry.method](
       entry.path,
       markPattern,
@@ -193,6 +199,7 @@ export function mount(
       ...entry.access.enforce,
       ...(entry.before ?? []),
       ...(validate ? [validate] : []),
+      ...(noteInput ? [noteInput] : []),
       entry.handler as RequestHandler,
     );
   }

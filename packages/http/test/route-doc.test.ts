@@ -53,6 +53,39 @@ function things() {
       throw new AppError('bad_request', 'In our shape, not the vendor’s.');
     },
   );
+  // Bodies read raw (a domain function validates them) are held to their described schema.
+  const rawThing = (outsideSchema?: string): RouteDoc['rawBody'] => ({
+    contentTypes: ['application/json'],
+    description: 'A thing.',
+    schema: thing,
+    ...(outsideSchema ? { outsideSchema } : {}),
+  });
+  const json = express.text({ type: 'application/json' });
+  table.post(
+    '/raw',
+    { access: open, before: [json], doc: doc({ rawBody: rawThing() }) },
+    (_req, res) => {
+      res.json({ id: 't1', count: 1 });
+    },
+  );
+  table.post(
+    '/raw-empty',
+    {
+      access: open,
+      before: [json],
+      doc: doc({ rawBody: rawThing(), responses: { 204: { description: 'Taken.' } } }),
+    },
+    (_req, res) => {
+      res.status(204).end();
+    },
+  );
+  table.post(
+    '/raw-lenient',
+    { access: open, before: [json], doc: doc({ rawBody: rawThing('Anything goes, on purpose.') }) },
+    (_req, res) => {
+      res.json({ id: 't1', count: 1 });
+    },
+  );
   return table;
 }
 
@@ -127,6 +160,30 @@ describe('route docs: input validation and answer conformance', () => {
       body: { detail: 'Bad thing.' },
     });
     expect((await get(checked, '/vendor-error-wrong')).status).toBe(500);
+  });
+
+  it('turns a success on a body its description refuses into a 500: a route cannot document one shape and take another', async () => {
+    const post = async (app: RunningApp, path: string, body: unknown) => {
+      const answer = await fetch(`${app.url}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: answer.status, text: await answer.text() };
+    };
+    expect((await post(checked, '/raw', { id: 'a', count: 2 })).status).toBe(200);
+    const taken = await post(checked, '/raw', { id: 'a', count: 'two' });
+    expect(taken.status).toBe(500);
+    expect(taken.text).toContain(
+      '/raw does not match its description: it accepted a body its description refuses (count',
+    );
+    expect(taken.text).toContain('"count\\":\\"two\\"');
+    // An answer without a body (204) is checked too.
+    expect((await post(checked, '/raw-empty', { id: 'a', count: 2 })).status).toBe(204);
+    expect((await post(checked, '/raw-empty', { id: 'a' })).status).toBe(500);
+    // A route that says why it takes more than it describes is left alone; so is production.
+    expect((await post(checked, '/raw-lenient', { id: 'a', count: 'two' })).status).toBe(200);
+    expect((await post(unchecked, '/raw', { id: 'a', count: 'two' })).status).toBe(200);
   });
 
   it('leaves answers alone when conformance is off, as in production', async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFerryClient } from '@ferry/client';
 import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
 import {
   photograph,
@@ -10,16 +11,6 @@ import { FakeGitHub } from '@ferry/testing/fake-github';
 import { startFerry, type FerryHarness } from './support/ferry.js';
 
 const SHOTS = '/tmp/ferry-shots';
-
-interface TicketView {
-  status: string;
-  dispatches: Array<{
-    status: string;
-    pr_url: string | null;
-    issue_url: string | null;
-    error: string | null;
-  }>;
-}
 
 /**
  * Hosted dispatch as people do it, against the fake GitHub: an admin connects the App (install,
@@ -119,47 +110,47 @@ describe('hosted dispatch end to end', () => {
     await admin.waitForURL(`${base}/settings/github**`);
     await photograph(admin, `${SHOTS}/dispatch-github-settings-1280.png`, { fullPage: true });
 
-    // An API client: repos, a ticket, a dispatch, then polling to the PR.
-    const api = (path: string, init: RequestInit = {}) =>
-      fetch(`${ferry.url}${path}`, {
-        ...init,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    // An API client (the typed client generated from the description): repos, a ticket, a
+    // dispatch, then polling to the PR.
+    const api = createFerryClient(ferry.url, token);
+    const ticketView = async (feedbackId: string) => {
+      const { data } = await api.GET('/api/v1/feedback/{id}', {
+        params: { path: { id: feedbackId } },
       });
-    const { repos } = (await (await api('/api/v1/repos')).json()) as {
-      repos: Array<{ id: string; full_name: string; dispatch_ready: boolean }>;
+      if (!data) throw new Error(`GET /api/v1/feedback/${feedbackId} answered no ticket`);
+      return data;
     };
+    const { data: repoList } = await api.GET('/api/v1/repos');
+    const repos = repoList!.repos;
     const shop = repos.find((r) => r.full_name === 'owner-gh/shop')!;
     expect(shop.dispatch_ready).toBe(true);
     expect(repos.find((r) => r.full_name === 'owner-gh/blog')!.dispatch_ready).toBe(false);
-    const filed = (await (
-      await api('/api/v1/feedback', {
-        method: 'POST',
-        body: JSON.stringify({
-          note: 'The Pay button does nothing on Safari.',
-          page: {
-            url: 'https://shop.example/checkout',
-            path: '/checkout',
-            partials: ['checkout/_form'],
-          },
-          element: {
-            selector: 'button#pay',
-            tag: 'button',
-            text: 'Pay',
-            outer_html: '<button id="pay">Pay</button>',
-          },
-        }),
-      })
-    ).json()) as { id: string };
-    const started = await api(`/api/v1/feedback/${filed.id}/dispatch`, {
-      method: 'POST',
-      body: JSON.stringify({ repo: shop.id }),
+    const { data: filed } = await api.POST('/api/v1/feedback', {
+      body: {
+        note: 'The Pay button does nothing on Safari.',
+        page: {
+          url: 'https://shop.example/checkout',
+          path: '/checkout',
+          partials: ['checkout/_form'],
+        },
+        element: {
+          selector: 'button#pay',
+          tag: 'button',
+          text: 'Pay',
+          outer_html: '<button id="pay">Pay</button>',
+        },
+      },
     });
-    expect(started.status).toBe(202);
+    const started = await api.POST('/api/v1/feedback/{feedbackId}/dispatch', {
+      params: { path: { feedbackId: filed!.id } },
+      body: { repo: shop.id },
+    });
+    expect(started.response.status).toBe(202);
     const seen: string[] = [];
-    let ticket: TicketView | undefined;
+    let ticket: Awaited<ReturnType<typeof ticketView>> | undefined;
     await waitUntil(
       async () => {
-        ticket = (await (await api(`/api/v1/feedback/${filed.id}`)).json()) as TicketView;
+        ticket = await ticketView(filed!.id);
         const status = ticket.dispatches[0]?.status;
         if (status && seen.at(-1) !== status) seen.push(status);
         return status === 'pr_opened';
@@ -187,7 +178,7 @@ describe('hosted dispatch end to end', () => {
     // The task goes on to completed.
     await waitUntil(
       async () => {
-        ticket = (await (await api(`/api/v1/feedback/${filed.id}`)).json()) as TicketView;
+        ticket = await ticketView(filed!.id);
         return ticket.dispatches[0]?.status === 'completed';
       },
       'the dispatch to complete',
@@ -195,7 +186,7 @@ describe('hosted dispatch end to end', () => {
     );
 
     // The conversation shows GitHub's messages, and the ticket links the pull request.
-    await admin.goto(`${base}/feedback/${filed.id}`);
+    await admin.goto(`${base}/feedback/${filed!.id}`);
     await admin
       .getByText(/opened a pull request/)
       .first()
@@ -218,24 +209,19 @@ describe('hosted dispatch end to end', () => {
     await admin.locator('select[name="member_id"]').selectOption('');
     await admin.getByRole('button', { name: 'Save' }).click();
     await admin.waitForURL(`${base}/settings/github**`);
-    const second = (await (
-      await api('/api/v1/feedback', {
-        method: 'POST',
-        body: JSON.stringify({ note: 'Search is slow' }),
-      })
-    ).json()) as { id: string };
-    const refused = await api(`/api/v1/feedback/${second.id}/dispatch`, {
-      method: 'POST',
-      body: JSON.stringify({ repo: shop.id }),
+    const { data: second } = await api.POST('/api/v1/feedback', {
+      body: { note: 'Search is slow' },
     });
-    expect(refused.status).toBe(422);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
-      'no_dispatch_identity',
-    );
+    const refused = await api.POST('/api/v1/feedback/{feedbackId}/dispatch', {
+      params: { path: { feedbackId: second!.id } },
+      body: { repo: shop.id },
+    });
+    expect(refused.response.status).toBe(422);
+    expect(refused.error?.error.code).toBe('no_dispatch_identity');
     // This task fails: GitHub gives its reason on the session (sessions[].error.message).
     const reason = 'The checkout tests failed on Safari.';
     fake.scriptTasks(['in_progress', { state: 'failed', error: reason }]);
-    await member.goto(`${base}/feedback/${second.id}`);
+    await member.goto(`${base}/feedback/${second!.id}`);
     await member.getByLabel(/Repository/).selectOption(shop.id);
     await member.getByRole('button', { name: 'Dispatch' }).click();
     await member
@@ -246,7 +232,7 @@ describe('hosted dispatch end to end', () => {
     const row = await db
       .selectFrom('dispatches')
       .select(['run_as_member_id', 'started_via', 'started_by_member_id'])
-      .where('feedback_id', '=', second.id)
+      .where('feedback_id', '=', second!.id)
       .executeTakeFirstOrThrow();
     expect(row).toEqual({
       run_as_member_id: ada.id,
@@ -255,7 +241,7 @@ describe('hosted dispatch end to end', () => {
     });
     await waitUntil(
       async () => {
-        const view = (await (await api(`/api/v1/feedback/${second.id}`)).json()) as TicketView;
+        const view = await ticketView(second!.id);
         return view.dispatches[0]?.status === 'failed';
       },
       'the second dispatch to fail',

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFerryClient } from '@ferry/client';
 import type { Workspace } from '@ferry/db';
 import { createApiToken, createMember, createWorkspace, waitUntil } from '@ferry/testing';
 import {
@@ -115,27 +116,12 @@ ${tag}
     await photograph(page, `${SHOTS}/widget-e2e-sent.png`);
 
     const token = (await createApiToken(ferry.ctx.db, workspace, { scopes: ['tenant:read'] })).raw;
-    const list = (await (
-      await fetch(`${ferry.url}/api/v1/feedback`, { headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { feedback?: Array<{ id: string }>; items?: Array<{ id: string }> };
-    const id = (list.feedback ?? list.items ?? [])[0]!.id;
-    const ticket = (await (
-      await fetch(`${ferry.url}/api/v1/feedback/${id}`, {
-        headers: { authorization: `Bearer ${token}` },
-      })
-    ).json()) as {
-      note: string;
-      reporter: { label: string; role: string; email: string };
-      page: {
-        url: string;
-        path: string;
-        controller_action: string;
-        viewport: { width: number; height: number };
-        partials: string[];
-      };
-      element: { selector: string; tag: string; text: string; outer_html: string };
-      visitor_id: string | null;
-    };
+    // Read back through the typed client generated from the API description.
+    const api = createFerryClient(ferry.url, token);
+    const { data: list } = await api.GET('/api/v1/feedback');
+    const id = list!.feedback[0]!.id;
+    const { data: ticket } = await api.GET('/api/v1/feedback/{id}', { params: { path: { id } } });
+    if (!ticket) throw new Error(`GET /api/v1/feedback/${id} answered no ticket`);
     expect(ticket.note).toBe('Pay does nothing on the first click.');
     expect(ticket.reporter).toEqual({
       label: 'Ada Lovelace',
@@ -152,7 +138,7 @@ ${tag}
       'app/views/items/_item_1.html.erb',
     ]);
     expect(ticket.element).toMatchObject({ selector: '#buy', tag: 'button', text: 'Pay now' });
-    expect(ticket.element.outer_html.length).toBeLessThanOrEqual(400);
+    expect(ticket.element.outer_html!.length).toBeLessThanOrEqual(400);
     expect(ticket.element.outer_html).toMatch(/^<button id="buy"/);
     expect(ticket.visitor_id).toMatch(/^vis_/);
     // Filed as the API files it: its feedback_filed event, for local agents.

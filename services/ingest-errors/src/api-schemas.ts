@@ -21,40 +21,42 @@ const reportSource = z.enum(ERROR_SOURCES).meta({
 });
 
 /** One report (SPEC.md, "Error report"): every field optional, each cut to its cap when stored. */
-export const nativeReportSchema = z.object({
-  error_class: text(
-    'Cut to 200 characters; blank becomes `UnknownError`. Numbers and booleans are read as text.',
-    'NoMethodError',
-  ),
-  message: text('Cut to 1,000 characters.', "undefined method 'total' for nil"),
-  backtrace: z
-    .union([z.array(z.union([z.string(), z.number(), z.boolean()])), z.string()])
-    .nullish()
-    .meta({
+export const nativeReportSchema = z
+  .object({
+    error_class: text(
+      'Cut to 200 characters; blank becomes `UnknownError`. Numbers and booleans are read as text.',
+      'NoMethodError',
+    ),
+    message: text('Cut to 1,000 characters.', "undefined method 'total' for nil"),
+    backtrace: z
+      .union([z.array(z.union([z.string(), z.number(), z.boolean()])), z.string()])
+      .nullish()
+      .meta({
+        description:
+          'Lines top frame first, as an array or one newline-separated string: the first 30 non-blank lines are kept, each cut to 400 characters, 8,000 characters in all.',
+        example: ["app/models/order.rb:42:in 'total'"],
+      }),
+    url: text('Cut to 600 characters.', 'https://shop.example.com/cart'),
+    request_method: text('Cut to 10 characters.', 'POST'),
+    request_path: text('Cut to 500 characters.', '/cart/checkout'),
+    environment: text('Cut to 40 characters.', 'production'),
+    app_version: text('Cut to 40 characters.', '2.4.1'),
+    context: z
+      .record(z.string(), z.unknown())
+      .nullish()
+      .meta({
+        description:
+          'The first 30 keys, each cut to 60 characters; top-level strings cut to 500; nested objects and arrays kept as given.',
+        example: { order_id: 1042 },
+      }),
+    occurred_at: z.union([z.string(), z.number()]).nullish().meta({
       description:
-        'Lines top frame first, as an array or one newline-separated string: the first 30 non-blank lines are kept, each cut to 400 characters, 8,000 characters in all.',
-      example: ["app/models/order.rb:42:in 'total'"],
+        'Any parseable timestamp (ISO 8601, or epoch seconds or milliseconds); unparseable, or more than an hour in the future, becomes the time of receipt.',
+      example: '2026-12-06T14:03:11Z',
     }),
-  url: text('Cut to 600 characters.', 'https://shop.example.com/cart'),
-  request_method: text('Cut to 10 characters.', 'POST'),
-  request_path: text('Cut to 500 characters.', '/cart/checkout'),
-  environment: text('Cut to 40 characters.', 'production'),
-  app_version: text('Cut to 40 characters.', '2.4.1'),
-  context: z
-    .record(z.string(), z.unknown())
-    .nullish()
-    .meta({
-      description:
-        'The first 30 keys, each cut to 60 characters; top-level strings cut to 500; nested objects and arrays kept as given.',
-      example: { order_id: 1042 },
-    }),
-  occurred_at: z.union([z.string(), z.number()]).nullish().meta({
-    description:
-      'Any parseable timestamp (ISO 8601, or epoch seconds or milliseconds); unparseable, or more than an hour in the future, becomes the time of receipt.',
-    example: '2026-12-06T14:03:11Z',
-  }),
-  source: reportSource.optional(),
-});
+    source: reportSource.optional(),
+  })
+  .meta({ id: 'ErrorReport' });
 
 /** POST /ingest/errors: one report, or a batch with a `source` its reports inherit. */
 export const nativeBodySchema = z.union([

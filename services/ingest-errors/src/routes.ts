@@ -180,6 +180,8 @@ export function ingestTable(deps: IngestDeps): MountedTable {
           description:
             'One report or a batch, as JSON (at most 512 KB). Read by the route itself: nothing here refuses a field.',
           schema: nativeBodySchema,
+          outsideSchema:
+            'SPEC.md: a report failing validation is dropped silently and the rest of the batch kept (202 with what was stored), and values are coerced and cut rather than refused.',
         },
         responses: {
           202: { description: 'The readable reports, stored.', schema: acceptedSchema },

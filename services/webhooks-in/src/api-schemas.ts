@@ -43,9 +43,80 @@ export const incomingPostSchema = z
     }),
   })
   .meta({
+    id: 'IncomingPost',
     description:
       'SPEC.md’s fields. Slack, Mattermost, Discord and Microsoft Teams payloads are read too (their own message fields rendered as markdown), as JSON or as a form with the JSON in `payload`.',
   });
+
+const displayName = z
+  .string()
+  .optional()
+  .meta({ description: 'The display name (alias of `sender`).' });
+const records = z.array(z.record(z.string(), z.unknown()));
+
+/**
+ * Everything POST /wh/in/<key> reads: SPEC.md's fields, or another sender's own payload, picked by
+ * the fields only that family sends (decode/index.ts). A payload whose message fields render no
+ * text is refused with a 422 naming the fields it needed.
+ */
+export const incomingBodySchema = z
+  .union([
+    incomingPostSchema,
+    z
+      .object({
+        '@type': z.literal('MessageCard').optional(),
+        type: z.enum(['AdaptiveCard', 'message']).optional(),
+        title: z.string().optional(),
+        text: z.string().optional(),
+        sections: records.optional(),
+        body: records.optional().meta({ description: 'An Adaptive Card’s elements.' }),
+        attachments: records.optional().meta({
+          description: 'A `message` wrapping cards: each `{contentType, content}`.',
+        }),
+      })
+      .meta({
+        id: 'TeamsPayload',
+        description:
+          'Microsoft Teams: a MessageCard (`@type`), an Adaptive Card (`type: AdaptiveCard`), or a `message` wrapping cards, as Power Automate and Teams connectors send.',
+      }),
+    z
+      .object({
+        content: z.string().optional(),
+        embeds: records.optional(),
+        username: displayName,
+        avatar_url: z.string().optional(),
+      })
+      .meta({
+        id: 'DiscordStylePayload',
+        description: 'Discord’s Execute Webhook fields (`content` or `embeds`).',
+      }),
+    z
+      .object({
+        text: z.string().optional().meta({ description: 'mrkdwn; SPEC.md’s alias of `body`.' }),
+        blocks: records.optional(),
+        attachments: records.optional(),
+        props: z.record(z.string(), z.unknown()).optional().meta({
+          description: 'Mattermost: `props.card` is shown too.',
+        }),
+        username: displayName,
+        icon_emoji: z.string().optional(),
+        icon_url: z.string().optional(),
+        channel: z.string().optional().meta({ description: 'Alias of `room`.' }),
+      })
+      .meta({
+        id: 'SlackPayload',
+        description:
+          'Slack and Mattermost incoming-webhook payloads: `text`, `blocks` or `attachments` (Mattermost: or `props.card`).',
+      }),
+  ])
+  .meta({ id: 'IncomingWebhookBody' });
+
+/**
+ * Why /wh/in's bodies are not held to incomingBodySchema (RouteDoc `outsideSchema`): senders post
+ * what their tools make, so the decoders read leniently.
+ */
+export const LENIENT_PAYLOADS =
+  'Senders’ payloads are read leniently: a field of the wrong type or an unknown one is ignored rather than refused (Slack, Discord and Teams tools send extra and odd fields); a payload is refused only when its message fields render no text, or the text is over-long.';
 
 /** The other payload families' URLs: the sender's own format, read by its decoder. */
 export const BODY_CONTENT_TYPES = [

@@ -4,7 +4,8 @@ import { access, mount, routeTable, type MountedTable } from '@ferry/http';
 import { parseIncomingPost, pruneIdempotencyRecords, resolvePost } from './accept.js';
 import {
   BODY_CONTENT_TYPES,
-  incomingPostSchema,
+  incomingBodySchema,
+  LENIENT_PAYLOADS,
   messageIdJsonSchema,
   webhookKeyParams,
 } from './api-schemas.js';
@@ -57,7 +58,8 @@ export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
           contentTypes: BODY_CONTENT_TYPES,
           description:
             'SPEC.md’s JSON object; also a form with the JSON in `payload` (or plain fields), as Slack senders post.',
-          schema: incomingPostSchema,
+          schema: incomingBodySchema,
+          outsideSchema: LENIENT_PAYLOADS,
         },
         responses: {
           201: { description: 'Posted: the new message’s id.', schema: messageIdJsonSchema },

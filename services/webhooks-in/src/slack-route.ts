@@ -9,7 +9,12 @@ import {
 } from '@ferry/http';
 import { parseIncomingPost, resolvePost } from './accept.js';
 import { z } from 'zod';
-import { BODY_CONTENT_TYPES, webhookKey } from './api-schemas.js';
+import {
+  BODY_CONTENT_TYPES,
+  incomingBodySchema,
+  LENIENT_PAYLOADS,
+  webhookKey,
+} from './api-schemas.js';
 import { readPayload } from './decode/request-body.js';
 import type { WebhooksInDeps } from './deps.js';
 import { answeringWith, liveKey, type KeyGate } from './gate.js';
@@ -154,6 +159,8 @@ export function addSlackRoutes(
             contentTypes: BODY_CONTENT_TYPES,
             description:
               'A Slack or Mattermost incoming-webhook payload (SPEC.md’s fields work too), as JSON or as a form with the JSON in `payload`.',
+            schema: incomingBodySchema,
+            outsideSchema: LENIENT_PAYLOADS,
           },
           responses: SLACK_RESPONSES,
         },

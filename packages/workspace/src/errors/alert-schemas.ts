@@ -34,20 +34,22 @@ export const errorAlertRulesJsonSchema = z.object({
 export type ErrorAlertRulesJson = z.infer<typeof errorAlertRulesJsonSchema>;
 
 /** One of several rules (`/api/v1/error-alerts/rules`). */
-export const errorAlertRuleJsonSchema = errorAlertRulesJsonSchema.extend({
-  id: z.string().meta({ example: 'alr_01m95vcs448p8d8nkpkmbpan9e' }),
-  name: z.string(),
-  sources: allWhenNull('source'),
-  levels: allWhenNull('level'),
-  releases: allWhenNull('release'),
-  tags: z
-    .array(z.string())
-    .nullable()
-    .meta({ description: '`key=value` filters (`*` matches anything); null: none.' }),
-  notify_member_ids: z.array(z.string()).nullable(),
-  hand_to_agent: z.boolean().meta({ description: 'Files the group’s ticket for the agent.' }),
-  created_at: when,
-});
+export const errorAlertRuleJsonSchema = errorAlertRulesJsonSchema
+  .extend({
+    id: z.string().meta({ example: 'alr_01m95vcs448p8d8nkpkmbpan9e' }),
+    name: z.string(),
+    sources: allWhenNull('source'),
+    levels: allWhenNull('level'),
+    releases: allWhenNull('release'),
+    tags: z
+      .array(z.string())
+      .nullable()
+      .meta({ description: '`key=value` filters (`*` matches anything); null: none.' }),
+    notify_member_ids: z.array(z.string()).nullable(),
+    hand_to_agent: z.boolean().meta({ description: 'Files the group’s ticket for the agent.' }),
+    created_at: when,
+  })
+  .meta({ id: 'AlertRule' });
 export type ErrorAlertRuleJson = z.infer<typeof errorAlertRuleJsonSchema>;
 
 /** A PUT or POST answer: the rule and its URL's signing secret (never on a GET). */

@@ -79,25 +79,27 @@ export const endpointInputSchema = z.object({
 export type EndpointInput = z.output<typeof endpointInputSchema>;
 
 /** An endpoint as pages and the API show it (never its secret); issue 46: the type and the doc. */
-export const endpointJsonSchema = z.object({
-  id: z.string().meta({ example: 'owh_01m95vcs448p8d8nkpkmbpan9e' }),
-  url: z.string().meta({ example: 'https://hooks.example.com/ferry' }),
-  description: z.string(),
-  event_types: z.array(z.string()).meta({ description: 'Types from GET /api/v1/event-types.' }),
-  environments: z.array(z.string()).nullable().meta({ description: 'Null: every environment.' }),
-  room_ids: z.array(z.string()).nullable().meta({ description: 'Null: every room.' }),
-  max_per_second: z.number().int().nullable().meta({ description: 'Null: no limit of its own.' }),
-  state: z.enum(['enabled', 'disabled']).meta({
-    description: '`disabled` after 20 failed deliveries in a row (or a 410).',
-  }),
-  disabled_reason: z.string().nullable(),
-  consecutive_failures: z.number().int().min(0),
-  previous_secret_expires_at: z.iso.datetime({ offset: true }).nullable().meta({
-    description:
-      'Until when the previous secret still signs beside the new one (a rotation’s overlap).',
-  }),
-  created_at: z.iso.datetime({ offset: true }),
-});
+export const endpointJsonSchema = z
+  .object({
+    id: z.string().meta({ example: 'owh_01m95vcs448p8d8nkpkmbpan9e' }),
+    url: z.string().meta({ example: 'https://hooks.example.com/ferry' }),
+    description: z.string(),
+    event_types: z.array(z.string()).meta({ description: 'Types from GET /api/v1/event-types.' }),
+    environments: z.array(z.string()).nullable().meta({ description: 'Null: every environment.' }),
+    room_ids: z.array(z.string()).nullable().meta({ description: 'Null: every room.' }),
+    max_per_second: z.number().int().nullable().meta({ description: 'Null: no limit of its own.' }),
+    state: z.enum(['enabled', 'disabled']).meta({
+      description: '`disabled` after 20 failed deliveries in a row (or a 410).',
+    }),
+    disabled_reason: z.string().nullable(),
+    consecutive_failures: z.number().int().min(0),
+    previous_secret_expires_at: z.iso.datetime({ offset: true }).nullable().meta({
+      description:
+        'Until when the previous secret still signs beside the new one (a rotation’s overlap).',
+    }),
+    created_at: z.iso.datetime({ offset: true }),
+  })
+  .meta({ id: 'EventWebhookEndpoint' });
 export type EndpointJson = z.infer<typeof endpointJsonSchema>;
 
 export type Endpoint = OutgoingWebhook &

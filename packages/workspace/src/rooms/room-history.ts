@@ -30,13 +30,15 @@ const AUTHOR_KINDS = [
 ] as const satisfies readonly AuthorKind[];
 
 /** A room as the API answers it (issue 46: the schema is the description and the type). */
-export const apiRoomJsonSchema = z.object({
-  id: z.string().meta({ example: 'room_01m95vcs448p8d8nkpkmbpan9e' }),
-  name: z.string().meta({ example: 'support' }),
-  kind: z.enum(ROOM_KINDS).meta({
-    description: 'Never `dm`: direct messages are not readable with a token.',
-  }),
-});
+export const apiRoomJsonSchema = z
+  .object({
+    id: z.string().meta({ example: 'room_01m95vcs448p8d8nkpkmbpan9e' }),
+    name: z.string().meta({ example: 'support' }),
+    kind: z.enum(ROOM_KINDS).meta({
+      description: 'Never `dm`: direct messages are not readable with a token.',
+    }),
+  })
+  .meta({ id: 'Room' });
 export type ApiRoomJson = z.infer<typeof apiRoomJsonSchema>;
 
 /**
@@ -44,19 +46,21 @@ export type ApiRoomJson = z.infer<typeof apiRoomJsonSchema>;
  * outgoing webhook payload (services/webhooks-out payload.ts, DESIGN.md "Payload"). Outgoing
  * deliveries are signed over their raw bytes, so apiMessageJson's key order is part of the format.
  */
-export const apiMessageJsonSchema = z.object({
-  id: z.string().meta({ example: 'msg_01m95vf7e1wft897bnf3hv3khf' }),
-  room_id: z.string(),
-  body: z.string(),
-  sender: z.object({
-    type: z.enum(AUTHOR_KINDS),
-    id: z.string().nullable().meta({
-      description: 'A member’s id, or the webhook key or agent the message came through.',
+export const apiMessageJsonSchema = z
+  .object({
+    id: z.string().meta({ example: 'msg_01m95vf7e1wft897bnf3hv3khf' }),
+    room_id: z.string(),
+    body: z.string(),
+    sender: z.object({
+      type: z.enum(AUTHOR_KINDS),
+      id: z.string().nullable().meta({
+        description: 'A member’s id, or the webhook key or agent the message came through.',
+      }),
+      name: z.string(),
     }),
-    name: z.string(),
-  }),
-  created_at: z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601, UTC.' }),
-});
+    created_at: z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601, UTC.' }),
+  })
+  .meta({ id: 'Message' });
 export type ApiMessageJson = z.infer<typeof apiMessageJsonSchema>;
 
 export async function readableRooms(db: Db, workspaceId: string): Promise<ApiRoomJson[]> {

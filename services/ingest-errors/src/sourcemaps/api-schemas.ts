@@ -45,15 +45,17 @@ export const assembleResponseSchema = z.object({
 
 export type AssembleResponse = z.infer<typeof assembleResponseSchema>;
 
-export const releaseJsonSchema = z.object({
-  version: z.string().meta({ example: 'shop@2.4.1' }),
-  url: z.string().nullable(),
-  dateCreated: when,
-  dateStarted: when.nullable(),
-  dateReleased: when.nullable(),
-  newGroups: z.number().int(),
-  projects: z.array(z.object({ slug: z.string(), name: z.string() })),
-});
+export const releaseJsonSchema = z
+  .object({
+    version: z.string().meta({ example: 'shop@2.4.1' }),
+    url: z.string().nullable(),
+    dateCreated: when,
+    dateStarted: when.nullable(),
+    dateReleased: when.nullable(),
+    newGroups: z.number().int(),
+    projects: z.array(z.object({ slug: z.string(), name: z.string() })),
+  })
+  .meta({ id: 'Release' });
 
 export type ReleaseJson = z.infer<typeof releaseJsonSchema>;
 

@@ -19,36 +19,38 @@ export const discordAttachmentSchema = z.object({
 export type DiscordAttachment = z.infer<typeof discordAttachmentSchema>;
 
 /** Discord's message object, with Ferry's ids (`msg_…`, `room_…`): clients pass them back as is. */
-export const discordMessageSchema = z.object({
-  id: z.string().meta({ example: 'msg_01m95vcs448p8d8nkpkmbpan9e' }),
-  type: z.literal(0),
-  channel_id: z
-    .string()
-    .meta({ description: 'The room.', example: 'room_01m95vcs448p8d8nkpkmbpan9e' }),
-  webhook_id: z.string(),
-  author: z.object({
-    id: z.string(),
-    username: z.string(),
-    global_name: z.null(),
-    avatar: z.null(),
-    discriminator: z.literal('0000'),
-    public_flags: z.literal(0),
+export const discordMessageSchema = z
+  .object({
+    id: z.string().meta({ example: 'msg_01m95vcs448p8d8nkpkmbpan9e' }),
+    type: z.literal(0),
+    channel_id: z
+      .string()
+      .meta({ description: 'The room.', example: 'room_01m95vcs448p8d8nkpkmbpan9e' }),
+    webhook_id: z.string(),
+    author: z.object({
+      id: z.string(),
+      username: z.string(),
+      global_name: z.null(),
+      avatar: z.null(),
+      discriminator: z.literal('0000'),
+      public_flags: z.literal(0),
+      flags: z.literal(0),
+      bot: z.literal(true),
+    }),
+    content: z.string(),
+    embeds: z.array(z.unknown()).meta({ description: 'As sent.' }),
+    attachments: z.array(discordAttachmentSchema),
+    components: z.array(z.unknown()),
+    mentions: z.tuple([]),
+    mention_roles: z.tuple([]),
+    mention_everyone: z.literal(false),
+    pinned: z.literal(false),
+    tts: z.literal(false),
     flags: z.literal(0),
-    bot: z.literal(true),
-  }),
-  content: z.string(),
-  embeds: z.array(z.unknown()).meta({ description: 'As sent.' }),
-  attachments: z.array(discordAttachmentSchema),
-  components: z.array(z.unknown()),
-  mentions: z.tuple([]),
-  mention_roles: z.tuple([]),
-  mention_everyone: z.literal(false),
-  pinned: z.literal(false),
-  tts: z.literal(false),
-  flags: z.literal(0),
-  timestamp: z.iso.datetime({ offset: true }),
-  edited_timestamp: z.iso.datetime({ offset: true }).nullable(),
-});
+    timestamp: z.iso.datetime({ offset: true }),
+    edited_timestamp: z.iso.datetime({ offset: true }).nullable(),
+  })
+  .meta({ id: 'DiscordMessage' });
 
 export type DiscordMessage = z.infer<typeof discordMessageSchema>;
 
@@ -76,23 +78,29 @@ export const discordErrorSchema = z.union([
 ]);
 
 /** Execute Webhook's and Edit Webhook Message's fields Ferry reads, as Discord documents them. */
-export const discordPayloadSchema = z.object({
-  content: z.string().max(2_000).optional().meta({ example: 'Build **#412** passed' }),
-  embeds: z.array(z.record(z.string(), z.unknown())).max(10).optional(),
-  username: z.string().max(80).optional().meta({ description: 'Execute only: the display name.' }),
-  avatar_url: z.string().optional().meta({ description: 'Execute only.' }),
-  attachments: z
-    .array(z.object({ id: z.union([z.string(), z.number()]), filename: z.string().optional() }))
-    .optional()
-    .meta({
-      description:
-        'Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep.',
-    }),
-  payload_json: z
-    .string()
-    .optional()
-    .meta({ description: 'Multipart only: these fields as JSON, beside the `files[n]` parts.' }),
-});
+export const discordPayloadSchema = z
+  .object({
+    content: z.string().max(2_000).optional().meta({ example: 'Build **#412** passed' }),
+    embeds: z.array(z.record(z.string(), z.unknown())).max(10).optional(),
+    username: z
+      .string()
+      .max(80)
+      .optional()
+      .meta({ description: 'Execute only: the display name.' }),
+    avatar_url: z.string().optional().meta({ description: 'Execute only.' }),
+    attachments: z
+      .array(z.object({ id: z.union([z.string(), z.number()]), filename: z.string().optional() }))
+      .optional()
+      .meta({
+        description:
+          'Names for the multipart `files[n]` (by `id` n); in an edit, the existing files to keep.',
+      }),
+    payload_json: z
+      .string()
+      .optional()
+      .meta({ description: 'Multipart only: these fields as JSON, beside the `files[n]` parts.' }),
+  })
+  .meta({ id: 'DiscordPayload' });
 
 export const DISCORD_BODY = {
   contentTypes: ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'],

@@ -17,6 +17,7 @@ import {
 } from '@ferry/workspace';
 import { z } from 'zod';
 import type { WebDeps } from '../../deps.js';
+import { chooseDescription, publishedDescription } from './published.js';
 
 /**
  * GET /api/v1/openapi.json (issue 46): the OpenAPI 3.1 description of every route that carries a
@@ -57,7 +58,7 @@ export function apiDocsApi(deps: Pick<WebDeps, 'config'>): RouteTable {
       doc: {
         summary: 'This description',
         description:
-          'The OpenAPI 3.1 description of the API, generated from the routes this server mounts. Cached for 5 minutes.',
+          'The OpenAPI 3.1 description of the whole API, generated from the route tables (a web server running alone answers the copy published with its build, which describes every service). Cached for 5 minutes.',
         tag: 'API',
         security: 'none',
         responses: {
@@ -70,7 +71,11 @@ export function apiDocsApi(deps: Pick<WebDeps, 'config'>): RouteTable {
       },
     },
     (_req, res) => {
-      document ??= ferryOpenApiDocument(deps.config.PUBLIC_URL);
+      document ??= chooseDescription(
+        ferryOpenApiDocument(deps.config.PUBLIC_URL),
+        publishedDescription(),
+        deps.config.PUBLIC_URL,
+      );
       res.set('Cache-Control', 'public, max-age=300').json(document);
     },
   );
