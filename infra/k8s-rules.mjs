@@ -169,6 +169,40 @@ function autoscalerProblems(objects) {
   return problems;
 }
 
+/** The components README's first upgrade step applies (`-l`), before any service starts. */
+const FIRST_STEP = new Set(['namespace', 'config', 'migrate']);
+
+/** What the migrate Job needs must come with it in that step, or it waits on a missing Secret. */
+function firstStepProblems(objects) {
+  const problems = [];
+  const component = (object) => object.metadata?.labels?.['app.kubernetes.io/component'];
+  for (const job of byKind(objects, 'Job')) {
+    if (!FIRST_STEP.has(component(job)))
+      problems.push(`${idOf(job)}: not labelled component migrate`);
+    const needed = (podSpecOf(job).containers ?? []).flatMap((container) =>
+      (container.envFrom ?? []).map((source) =>
+        source.configMapRef
+          ? ['ConfigMap', source.configMapRef.name]
+          : ['Secret', source.secretRef?.name],
+      ),
+    );
+    for (const [kind, name] of needed) {
+      const object = objects.find((o) => o.kind === kind && o.metadata?.name === name);
+      if (object && !FIRST_STEP.has(component(object))) {
+        problems.push(
+          `${idOf(object)}: ${idOf(job)} needs it, but it is not labelled component config`,
+        );
+      }
+    }
+  }
+  for (const namespace of byKind(objects, 'Namespace')) {
+    if (!FIRST_STEP.has(component(namespace))) {
+      problems.push(`${idOf(namespace)}: not labelled component namespace (applied first)`);
+    }
+  }
+  return problems;
+}
+
 /** Everything wrong with how the rendered objects fit together, one line each. */
 export function manifestProblems(objects) {
   const deployments = byKind(objects, 'Deployment');
@@ -176,5 +210,10 @@ export function manifestProblems(objects) {
   for (const workload of [...deployments, ...byKind(objects, 'Job')]) {
     problems.push(...workloadProblems(objects, workload, servedBy));
   }
-  return [...problems, ...ingressProblems(objects), ...autoscalerProblems(objects)];
+  return [
+    ...problems,
+    ...ingressProblems(objects),
+    ...autoscalerProblems(objects),
+    ...firstStepProblems(objects),
+  ];
 }
