@@ -42,7 +42,9 @@ export default tseslint.config(
   {
     // Node scripts run as they are (no build): the guard in infra/.
     files: ['infra/**/*.mjs', 'packages/*/build.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', structuredClone: 'readonly' },
+    },
   },
   {
     // Browser scripts served to pages: plain JS with browser globals.
