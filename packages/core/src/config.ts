@@ -63,6 +63,19 @@ export const baseConfigShape = {
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** A service's own entry applies pending migrations before it serves (`pnpm start` always does). */
   MIGRATE_ON_START: booleanFromEnv.default(false),
+  /**
+   * Slow clients (issue 47): how long a request's headers may take to arrive (slowloris), and how
+   * long its body may take, by kind of route (packages/http body-deadline.ts). Settings because the
+   * right values depend on the clients an operator serves: a CI uploading source maps over a slow
+   * link, a proxy in front that buffers bodies itself. Tests lower them to run fast.
+   */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  /** Page forms and the JSON API: every route that does not name another kind. */
+  BODY_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Error reports (native and Sentry) and incoming webhooks: machines' small bodies. */
+  INGEST_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Bodies that are large on purpose: sentry-cli's chunks, widget feedback with a screenshot. */
+  UPLOAD_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).default(300_000),
 };
 
 export const baseConfigSchema = z.object(baseConfigShape);

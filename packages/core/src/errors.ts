@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   csrf_failed: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   dispatch_in_flight: 409,
   payload_too_large: 413,

@@ -1,6 +1,7 @@
 import querystring from 'node:querystring';
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import { storableDeep, type AppError, type Logger } from '@ferry/core';
+import { bodyDeadline, DEFAULT_BODY_TIMEOUTS, type BodyTimeouts } from './body-deadline.js';
 import { compressResponses } from './compress.js';
 import { errorHandler, notFoundHandler } from './errors.js';
 import type { Metrics } from './metrics.js';
@@ -18,6 +19,8 @@ export interface HttpAppOptions {
    * them.
    */
   hotRoutes?: readonly RequestHandler[];
+  /** How long a request body may take to arrive, by kind of route (body-deadline.ts). */
+  bodyTimeouts?: BodyTimeouts;
 }
 
 /**
@@ -29,6 +32,7 @@ export function createHttpApp({
   metrics,
   trustProxy = false,
   hotRoutes = [],
+  bodyTimeouts = DEFAULT_BODY_TIMEOUTS,
 }: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
@@ -38,6 +42,8 @@ export function createHttpApp({
   app.set('trust proxy', trustProxy);
   app.use(requestId);
   app.use(metrics.middleware);
+  // Before any route can read a body, so every one has a deadline (a route moves it to its kind).
+  app.use(bodyDeadline({ timeouts: bodyTimeouts, logger }));
   for (const routes of hotRoutes) app.use(routes);
   // After the hot routes (small JSON answers to machines), before everything else.
   app.use(compressResponses());

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AppError, type Logger } from '@ferry/core';
+import { bodyTimedOut } from './body-deadline.js';
 import { redactPath } from './redact.js';
 
 /** Turns body-parser and other framework errors into AppErrors with our codes. */
@@ -45,6 +46,9 @@ function wantsHtml(req: Request): boolean {
 export function errorHandler({ logger, renderHtml }: ErrorHandlerOptions): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) {
+      // The 408 of a body that never came is out, and it was logged; what follows it (the body
+      // parser's "request aborted" once the socket closes) is expected and says nothing new.
+      if (bodyTimedOut(res)) return;
       next(error);
       return;
     }

@@ -1,5 +1,14 @@
 export { createHttpApp, finishApp } from './app.js';
 export type { HttpAppOptions } from './app.js';
+export {
+  DEFAULT_BODY_TIMEOUTS,
+  bodyDeadline,
+  bodyTimedOut,
+  bodyTimeoutsOf,
+  serverTimeouts,
+  useBodyTimeout,
+} from './body-deadline.js';
+export type { BodyTimeout, BodyTimeouts } from './body-deadline.js';
 export { errorHandler, notFoundHandler, toAppError } from './errors.js';
 export type { ErrorHandlerOptions } from './errors.js';
 export { healthRouter, isLoopbackAddress, metricsRouter } from './health.js';

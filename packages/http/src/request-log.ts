@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '@ferry/core';
+import { bodyTimedOut } from './body-deadline.js';
 import { redactPath } from './redact.js';
 
 /**
@@ -39,6 +40,8 @@ function levelOf(
   res: ServerResponse,
   err: Error | undefined,
 ): 'error' | 'warn' | 'info' | 'silent' {
+  // Logged once, by body-deadline.ts, with what a reader needs (the route's limit).
+  if (bodyTimedOut(res)) return 'silent';
   if (err || res.statusCode >= 500) return 'error';
   if (elapsedMs(res) > SLOW_REQUEST_MS) return 'warn';
   const succeeded = (res.statusCode >= 200 && res.statusCode < 300) || res.statusCode === 304;

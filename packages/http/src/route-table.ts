@@ -1,4 +1,5 @@
 import { Router, type RequestHandler } from 'express';
+import { useBodyTimeout, type BodyTimeout } from './body-deadline.js';
 import { registerSecretRoute } from './redact.js';
 import {
   conformResponses,
@@ -47,6 +48,12 @@ export interface RouteOptions {
   writes?: string;
   /** Path params and query keys that carry secrets: redacted from every log line. */
   secrets?: { params?: readonly string[]; query?: readonly string[] };
+  /**
+   * How long the body may take to arrive when it is not the default's time (page forms, the JSON
+   * API): `ingest` for reports and incoming webhooks, `upload` for bodies large on purpose. See
+   * body-deadline.ts; the limits are settings.
+   */
+  bodyTimeout?: BodyTimeout;
   /** Middleware before the handler (body parsers, rate limits, validation), after `enforce`. */
   before?: readonly RequestHandler[];
   /**
@@ -195,6 +202,8 @@ export function mount(
     router[entry.method](
       entry.path,
       markPattern,
+      // First, before anything that waits (a token's lookup) or reads the body.
+      ...(entry.bodyTimeout ? [useBodyTimeout(entry.bodyTimeout)] : []),
       ...(conform ? [conform] : []),
       ...entry.access.enforce,
       ...(entry.before ?? []),

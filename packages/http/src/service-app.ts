@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { AppError, Config, Logger } from '@ferry/core';
 import type { Db } from '@ferry/db';
 import { createHttpApp, finishApp } from './app.js';
+import { bodyTimeoutsOf } from './body-deadline.js';
 import { healthRouter } from './health.js';
 import type { Metrics } from './metrics.js';
 
@@ -14,7 +15,14 @@ export interface ServiceMount {
 }
 
 export interface ServiceAppOptions {
-  config: Pick<Config, 'TRUST_PROXY' | 'METRICS_TOKEN'>;
+  config: Pick<
+    Config,
+    | 'TRUST_PROXY'
+    | 'METRICS_TOKEN'
+    | 'BODY_TIMEOUT_MS'
+    | 'INGEST_BODY_TIMEOUT_MS'
+    | 'UPLOAD_BODY_TIMEOUT_MS'
+  >;
   logger: Logger;
   metrics: Metrics;
   /** What /readyz pings. */
@@ -37,6 +45,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
     logger,
     metrics,
     trustProxy: config.TRUST_PROXY,
+    bodyTimeouts: bodyTimeoutsOf(config),
     hotRoutes: mounts.filter((m) => m.hot).map((m) => m.router),
   });
   app.use(

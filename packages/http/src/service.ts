@@ -12,6 +12,7 @@ import {
   type RunningJobs,
   type ServiceJobs,
 } from '@ferry/queues';
+import { serverTimeouts } from './body-deadline.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { closeServer, listen, type Runtime } from './runtime.js';
 import { createServiceApp, type ServiceMount } from './service-app.js';
@@ -163,7 +164,7 @@ export async function runServices(
     });
     // Fail-fast producers refuse commands until connected: be ready before taking requests.
     if (producerRedis) await redisReady(producerRedis);
-    server = http.createServer(app);
+    server = http.createServer(serverTimeouts(config), app);
     for (const m of manifests) m.realtime?.attach(server);
     await listen(server, config.PORT, chatter);
   }

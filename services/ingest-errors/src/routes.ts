@@ -168,6 +168,7 @@ export function ingestTable(deps: IngestDeps): MountedTable {
         'the workspace public key in X-Service-Tenant',
         'native.workspaceOf, first in the handler: its 404 still carries the CORS headers',
       ),
+      bodyTimeout: 'ingest',
       before: [native.cors, enabled, json],
       doc: {
         summary: 'Report errors',
@@ -263,6 +264,7 @@ export function ingestTable(deps: IngestDeps): MountedTable {
     SENTRY_ENVELOPE_PATH,
     {
       access: sentryKeyAccess,
+      bodyTimeout: 'ingest',
       before: [sentry.cors, enabled, requestKey, raw],
       doc: sentryDoc({
         summary: 'Receive a Sentry envelope',
@@ -277,6 +279,7 @@ export function ingestTable(deps: IngestDeps): MountedTable {
     SENTRY_STORE_PATH,
     {
       access: sentryKeyAccess,
+      bodyTimeout: 'ingest',
       before: [sentry.cors, enabled, requestKey, raw],
       doc: sentryDoc({
         summary: 'Receive a Sentry event (store)',

@@ -81,6 +81,7 @@ export function addGithubRoute(
         gate.findKey,
       ),
       secrets: { params: ['key'] },
+      bodyTimeout: 'ingest',
       before: [gate.rateLimit, rawBytes],
       doc: {
         summary: 'Post a GitHub webhook delivery to a room',

@@ -44,6 +44,7 @@ export function webhooksInTable(deps: WebhooksInDeps): MountedTable {
     {
       access: access.key('the incoming webhook key in the path (keys.find)', findKey),
       secrets: { params: ['key'] },
+      bodyTimeout: 'ingest',
       before: [rateLimit, rawText],
       doc: {
         summary: 'Post a message to a room',

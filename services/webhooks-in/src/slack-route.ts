@@ -139,6 +139,7 @@ export function addSlackRoutes(
           guarded(gate.findKey),
         ),
         secrets: { params: ['key', ...(path.endsWith(':token') ? ['token'] : [])] },
+        bodyTimeout: 'ingest',
         before: [guarded(gate.rateLimit), guarded(rawText)],
         doc: {
           summary: path.endsWith(':token')

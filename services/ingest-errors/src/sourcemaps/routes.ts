@@ -159,6 +159,8 @@ export function sentryApiTable(deps: IngestDeps): MountedTable {
     '/chunk-upload',
     {
       access: token,
+      // Up to 32 MB a request (UPLOAD_LIMITS.maxRequestSize), from CI machines on any link.
+      bodyTimeout: 'upload',
       before: [ownOrg],
       doc: cliDoc({
         summary: 'Upload chunks',

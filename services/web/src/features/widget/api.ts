@@ -14,6 +14,8 @@ import {
   requireJsonBody,
   routeTable,
   storableBody,
+  useBodyTimeout,
+  type BodyTimeout,
   type MountedTable,
   type PublicKeyApi,
 } from '@ferry/http';
@@ -45,6 +47,9 @@ import {
   widgetFeedbackSchema,
   type NewVisitorJson,
 } from './api-schemas.js';
+
+/** Feedback's body may carry a screenshot: the time a large body is given (body-deadline.ts). */
+const FEEDBACK_BODY_TIMEOUT: BodyTimeout = 'upload';
 
 /**
  * /widget/*: the embedded widget's bundle and its two public endpoints, called from customers'
@@ -270,6 +275,9 @@ export function widgetTables(
     '/feedback',
     {
       access: publicKey,
+      // A screenshot of up to 2 MB from a visitor's phone. The body is read before this table's
+      // routes (widgetRoutes), which apply the same kind there.
+      bodyTimeout: FEEDBACK_BODY_TIMEOUT,
       before: [requireJsonBody],
       doc: {
         summary: 'File feedback',
@@ -340,7 +348,7 @@ export function widgetRoutes(deps: WebDeps, limits: WidgetLimits = DEFAULT_WIDGE
   // Feedback may carry a screenshot (2 MB as base64); every other body stays small. A body over
   // even that says so in the screenshot's words, not body-parser's.
   const feedbackJson = express.json({ limit: SCREENSHOT_BODY_LIMIT });
-  api.use('/feedback', (req, res, next) => {
+  api.use('/feedback', useBodyTimeout(FEEDBACK_BODY_TIMEOUT), (req, res, next) => {
     feedbackJson(req, res, (error?: unknown) => {
       const tooLarge = (error as { type?: string } | undefined)?.type === 'entity.too.large';
       next(tooLarge ? new AppError('payload_too_large', SCREENSHOT_TOO_LARGE) : error);
