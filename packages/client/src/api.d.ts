@@ -2016,6 +2016,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 30 s by default (`INGEST_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Over the workspace’s 120 reports a minute, shared by every source. */
             429: {
                 headers: {
@@ -2081,6 +2092,17 @@ export interface operations {
                          */
                         id?: string;
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 30 s by default (`INGEST_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Over the workspace’s rate limit. */
@@ -2150,6 +2172,17 @@ export interface operations {
                          */
                         id?: string;
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 30 s by default (`INGEST_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Over the workspace’s rate limit. */
@@ -2272,6 +2305,17 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description The body did not arrive in full within 5 min by default (`UPLOAD_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error, in the shape this route’s clients expect. */
             default: {
                 headers: {
@@ -2327,6 +2371,17 @@ export interface operations {
                         missingChunks: string[];
                         detail: string | null;
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error, in the shape this route’s clients expect. */
@@ -2385,6 +2440,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Release"];
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error, in the shape this route’s clients expect. */
@@ -2474,6 +2540,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Release"];
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error, in the shape this route’s clients expect. */
@@ -2583,6 +2660,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error, in the shape this route’s clients expect. */
             default: {
                 headers: {
@@ -2642,6 +2730,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 30 s by default (`INGEST_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error: the status and `error.code` say which. */
             default: {
                 headers: {
@@ -2696,6 +2795,17 @@ export interface operations {
                 };
                 content: {
                     "text/plain": "no_service" | "channel_not_found";
+                };
+            };
+            /** @description The body did not arrive in full within 30 s by default (`INGEST_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The body is over 256 KB. */
@@ -2790,6 +2900,17 @@ export interface operations {
                 };
                 content: {
                     "text/plain": "no_service" | "channel_not_found";
+                };
+            };
+            /** @description The body did not arrive in full within 30 s by default (`INGEST_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The body is over 256 KB. */
@@ -2903,6 +3024,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 30 s by default (`INGEST_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error: the status and `error.code` say which. */
             default: {
                 headers: {
@@ -2951,6 +3083,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description An error, in the shape this route’s clients expect. */
             default: {
@@ -3025,6 +3168,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description An error, in the shape this route’s clients expect. */
             default: {
@@ -3208,6 +3362,17 @@ export interface operations {
                     "application/json": components["schemas"]["DiscordMessage"];
                 };
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error, in the shape this route’s clients expect. */
             default: {
                 headers: {
@@ -3345,6 +3510,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error: the status and `error.code` say which. */
             default: {
                 headers: {
@@ -3382,6 +3558,17 @@ export interface operations {
                         /** @constant */
                         ok: true;
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -3441,6 +3628,17 @@ export interface operations {
                         /** @constant */
                         ok: true;
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -3529,6 +3727,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Dispatch"];
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -3674,6 +3883,17 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error: the status and `error.code` say which. */
             default: {
                 headers: {
@@ -3742,6 +3962,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -3897,6 +4128,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error: the status and `error.code` say which. */
             default: {
                 headers: {
@@ -4029,6 +4271,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error: the status and `error.code` say which. */
             default: {
                 headers: {
@@ -4111,6 +4364,17 @@ export interface operations {
                             merged_fingerprints: number;
                         };
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -4254,6 +4518,17 @@ export interface operations {
                     "application/json": {
                         group: components["schemas"]["ErrorGroup"];
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -4525,6 +4800,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error: the status and `error.code` say which. */
             default: {
                 headers: {
@@ -4659,6 +4945,17 @@ export interface operations {
                         /** @description The URL’s secret: receivers verify the Standard Webhooks signature with it. Null without a URL. */
                         signing_secret: string | null;
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -4797,6 +5094,17 @@ export interface operations {
                         /** @description The URL’s secret: receivers verify the Standard Webhooks signature with it. Null without a URL. */
                         signing_secret: string | null;
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -4982,6 +5290,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An error: the status and `error.code` say which. */
             default: {
                 headers: {
@@ -5058,6 +5377,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventWebhookEndpoint"];
+                };
+            };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: the status and `error.code` say which. */
@@ -5294,6 +5624,17 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The body did not arrive in full within 60 s by default (`BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Over a rate limit. */
             429: {
                 headers: {
@@ -5438,6 +5779,17 @@ export interface operations {
                          */
                         id: string;
                     };
+                };
+            };
+            /** @description The body did not arrive in full within 5 min by default (`UPLOAD_BODY_TIMEOUT_MS`) of the request: `request_timeout`, with `Connection: close`. Send it again. */
+            408: {
+                headers: {
+                    /** @description `close` */
+                    Connection?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Over a rate limit. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { BodyTimeout } from './body-deadline.js';
 import type { DeclaredRoute } from './route-table.js';
 import { errorBodySchema, type RouteDoc, type RouteSecurity } from './route-doc.js';
 
@@ -208,8 +209,27 @@ function parameters(doc: RouteDoc, components: SchemaComponents): JsonSchema[] {
   return out;
 }
 
+/** The 408 every route with a body may answer (body-deadline.ts), by the route's kind. */
+const BODY_TIMEOUT_DOC: Record<BodyTimeout | 'default', string> = {
+  default: '60 s by default (`BODY_TIMEOUT_MS`)',
+  ingest: '30 s by default (`INGEST_BODY_TIMEOUT_MS`)',
+  upload: '5 min by default (`UPLOAD_BODY_TIMEOUT_MS`)',
+};
+
+function bodyTimeoutResponse(kind: BodyTimeout | undefined): JsonSchema {
+  return {
+    description: `The body did not arrive in full within ${BODY_TIMEOUT_DOC[kind ?? 'default']} of the request: \`request_timeout\`, with \`Connection: close\`. Send it again.`,
+    headers: { Connection: { description: '`close`', schema: { type: 'string' } } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  };
+}
+
 function operation(route: DeclaredRoute, doc: RouteDoc, components: SchemaComponents): JsonSchema {
   const responses: Record<string, JsonSchema> = {};
+  // Before the route's own answers, so a route that documents its own 408 keeps it.
+  if (doc.body || doc.rawBody || route.bodyTimeout) {
+    responses['408'] = bodyTimeoutResponse(route.bodyTimeout);
+  }
   for (const [status, answer] of Object.entries(doc.responses)) {
     responses[status] = {
       description: answer.description,
