@@ -109,7 +109,12 @@ const lookupAll = promisify(dnsLookup) as (
   options: { all: true },
 ) => Promise<LookupAddress[]>;
 
-export type TargetCheck = { ok: true } | { ok: false; message: string };
+/**
+ * `url` is the target in its WHATWG normal form (`new URL(raw).href`): what was checked and what
+ * Node will dial, so it is what gets stored. Another reader of a stored `http://1.1.1.1\@127.0.0.1/`
+ * might see the host as 127.0.0.1; its normal form, `http://1.1.1.1/@127.0.0.1/`, says 1.1.1.1.
+ */
+export type TargetCheck = { ok: true; url: string } | { ok: false; message: string };
 
 /** Host of a URL without IPv6 brackets. */
 function bareHost(url: URL): string {
@@ -137,7 +142,7 @@ export async function checkTargetUrl(
   if (url.username || url.password) {
     return { ok: false, message: 'Put credentials in the receiver, not in the URL.' };
   }
-  if (settings.allowPrivateTargets) return { ok: true };
+  if (settings.allowPrivateTargets) return { ok: true, url: url.href };
   const host = bareHost(url);
   let addresses: LookupAddress[];
   if (ipaddr.isValid(host)) {
@@ -161,7 +166,7 @@ export async function checkTargetUrl(
       };
     }
   }
-  return { ok: true };
+  return { ok: true, url: url.href };
 }
 
 type LookupCallback = (

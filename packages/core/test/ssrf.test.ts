@@ -82,7 +82,7 @@ describe('SSRF: outgoing targets by address', () => {
   });
 
   it.each(allowed)('allows the public %s', async (target) => {
-    expect(await checkTargetUrl(target, off)).toEqual({ ok: true });
+    expect(await checkTargetUrl(target, off)).toEqual({ ok: true, url: new URL(target).href });
     expect(refusedLiteralHost(new URL(target), off)).toBeNull();
   });
 

@@ -415,7 +415,7 @@ export {
   rotateSigningSecret,
   setIncomingKeyEnabled,
   setIncomingKeyGithubSecret,
-  targetUrlProblem,
+  checkedTargetUrl,
   targetUrlSchema,
   waitForAttempt,
 } from './hooks/index.js';

@@ -119,10 +119,12 @@ describe('SSRF address check', () => {
     const publicOnly = () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]);
     expect(await checkTargetUrl('https://hooks.example.com/x', off, publicOnly)).toEqual({
       ok: true,
+      url: 'https://hooks.example.com/x',
     });
     expect(await checkTargetUrl('ftp://example.com/x', off)).toMatchObject({ ok: false });
     expect(await checkTargetUrl('http://localhost:8080/x', { allowPrivateTargets: true })).toEqual({
       ok: true,
+      url: 'http://localhost:8080/x',
     });
   });
 });

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import {
   generateSigningSecret,
   revealSigningSecret,
-  targetUrlProblem,
+  checkedTargetUrl,
   type ErrorAlertEvent,
 } from '../hooks/outgoing-hooks.js';
 import { OCCURRENCE_LIMITS } from './occurrence.js';
@@ -274,8 +274,10 @@ async function checkTargets(
     }
   }
   if (input.url !== null) {
-    const problem = await targetUrlProblem(input.url, ssrf);
-    if (problem) problems.url = problem;
+    const target = await checkedTargetUrl(input.url, ssrf);
+    // Stored as checked, in its normal form (`HTTPS://Hooks.Example:443/x` is `https://hooks.example/x`).
+    if (target.ok) input.url = target.url;
+    else problems.url = target.problem;
   }
   if (input.frequency) {
     const other = await db

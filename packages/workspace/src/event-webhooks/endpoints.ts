@@ -5,7 +5,7 @@ import type { Db, EventEndpoint, OutgoingWebhook } from '@ferry/db';
 import {
   generateSigningSecret,
   holdPendingDeliveries,
-  targetUrlProblem,
+  checkedTargetUrl,
   targetUrlSchema,
 } from '../hooks/outgoing-hooks.js';
 import { EVENT_TYPES, isEventType, type EventType } from './catalog.js';
@@ -152,8 +152,10 @@ export async function validateEndpoint(
     fail(fields);
   }
   const input = parsed.data;
-  const problem = await targetUrlProblem(input.url, ssrf);
-  if (problem) fail({ url: problem });
+  const target = await checkedTargetUrl(input.url, ssrf);
+  if (!target.ok) fail({ url: target.problem });
+  // Stored as checked, in its normal form (the schema already wrote it so; this says it is so).
+  input.url = target.url;
   if (input.room_ids?.length) {
     const rooms = await db
       .selectFrom('rooms')

@@ -48,7 +48,7 @@ export {
   requestSendOnce,
   revealSigningSecret,
   rotateSigningSecret,
-  targetUrlProblem,
+  checkedTargetUrl,
   targetUrlSchema,
   waitForAttempt,
 } from './outgoing-hooks.js';

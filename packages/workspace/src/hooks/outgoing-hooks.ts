@@ -72,6 +72,12 @@ export const targetUrlSchema = z
   .refine(
     (value) => ['http:', 'https:'].includes(new URL(value).protocol),
     'Only http:// and https:// URLs can receive webhooks.',
+  )
+  // Stored in its normal form (see checkTargetUrl in @ferry/core): what Node dials, whoever reads it.
+  .transform((value) => new URL(value).href)
+  .refine(
+    (href) => href.length <= OUTGOING_TARGET_MAX,
+    `At most ${OUTGOING_TARGET_MAX.toLocaleString('en-US')} characters once written out in full.`,
   );
 
 export const createOutgoingHookSchema = z.object({ target_url: targetUrlSchema });
@@ -84,16 +90,21 @@ export function generateSigningSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+export type CheckedTargetUrl = { ok: true; url: string } | { ok: false; problem: string };
+
 /**
  * The save-time target check: the URL's shape (schema above), then SSRF (packages/core/ssrf.ts):
  * every address the host resolves to must be public unless ALLOW_PRIVATE_WEBHOOK_TARGETS=true.
- * webhooks-out checks the address it dials again at connect time. Returns the problem, or null.
+ * webhooks-out checks the address it dials again at connect time. Returns the URL to store, in its
+ * normal form (`HTTP://Hooks.Example:80\x` is `http://hooks.example/x`), or the problem.
  */
-export async function targetUrlProblem(raw: string, ssrf: SsrfSettings): Promise<string | null> {
+export async function checkedTargetUrl(raw: string, ssrf: SsrfSettings): Promise<CheckedTargetUrl> {
   const parsed = targetUrlSchema.safeParse(raw);
-  if (!parsed.success) return parsed.error.issues[0]?.message ?? 'Enter a valid URL.';
+  if (!parsed.success) {
+    return { ok: false, problem: parsed.error.issues[0]?.message ?? 'Enter a valid URL.' };
+  }
   const checked = await checkTargetUrl(parsed.data, ssrf);
-  return checked.ok ? null : checked.message;
+  return checked.ok ? { ok: true, url: checked.url } : { ok: false, problem: checked.message };
 }
 
 /**

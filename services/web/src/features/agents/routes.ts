@@ -14,7 +14,7 @@ import {
   saveShipPolicy,
   shipPolicy,
   shipPolicySchema,
-  targetUrlProblem,
+  checkedTargetUrl,
   updateAgentSettings,
   updateAgentWake,
 } from '@ferry/workspace';
@@ -192,9 +192,12 @@ export function agentRoutes(deps: WebDeps): RouteTable {
     const url = typeof body.wake_url === 'string' ? body.wake_url.trim() : '';
     const token = typeof body.wake_token === 'string' ? body.wake_token : '';
     const errors: Record<string, string> = {};
+    // Stored as checked, in its normal form; empty clears it.
+    let wakeUrl: string | null = null;
     if (url) {
-      const problem = await targetUrlProblem(url, deps.settings.ssrf);
-      if (problem) errors.wake_url = problem;
+      const target = await checkedTargetUrl(url, deps.settings.ssrf);
+      if (target.ok) wakeUrl = target.url;
+      else errors.wake_url = target.problem;
     }
     if (token.length > WAKE_TOKEN_MAX) errors.wake_token = `At most ${WAKE_TOKEN_MAX} characters.`;
     if (Object.keys(errors).length) {
@@ -204,7 +207,7 @@ export function agentRoutes(deps: WebDeps): RouteTable {
       return;
     }
     await updateAgentWake(db, box, agent.id, {
-      url: url || null,
+      url: wakeUrl,
       token: body.clear_token ? null : token ? token : undefined,
     });
     flash(req, 'ok', body.clear_token ? 'The wake token is cleared.' : 'Wake settings saved.');

@@ -17,7 +17,7 @@ import {
   requestSendOnce,
   revealSigningSecret,
   rotateSigningSecret,
-  targetUrlProblem,
+  checkedTargetUrl,
   waitForAttempt,
   type RoomSeat,
 } from '@ferry/workspace';
@@ -83,18 +83,19 @@ export function outgoingHookRoutes(deps: WebDeps): RouteTable {
     const room = await settingsRoom(db, req, res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const targetUrl = typeof body.target_url === 'string' ? body.target_url.trim() : '';
-    const problem = await targetUrlProblem(targetUrl, ssrf);
-    if (problem) {
+    const target = await checkedTargetUrl(targetUrl, ssrf);
+    if (!target.ok) {
       // Back to the tab, whose form shows the problem (webhooks/routes.ts takes it).
       return redirectWithForm(req, res, webhooksPath(workspace, room.room.id), OUTGOING_FORM, {
         values: { target_url: targetUrl },
-        errors: { target_url: problem },
+        errors: { target_url: target.problem },
       });
     }
     const { hook } = await createOutgoingHook(db, box, {
       workspaceId: workspace.id,
       roomId: room.room.id,
-      targetUrl,
+      // The URL as checked, in its normal form.
+      targetUrl: target.url,
       createdBy: member.id,
     });
     flash(req, 'ok', 'The hook is ready. Reveal its signing secret to set up your receiver.');
