@@ -45,8 +45,7 @@ describe('stored URLs are kept in their normal form', () => {
   beforeAll(async () => {
     web = await startWeb({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'false' });
     seated = await signedInSeat(web, 'admin');
-    writer = (await createApiToken(web.ctx.db, seated.workspace, { scopes: ['tenant:write'] }))
-      .raw;
+    writer = (await createApiToken(web.ctx.db, seated.workspace, { scopes: ['tenant:write'] })).raw;
   });
   afterAll(async () => {
     await web?.close();
