@@ -1326,18 +1326,30 @@ export interface components {
             };
         };
         AlertRule: {
-            /** @description The room alerts are posted in; null: none. */
+            /**
+             * @description The room alerts are posted in; null: none.
+             * @example room_01m95vcs448p8d8nkpkmbpan9e
+             */
             room_id: string | null;
             /** @description Alert on a new error group. */
             new_group: boolean;
             /** @description Alert when a resolved group comes back. */
             regression: boolean;
-            /** @description Alert when a group has `count` occurrences within `minutes`. */
+            /**
+             * @description Alert when a group has `count` occurrences within `minutes`.
+             * @example {
+             *       "count": 50,
+             *       "minutes": 10
+             *     }
+             */
             frequency: {
                 count: number;
                 minutes: number;
             } | null;
-            /** @description Gets a signed POST per alert; null: none. */
+            /**
+             * @description Gets a signed POST per alert; null: none.
+             * @example https://alerts.example.com/ferry
+             */
             url: string | null;
             /** @description Null: every environment. */
             environments: string[] | null;
@@ -4706,18 +4718,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The room alerts are posted in; null: none. */
+                        /**
+                         * @description The room alerts are posted in; null: none.
+                         * @example room_01m95vcs448p8d8nkpkmbpan9e
+                         */
                         room_id: string | null;
                         /** @description Alert on a new error group. */
                         new_group: boolean;
                         /** @description Alert when a resolved group comes back. */
                         regression: boolean;
-                        /** @description Alert when a group has `count` occurrences within `minutes`. */
+                        /**
+                         * @description Alert when a group has `count` occurrences within `minutes`.
+                         * @example {
+                         *       "count": 50,
+                         *       "minutes": 10
+                         *     }
+                         */
                         frequency: {
                             count: number;
                             minutes: number;
                         } | null;
-                        /** @description Gets a signed POST per alert; null: none. */
+                        /**
+                         * @description Gets a signed POST per alert; null: none.
+                         * @example https://alerts.example.com/ferry
+                         */
                         url: string | null;
                         /** @description Null: every environment. */
                         environments: string[] | null;
@@ -4776,18 +4800,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The room alerts are posted in; null: none. */
+                        /**
+                         * @description The room alerts are posted in; null: none.
+                         * @example room_01m95vcs448p8d8nkpkmbpan9e
+                         */
                         room_id: string | null;
                         /** @description Alert on a new error group. */
                         new_group: boolean;
                         /** @description Alert when a resolved group comes back. */
                         regression: boolean;
-                        /** @description Alert when a group has `count` occurrences within `minutes`. */
+                        /**
+                         * @description Alert when a group has `count` occurrences within `minutes`.
+                         * @example {
+                         *       "count": 50,
+                         *       "minutes": 10
+                         *     }
+                         */
                         frequency: {
                             count: number;
                             minutes: number;
                         } | null;
-                        /** @description Gets a signed POST per alert; null: none. */
+                        /**
+                         * @description Gets a signed POST per alert; null: none.
+                         * @example https://alerts.example.com/ferry
+                         */
                         url: string | null;
                         /** @description Null: every environment. */
                         environments: string[] | null;
@@ -4904,18 +4940,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The room alerts are posted in; null: none. */
+                        /**
+                         * @description The room alerts are posted in; null: none.
+                         * @example room_01m95vcs448p8d8nkpkmbpan9e
+                         */
                         room_id: string | null;
                         /** @description Alert on a new error group. */
                         new_group: boolean;
                         /** @description Alert when a resolved group comes back. */
                         regression: boolean;
-                        /** @description Alert when a group has `count` occurrences within `minutes`. */
+                        /**
+                         * @description Alert when a group has `count` occurrences within `minutes`.
+                         * @example {
+                         *       "count": 50,
+                         *       "minutes": 10
+                         *     }
+                         */
                         frequency: {
                             count: number;
                             minutes: number;
                         } | null;
-                        /** @description Gets a signed POST per alert; null: none. */
+                        /**
+                         * @description Gets a signed POST per alert; null: none.
+                         * @example https://alerts.example.com/ferry
+                         */
                         url: string | null;
                         /** @description Null: every environment. */
                         environments: string[] | null;
@@ -5053,18 +5101,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The room alerts are posted in; null: none. */
+                        /**
+                         * @description The room alerts are posted in; null: none.
+                         * @example room_01m95vcs448p8d8nkpkmbpan9e
+                         */
                         room_id: string | null;
                         /** @description Alert on a new error group. */
                         new_group: boolean;
                         /** @description Alert when a resolved group comes back. */
                         regression: boolean;
-                        /** @description Alert when a group has `count` occurrences within `minutes`. */
+                        /**
+                         * @description Alert when a group has `count` occurrences within `minutes`.
+                         * @example {
+                         *       "count": 50,
+                         *       "minutes": 10
+                         *     }
+                         */
                         frequency: {
                             count: number;
                             minutes: number;
                         } | null;
-                        /** @description Gets a signed POST per alert; null: none. */
+                        /**
+                         * @description Gets a signed POST per alert; null: none.
+                         * @example https://alerts.example.com/ferry
+                         */
                         url: string | null;
                         /** @description Null: every environment. */
                         environments: string[] | null;
@@ -5164,8 +5224,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         event_types: {
-                            /** @enum {string} */
+                            /**
+                             * @example error.group.created
+                             * @enum {string}
+                             */
                             type: "error.group.created" | "error.group.regressed" | "error.group.resolved" | "error.group.assigned" | "feedback.created" | "feedback.triaged" | "feedback.assigned" | "dispatch.started" | "dispatch.pr_opened" | "dispatch.completed" | "dispatch.failed" | "agent.connected" | "agent.disconnected" | "message.created";
+                            /** @example Error group created */
                             title: string;
                             description: string;
                             resource: string;
@@ -5175,6 +5239,7 @@ export interface operations {
                             };
                         }[];
                         test_event: {
+                            /** @example Error group created */
                             title: string;
                             description: string;
                             /** @description JSON Schema (draft 2020-12) of the whole delivery body. */
@@ -5610,8 +5675,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description How the Errors page and tickets name the visitor.
+                     * @example Ada L.
+                     */
                     label?: string;
+                    /** @example admin */
                     role?: string;
+                    /** @example ada@example.com */
                     email?: "" | string;
                 };
             };

@@ -14,17 +14,23 @@ const allWhenNull = (what: string) =>
 
 /** The first rule as `/api/v1/error-alerts` answers it (and the Settings page shows it). */
 export const errorAlertRulesJsonSchema = z.object({
-  room_id: z
-    .string()
-    .nullable()
-    .meta({ description: 'The room alerts are posted in; null: none.' }),
+  room_id: z.string().nullable().meta({
+    description: 'The room alerts are posted in; null: none.',
+    example: 'room_01m95vcs448p8d8nkpkmbpan9e',
+  }),
   new_group: z.boolean().meta({ description: 'Alert on a new error group.' }),
   regression: z.boolean().meta({ description: 'Alert when a resolved group comes back.' }),
   frequency: z
     .object({ count: z.number().int(), minutes: z.number().int() })
     .nullable()
-    .meta({ description: 'Alert when a group has `count` occurrences within `minutes`.' }),
-  url: z.string().nullable().meta({ description: 'Gets a signed POST per alert; null: none.' }),
+    .meta({
+      description: 'Alert when a group has `count` occurrences within `minutes`.',
+      example: { count: 50, minutes: 10 },
+    }),
+  url: z.string().nullable().meta({
+    description: 'Gets a signed POST per alert; null: none.',
+    example: 'https://alerts.example.com/ferry',
+  }),
   environments: allWhenNull('environment'),
   url_state: z.enum(['enabled', 'disabled']).nullable().meta({
     description: 'The URL’s delivery state: `disabled` after 20 failures in a row (or a 410).',

@@ -212,8 +212,8 @@ export function eventEnvelopeSchema<T extends EventType>(type: T) {
 
 /** A catalog entry as GET /api/v1/event-types publishes it. */
 export const catalogJsonEntrySchema = z.object({
-  type: z.enum(EVENT_TYPES),
-  title: z.string(),
+  type: z.enum(EVENT_TYPES).meta({ example: 'error.group.created' }),
+  title: z.string().meta({ example: 'Error group created' }),
   description: z.string(),
   resource: z.string(),
   schema: z

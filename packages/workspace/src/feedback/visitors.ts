@@ -89,9 +89,17 @@ export async function registerVisitor(
 
 /** `service('identify', {label, role, email})` as the widget sends it (each optional). */
 export const visitorIdentitySchema = z.object({
-  label: z.string().trim().max(120, 'At most 120 characters.').optional(),
-  role: z.string().trim().max(120, 'At most 120 characters.').optional(),
-  email: z.union([z.literal(''), z.email('Enter an email address.').max(254)]).optional(),
+  label: z
+    .string()
+    .trim()
+    .max(120, 'At most 120 characters.')
+    .optional()
+    .meta({ description: 'How the Errors page and tickets name the visitor.', example: 'Ada L.' }),
+  role: z.string().trim().max(120, 'At most 120 characters.').optional().meta({ example: 'admin' }),
+  email: z
+    .union([z.literal(''), z.email('Enter an email address.').max(254)])
+    .optional()
+    .meta({ example: 'ada@example.com' }),
 });
 export type VisitorIdentity = z.infer<typeof visitorIdentitySchema>;
 
