@@ -1,6 +1,6 @@
 export { createDb, pingDb } from './client.js';
 export type { Db, DbOrTx, Tx } from './client.js';
-export { ensureDatabase, migrateToLatest } from './migrate.js';
+export { MIGRATION_NAMES, ensureDatabase, migrateToLatest } from './migrate.js';
 export type { MigrateResult } from './migrate.js';
 export {
   ERROR_GROUP_ENVIRONMENTS_MAX,

@@ -27,6 +27,13 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
+/**
+ * The migration level this code knows, oldest first (Kysely applies them in name order): a
+ * database whose applied migrations include a name not here was migrated by newer code (backups
+ * refuse to restore it, packages/backup).
+ */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrations).sort();
+
 export interface MigrateResult {
   applied: string[];
 }
