@@ -39,6 +39,7 @@ import {
   seedWorkspace,
   signedIn,
   startWithoutWorkers,
+  addHook,
   type Seeded,
 } from './support/backup-workspace.js';
 
@@ -52,6 +53,10 @@ import {
 describe('backup and restore', () => {
   let ctx: TestContext;
   let receiver: Receiver;
+  /** A second hook's receiver, down (503, Retry-After) until the restored app runs. */
+  let down: Receiver;
+  /** How many requests `down` had refused when it came up. */
+  let refusedByDown = 0;
   let tmp: string;
   let redisServer: ChildProcess | undefined;
   let targetRedisUrl: string;
@@ -76,6 +81,8 @@ describe('backup and restore', () => {
     }
     ctx = await createTestContext({ ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
     receiver = await new Receiver().start();
+    down = await new Receiver().start();
+    down.reply({ status: 503, body: 'down for maintenance', headers: { 'retry-after': '20' } });
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-backup-'));
     const port = await freePort();
     // The restore's target: an empty Redis of this test's own, keeping nothing on disk.
@@ -104,6 +111,7 @@ describe('backup and restore', () => {
   afterAll(async () => {
     await restored?.stop();
     await receiver?.close();
+    await down?.close();
     if (restoredDatabaseUrl) {
       const admin = new URL(restoredDatabaseUrl);
       const name = admin.pathname.slice(1);
@@ -135,7 +143,14 @@ describe('backup and restore', () => {
     const appPort = await freePort();
     const appUrl = `http://127.0.0.1:${appPort}`;
     const full = await startAll(
-      loadFerryConfig({ ...sourceEnv(), PORT: String(appPort), PUBLIC_URL: appUrl }),
+      loadFerryConfig({
+        ...sourceEnv(),
+        PORT: String(appPort),
+        PUBLIC_URL: appUrl,
+        // Tries enough that the down hook's delivery stays owed whatever the fill's pace: each
+        // failed try waits the 20 s its Retry-After asks.
+        WEBHOOK_RETRY_SCHEDULE_MS: Array(15).fill(1_000).join(','),
+      }),
       { quietStart: true },
     );
     try {
@@ -143,10 +158,14 @@ describe('backup and restore', () => {
       // The agent registers on its first call, before the ticket is filed, so the ticket is
       // logged as its work.
       await agentCall(appUrl, seeded, '/heartbeat', {});
+      const owner = await signedIn(appUrl, seeded.owner);
+      await addHook(owner, roomPath(seeded), `${down.url}/hook`);
       const member = await signedIn(appUrl, seeded.member);
       await postAsMember(member, roomPath(seeded), 'Delivered before the backup 1');
       await postAsMember(member, roomPath(seeded), 'Delivered before the backup 2');
       await receiver.waitFor(2, 60_000);
+      // The second hook's first try was refused: its deliveries are owed, a retry scheduled.
+      await down.waitFor(1, 60_000);
       await reportErrors(appUrl, seeded, ALL_REPORTS.slice(0, 2));
       const ticketId = await fileTicket(appUrl, seeded, 'The export button is greyed out');
       const work = await waitFor(
@@ -283,7 +302,7 @@ describe('backup and restore', () => {
 
   it(
     'serves what was restored and does the queued work, the delivery exactly once',
-    { timeout: 120_000 },
+    { timeout: 180_000 },
     async () => {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
@@ -292,6 +311,10 @@ describe('backup and restore', () => {
         { quietStart: true },
       );
       const bodiesSent = () => receiver.requests.map((r) => messageBodyOf(r.body));
+      refusedByDown = down.requests.length;
+      down.reply({ status: 200, body: 'back' });
+      const bodiesTakenByDown = () =>
+        down.requests.slice(refusedByDown).map((r) => messageBodyOf(r.body));
 
       // The message queued in Redis goes out once its fan-out job runs on the restored stores.
       await receiver.waitFor(3, 60_000);
@@ -355,13 +378,27 @@ describe('backup and restore', () => {
       // go in order), and by then nothing was sent twice.
       await postAsMember(member, roomPath(seeded), 'Posted after the restore');
       await receiver.waitFor(4, 60_000);
-      expect(bodiesSent()).toEqual([
+      // The hook that was down: what Postgres owed it (the first try's retry) and what Redis held
+      // queued, each taken once, in order, once its retry came due on the restored app.
+      const allFour = [
         'Delivered before the backup 1',
         'Delivered before the backup 2',
         QUEUED_MESSAGE,
         'Posted after the restore',
-      ]);
-      expect(await countRows(restoredDatabaseUrl, 'webhook_deliveries')).toBe(4);
+      ];
+      await waitUntil(
+        () => bodiesTakenByDown().length >= allFour.length,
+        () =>
+          `the hook that was down to take 4 deliveries (took: ${bodiesTakenByDown().join(' | ')})`,
+        90_000,
+        50,
+      );
+      expect(bodiesTakenByDown()).toEqual(allFour);
+      expect(await countRows(restoredDatabaseUrl, 'webhook_deliveries')).toBe(8);
+      expect(
+        await countRows(restoredDatabaseUrl, 'webhook_deliveries', `status <> 'succeeded'`),
+      ).toBe(0);
+      expect(bodiesSent()).toEqual(allFour);
       // Re-relayed events did no work twice.
       expect(await countRows(restoredDatabaseUrl, 'agent_work')).toBe(sourceCounts.agent_work);
     },

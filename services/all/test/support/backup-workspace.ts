@@ -76,6 +76,25 @@ export async function postAsMember(client: FormClient, room: string, body: strin
   if (posted.status !== 302) throw new Error(`Posting "${body}" answered ${posted.status}`);
 }
 
+/** An outgoing hook on the room, added on its settings page by an admin; the hook's id. */
+export async function addHook(
+  client: FormClient,
+  room: string,
+  targetUrl: string,
+): Promise<string> {
+  const page = `${room}/settings/webhooks/outgoing`;
+  const added = await client.post(
+    page,
+    { target_url: targetUrl },
+    { csrfFrom: `${room}/settings/webhooks` },
+  );
+  const hookId = /\/outgoing\/(owh_[0-9a-z]+)$/.exec(added.location ?? '')?.[1];
+  if (added.status !== 303 || !hookId) {
+    throw new Error(`Adding a hook answered ${added.status} to ${added.location ?? 'nowhere'}`);
+  }
+  return hookId;
+}
+
 export async function signedIn(url: string, who: { email: string; password: string }) {
   const client = new FormClient(url);
   await client.signIn(who.email, who.password);
