@@ -13,7 +13,7 @@ import {
 import { databaseName, dumpPostgres, postgresFacts } from './postgres.js';
 import { exportKeys, redisServerVersion, takeRdb, withSnapshotServer } from './redis-snapshot.js';
 import { redisCliTarget } from './redis-url.js';
-import { toolVersion } from './tools.js';
+import { took, toolVersion } from './tools.js';
 
 export type BackupConfig = Pick<Config, 'DATABASE_URL' | 'REDIS_URL' | 'REDIS_PREFIX'>;
 
@@ -67,6 +67,7 @@ export async function takeBackup(
     const redisVersion = await redisServerVersion(config.REDIS_URL);
 
     log(`Redis ${redisVersion}: snapshot of the server (redis-cli --rdb)…`);
+    let step = performance.now();
     const rdb = path.join(work, 'snapshot.rdb');
     await takeRdb(config.REDIS_URL, rdb);
     const keys = await withSnapshotServer(rdb, Math.max(16, redisTarget.db + 1), (socket) =>
@@ -74,11 +75,15 @@ export async function takeBackup(
     );
     // Keys of other prefixes and databases are not Ferry's: only our own go in the backup.
     await fs.promises.rm(rdb);
-    log(`Redis: ${keys} keys of db ${redisTarget.db} starting with "${config.REDIS_PREFIX}:".`);
+    log(
+      `Redis: ${keys} keys of db ${redisTarget.db} starting with "${config.REDIS_PREFIX}:"${took(step)}.`,
+    );
 
     log(`PostgreSQL ${before.serverVersion}: pg_dump of ${databaseName(config.DATABASE_URL)}…`);
+    step = performance.now();
     const dumpStarted = await postgresFacts(config.DATABASE_URL);
     await dumpPostgres(config.DATABASE_URL, path.join(work, POSTGRES_FILE));
+    log(`PostgreSQL: dumped${took(step)}.`);
     const after = await postgresFacts(config.DATABASE_URL);
     if (after.migrations.join() !== before.migrations.join()) {
       throw new Error('Migrations ran while the backup was taken: take it again.');

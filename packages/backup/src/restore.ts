@@ -10,6 +10,7 @@ import {
   restorePostgres,
 } from './postgres.js';
 import { connectRedis, deleteKeys, hasKeys, importKeys } from './redis-restore.js';
+import { took } from './tools.js';
 
 export interface RestoreOptions {
   /** Replace what the targets hold (the database dropped and created, Ferry's keys deleted). */
@@ -95,13 +96,16 @@ export async function restoreBackup(
     }
 
     log(`PostgreSQL: pg_restore into ${database}…`);
+    let step = performance.now();
     await restorePostgres(config.DATABASE_URL, path.join(dir, manifest.postgres.file.name));
+    log(`PostgreSQL: restored${took(step)}.`);
     const since = new Date(Date.parse(manifest.redis.taken_after) - RELAY_AGAIN_MARGIN_MS);
     const relayedAgain = await relayAgainSince(config.DATABASE_URL, since);
     log(`Outbox: ${relayedAgain} events sent around Redis' snapshot will be relayed again.`);
 
+    step = performance.now();
     const keys = await importKeys(redis, path.join(dir, manifest.redis.file.name));
-    log(`Redis: ${keys} keys restored.`);
+    log(`Redis: ${keys} keys restored${took(step)}.`);
     return { manifest, keys, relayedAgain };
   } finally {
     redis.disconnect();

@@ -60,3 +60,8 @@ export function runTool(
 export async function toolVersion(program: string): Promise<string> {
   return (await runTool(program, ['--version'])).stdout.trim();
 }
+
+/** ` (4.2 s)`: how long a step took since `startedAt` (performance.now()), for progress lines. */
+export function took(startedAt: number): string {
+  return ` (${((performance.now() - startedAt) / 1000).toFixed(1)} s)`;
+}
