@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { once } from 'node:events';
+import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { runTool } from './tools.js';
@@ -19,8 +20,10 @@ export async function takeRdb(redisUrl: string, file: string): Promise<void> {
 }
 
 /**
- * Runs `use` against a private redis-server loaded from `rdbFile`: no TCP port, a unix socket in
- * the file's folder only, nothing saved. Stopped (and its socket gone) when `use` settles.
+ * Runs `use` against a private redis-server loaded from `rdbFile`: no TCP port, a unix socket
+ * only, nothing saved. The socket sits in a fresh folder of the system's temporary directory,
+ * not beside the file: a socket's path is limited to 107 bytes, which a deep --out would pass.
+ * Stopped (and the folder gone) when `use` settles.
  */
 export async function withSnapshotServer<T>(
   rdbFile: string,
@@ -28,7 +31,8 @@ export async function withSnapshotServer<T>(
   use: (socketPath: string) => Promise<T>,
 ): Promise<T> {
   const dir = path.dirname(rdbFile);
-  const socketPath = path.join(dir, 'snapshot.sock');
+  const socketDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'ferry-snapshot-'));
+  const socketPath = path.join(socketDir, 'redis.sock');
   const child = spawn(
     'redis-server',
     [
@@ -78,6 +82,7 @@ export async function withSnapshotServer<T>(
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
+    await fs.promises.rm(socketDir, { recursive: true, force: true });
   }
 }
 
