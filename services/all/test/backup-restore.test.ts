@@ -306,13 +306,15 @@ describe('backup and restore', () => {
     async () => {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
+      // The receiver that was down answers from now on: before the restored app starts, whose
+      // first sweep or fan-out may try the owed deliveries at once.
+      refusedByDown = down.requests.length;
+      down.reply({ status: 200, body: 'back' });
       restored = await startAll(
         loadFerryConfig({ ...targetEnv(), PORT: String(port), PUBLIC_URL: url }),
         { quietStart: true },
       );
       const bodiesSent = () => receiver.requests.map((r) => messageBodyOf(r.body));
-      refusedByDown = down.requests.length;
-      down.reply({ status: 200, body: 'back' });
       const bodiesTakenByDown = () =>
         down.requests.slice(refusedByDown).map((r) => messageBodyOf(r.body));
 
