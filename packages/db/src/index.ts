@@ -2,6 +2,10 @@ export { createDb, pingDb } from './client.js';
 export type { Db, DbOrTx, Tx } from './client.js';
 export { MIGRATION_NAMES, ensureDatabase, migrateToLatest } from './migrate.js';
 export type { MigrateResult } from './migrate.js';
+export { createMigrator, MIGRATION_TIMEOUTS } from './migrator.js';
+export type { MigratorOptions } from './migrator.js';
+export type { FerryMigration } from './ferry-migration.js';
+export { createIndexConcurrently } from './concurrent-index.js';
 export {
   ERROR_GROUP_ENVIRONMENTS_MAX,
   ERROR_SOURCES,

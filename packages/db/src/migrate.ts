@@ -1,7 +1,6 @@
-import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { createDb } from './client.js';
-import { migrations } from './migrations/index.js';
+import { createMigrator, type MigratorOptions } from './migrator.js';
 
 /** Creates the database named in the URL when it does not exist yet (first start on a laptop). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
@@ -38,16 +37,19 @@ export interface MigrateResult {
   applied: string[];
 }
 
-/** Applies every pending migration in order; throws (after logging which) if one fails. */
-export async function migrateToLatest(databaseUrl: string): Promise<MigrateResult> {
+/**
+ * Applies every pending migration in order (each in its own transaction unless it declares
+ * otherwise, see migrator.ts); throws, naming the one that failed, if one fails. Those before it
+ * stay applied.
+ */
+export async function migrateToLatest(
+  databaseUrl: string,
+  options: MigratorOptions = {},
+): Promise<MigrateResult> {
   await ensureDatabase(databaseUrl);
   const db = createDb(databaseUrl, { max: 1 });
   try {
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: () => Promise.resolve(migrations) },
-    });
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = await createMigrator(db, options).migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
       throw new Error(

@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Migrator } from 'kysely/migration';
-import { createDb, ensureDatabase, migrateToLatest, migrations, type Db } from '@ferry/db';
+import {
+  createDb,
+  createMigrator,
+  ensureDatabase,
+  migrateToLatest,
+  migrations,
+  type Db,
+} from '@ferry/db';
 import { resolveStores } from './stores.js';
 import { dropDatabase, withDatabase } from './template.js';
 
@@ -25,11 +31,7 @@ export async function createDatabaseBefore(migration: string): Promise<DatabaseB
   const url = withDatabase(serverUrl, name);
   await ensureDatabase(url);
   const db = createDb(url, { max: 2 });
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: () => Promise.resolve(migrations) },
-  });
-  const { error } = await migrator.migrateTo(names[index - 1]!);
+  const { error } = await createMigrator(db).migrateTo(names[index - 1]!);
   if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
   return {
     db,

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { SHIPPED_BEFORE_THE_RULES } from '../ferry-migration.js';
 
 /**
  * Workspace event webhooks (issue 44 part 2).
@@ -43,3 +44,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`alter table outgoing_webhooks add constraint outgoing_webhooks_owner_check
     check (owner in ('room', 'error_alerts'))`.execute(db);
 }
+
+/** squawk rules this migration breaks (pnpm check:migrations), and why it stays as it is. */
+export const squawkIgnore = {
+  'constraint-missing-not-valid': `${SHIPPED_BEFORE_THE_RULES} Checks every outgoing webhook (a few per workspace) with the table locked.`,
+};

@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely/migration';
+import type { FerryMigration } from '../ferry-migration.js';
 import * as foundation from './2026_11_21_0001_foundation.js';
 import * as errors from './2026_11_22_0001_errors.js';
 import * as webhooks from './2026_11_22_0002_webhooks.js';
@@ -47,7 +47,7 @@ import * as feedbackErrorLinks from './2026_12_06_0900_feedback_error_links.js';
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
  * works under tsx, vitest and a bundled image. Add new files at the end.
  */
-export const migrations: Record<string, Migration> = {
+export const migrations: Record<string, FerryMigration> = {
   '2026_11_21_0001_foundation': foundation,
   '2026_11_22_0001_errors': errors,
   '2026_11_22_0002_webhooks': webhooks,
