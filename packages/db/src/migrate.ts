@@ -12,13 +12,15 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
-    if (found.rowCount === 0) {
+    const exists = async () =>
+      (await client.query('select 1 from pg_database where datname = $1', [name])).rowCount !== 0;
+    if (!(await exists())) {
       await client
         .query(`create database "${name.replace(/"/g, '""')}"`)
-        .catch((error: unknown) => {
-          // Another process created it between our check and create.
-          if ((error as { code?: string }).code !== '42P04') throw error;
+        .catch(async (error: unknown) => {
+          // Another process created it between our check and create: Postgres answers 42P04, or
+          // a unique violation on pg_database when both creates ran at once.
+          if (!(await exists())) throw error;
         });
     }
   } finally {

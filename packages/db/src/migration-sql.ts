@@ -78,8 +78,12 @@ export async function captureMigrationSql(
         },
       }),
     });
-    const { error } = await migrator.migrateToLatest();
-    if (error) throw error instanceof Error ? error : new Error(JSON.stringify(error));
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      const reason = error instanceof Error ? error.message : JSON.stringify(error);
+      throw new Error(`Migration ${failed} failed: ${reason}`, { cause: error });
+    }
     return captured;
   } finally {
     await db.destroy();

@@ -30,7 +30,11 @@ const list = values.migrations
       }
     ).migrations
   : ferryMigrations;
-const captured = await captureMigrationSql(values.server, list);
+const captured = await captureMigrationSql(values.server, list).catch((error: unknown) => {
+  // The message names the migration and Postgres's reason; a stack would only bury it.
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
 await fs.mkdir(values.out, { recursive: true });
 for (const migration of captured) {
   await fs.writeFile(path.join(values.out, `${migration.name}.sql`), migrationSqlFile(migration));
