@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { createDb } from './client.js';
 import { createMigrator, type MigratorOptions } from './migrator.js';
+import { migrations } from './migrations/index.js';
 
 /** Creates the database named in the URL when it does not exist yet (first start on a laptop). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
