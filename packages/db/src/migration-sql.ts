@@ -51,8 +51,17 @@ export async function captureMigrationSql(
   await ensureDatabase(url);
   const captured: MigrationSql[] = [];
   let current: MigrationSql | undefined;
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  // pg-pool's end() resolves before its client's socket has closed, so the `drop ... with
+  // (force)` after it may terminate that backend first (57P01): the error then arrives on a pool
+  // being ended, and without a listener it would crash the check. Before that, an idle
+  // connection's error is unexpected and still ends the check loudly.
+  let ending = false;
+  pool.on('error', (error) => {
+    if (!ending) throw error;
+  });
   const db = new Kysely<unknown>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1 }) }),
+    dialect: new PostgresDialect({ pool }),
     // Kysely logs every statement on the migration's connection, begin and commit included.
     log: (event) => {
       if (event.level === 'query') current?.statements.push(render(event.query));
@@ -86,6 +95,7 @@ export async function captureMigrationSql(
     }
     return captured;
   } finally {
+    ending = true;
     await db.destroy();
     await dropDatabase(serverUrl, name);
   }
