@@ -96,6 +96,10 @@ export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSch
         for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
         Object.assign(ctx.jsonSchema, jsonSchemaOf(def.out as z.ZodType, io));
       }
+      // `.int()` says "a safe integer" as ±2^53-1 bounds, which readers take for the range a
+      // field has (Redoc's samples showed -9007199254740991 for a width): an integer says enough.
+      if (ctx.jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete ctx.jsonSchema.minimum;
+      if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum;
     },
   }) as JsonSchema;
   delete json.$schema;
