@@ -39,6 +39,16 @@ export const baseConfigShape = {
     ['postgres', 'postgresql'],
     'postgres://user@127.0.0.1:5432/ferry',
   ).default('postgres://postgres@127.0.0.1:5432/ferry'),
+  /**
+   * Postgres itself, for what needs a session of its own (issue 47): LISTEN connections and the
+   * migrator. Set when DATABASE_URL goes through a transaction pooler (PgBouncer in transaction
+   * mode), which hands each transaction whichever server connection is free, so a LISTEN made on
+   * one is never heard by its client. Unset, it is DATABASE_URL (loadConfig).
+   */
+  DATABASE_DIRECT_URL: serviceUrl(
+    ['postgres', 'postgresql'],
+    'postgres://user@127.0.0.1:5432/ferry',
+  ).optional(),
   REDIS_URL: serviceUrl(['redis', 'rediss'], 'redis://127.0.0.1:6379/0').default(
     'redis://127.0.0.1:6379/0',
   ),
@@ -84,9 +94,11 @@ export type BaseEnv = z.infer<typeof baseConfigSchema>;
 
 export type LogFormat = BaseEnv['LOG_FORMAT'];
 
-export interface Config extends Omit<BaseEnv, 'APP_SECRET' | 'PUBLIC_URL'> {
+export interface Config extends Omit<BaseEnv, 'APP_SECRET' | 'PUBLIC_URL' | 'DATABASE_DIRECT_URL'> {
   APP_SECRET: string;
   PUBLIC_URL: string;
+  /** Where sessions go (LISTEN, migrations): DATABASE_DIRECT_URL, else DATABASE_URL. */
+  DATABASE_DIRECT_URL: string;
   /** True when APP_SECRET fell back to the development default. */
   usingDevSecret: boolean;
 }
@@ -156,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     ...parsed,
     APP_SECRET: parsed.APP_SECRET ?? DEV_APP_SECRET,
+    DATABASE_DIRECT_URL: parsed.DATABASE_DIRECT_URL ?? parsed.DATABASE_URL,
     PUBLIC_URL: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/$/, ''),
     usingDevSecret: !parsed.APP_SECRET,
   };

@@ -132,4 +132,5 @@ export { migrations } from './migrations/index.js';
 export { WRITER_COUNTS_SETTING } from './migrations/2026_11_27_0200_writer_counts_occurrences.js';
 export { listen } from './listen.js';
 export type { Listener } from './listen.js';
+export { checkSessionUrl, NotificationsNotDelivered, probeNotifications } from './session-check.js';
 export { isUniqueViolation } from './unique-violation.js';

@@ -1,10 +1,14 @@
 import pg from 'pg';
+import { probeNotifications } from './session-check.js';
 
 /**
  * LISTEN on a Postgres channel with a connection of its own, reconnecting with backoff when the
  * server goes away; `onNotify` runs for every notification with its payload, and once after each
  * (re)connect without one (a notification sent while disconnected is lost, so the listener
  * catches up). Used to wake the outbox relay at commit instead of waiting for its next poll.
+ * Each (re)connect first proves notifications arrive (session-check.ts): a URL through a
+ * transaction pooler fails it with NotificationsNotDelivered, passed to `onError` and retried,
+ * instead of a LISTEN that silently hears nothing. `databaseUrl` is DATABASE_DIRECT_URL.
  */
 export interface Listener {
   close(): Promise<void>;
@@ -28,7 +32,10 @@ export function listen(
   const connect = async (): Promise<void> => {
     if (closed) return;
     const next = new pg.Client({ connectionString: databaseUrl });
-    next.on('notification', (message) => onNotify(message.payload));
+    next.on('notification', (message) => {
+      // The probe's own channel is not ours.
+      if (message.channel === channel) onNotify(message.payload);
+    });
     next.on('error', (err) => {
       onError(err);
       retry(next);
@@ -37,6 +44,7 @@ export function listen(
     try {
       await next.connect();
       await next.query(`LISTEN ${channel}`);
+      await probeNotifications(next, databaseUrl);
       if (closed) {
         await next.end();
         return;

@@ -28,6 +28,7 @@ export {
   shutdownOnce,
 } from './runtime.js';
 export type { Runtime, RuntimeOptions } from './runtime.js';
+export { requireSessionDatabase } from './session-database.js';
 export { redactPath, registerSecretRoute } from './redact.js';
 export { RATE_WINDOW_MS, hitRateLimit } from './rate-limit.js';
 export { EXCERPT_BYTES, postOutbound } from './outbound.js';

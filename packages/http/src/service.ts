@@ -15,6 +15,7 @@ import {
 import { serverTimeouts } from './body-deadline.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { closeServer, listen, type Runtime } from './runtime.js';
+import { requireSessionDatabase } from './session-database.js';
 import { createServiceApp, type ServiceMount } from './service-app.js';
 
 /**
@@ -114,6 +115,13 @@ export async function runServices(
   const serve = options.listen ?? true;
   // What a start says at info, when its caller says it once for every process instead.
   const chatter = options.quietStart ? warningsOnly(logger) : logger;
+  // Before any manifest opens its listeners: a pooler in their way stops the start, loudly.
+  try {
+    await requireSessionDatabase(config, logger);
+  } catch (error) {
+    logger.fatal({ err: error }, 'not starting');
+    throw error;
+  }
   // Separate connections per role (see createRedisConnection): requests fail fast while Redis is
   // down, the workers wait it out.
   // Opened by the first manifest that asks (web and the relay never do).

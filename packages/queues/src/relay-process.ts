@@ -18,7 +18,7 @@ export function runOutboxRelay({
   onRelayed,
 }: {
   db: Db;
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'DATABASE_URL'>;
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'DATABASE_DIRECT_URL'>;
   logger: Logger;
   onRelayed?: OutboxRelayOptions['onRelayed'];
 }): { stop(): Promise<void> } {
@@ -39,7 +39,7 @@ export function runOutboxRelay({
     ...(onRelayed ? { onRelayed } : {}),
   });
   const listener = listen(
-    config.DATABASE_URL,
+    config.DATABASE_DIRECT_URL,
     OUTBOX_CHANNEL,
     () => relay.nudge(),
     (err) => logger.warn({ err }, 'outbox LISTEN connection failed; polling until it is back'),

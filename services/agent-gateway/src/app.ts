@@ -12,7 +12,7 @@ export const AGENT_GATEWAY_PATH = '/agents/v1';
 export function agentStreamHub(deps: AgentGatewayDeps, subscriber: Redis): StreamHub {
   return createStreamHub({
     db: deps.db,
-    databaseUrl: deps.config.DATABASE_URL,
+    databaseUrl: deps.config.DATABASE_DIRECT_URL,
     subscriber,
     prefix: deps.config.REDIS_PREFIX,
     logger: deps.logger,

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { configWarnings, createLogger, prettyLines, warningsOnly } from '@ferry/core';
 import { migrateToLatest } from '@ferry/db';
-import { shutdownOnce } from '@ferry/http';
+import { exitOnConfigError, requireSessionDatabase, shutdownOnce } from '@ferry/http';
 import { announceUp } from './banner.js';
 import type { FerryConfig } from './config.js';
 import { startAll } from './server.js';
@@ -39,7 +39,10 @@ export async function runPrimary(settings: FerryConfig): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'ferry', pretty });
   // Once for every process: the workers do not repeat them.
   for (const warning of configWarnings(config)) logger.warn(warning);
-  const { applied } = await migrateToLatest(config.DATABASE_URL);
+  const { applied } = await migrateToLatest(config.DATABASE_DIRECT_URL);
+  // Checked once here too, so a pooler in the listeners' way stops the start before any fork
+  // (each worker would fail the same check, and be re-forked until the crash-loop guard).
+  await requireSessionDatabase(config, logger).catch(exitOnConfigError);
   // At a terminal the banner counts them.
   if (applied.length && !pretty) logger.info({ applied }, 'migrations applied');
 

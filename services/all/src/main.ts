@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
-import { createLogger, prettyLines } from '@ferry/core';
-import { configOrExit, onShutdown } from '@ferry/http';
+import { ConfigError, createLogger, prettyLines } from '@ferry/core';
+import { configOrExit, exitOnConfigError, onShutdown } from '@ferry/http';
 import { announceUp } from './banner.js';
 import { runPrimary, runWorker } from './cluster.js';
 import { loadFerryConfig } from './config.js';
@@ -13,7 +13,11 @@ if (settings.processes > 1 && cluster.isPrimary) await runPrimary(settings);
 else if (cluster.isWorker) await runWorker(settings);
 else {
   const pretty = prettyLines(settings.base.LOG_FORMAT);
-  const ferry = await startAll(settings, { quietStart: pretty });
+  // A setting found wrong only at start (DATABASE_DIRECT_URL through a pooler) reads as the
+  // config errors do: its message, no stack.
+  const ferry = await startAll(settings, { quietStart: pretty }).catch((error: unknown) =>
+    error instanceof ConfigError ? exitOnConfigError(error) : Promise.reject(error),
+  );
   const logger = createLogger({ level: settings.base.LOG_LEVEL, name: 'ferry', pretty });
   announceUp(logger, { settings, pids: [process.pid], applied: ferry.applied, pretty });
   onShutdown(logger, () => ferry.stop());

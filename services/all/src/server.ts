@@ -51,7 +51,7 @@ export async function startAll(
 ): Promise<RunningFerry> {
   const config = settings.base;
   const applied =
-    options.migrate === false ? [] : (await migrateToLatest(config.DATABASE_URL)).applied;
+    options.migrate === false ? [] : (await migrateToLatest(config.DATABASE_DIRECT_URL)).applied;
   const runtime = openRuntime(config, 'ferry', { warn: options.warn ?? true });
   if (applied.length && !options.quietStart) {
     runtime.logger.info({ applied }, 'migrations applied');

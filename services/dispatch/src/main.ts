@@ -7,7 +7,7 @@ import { dispatchManifest } from './manifest.js';
 // (DISPATCH_ROLE http), the hosted-agent flow's worker (worker), or both (all, the default). The
 // worker role still answers /healthz, /readyz and /metrics (for the orchestrator's probes).
 const config = configOrExit(loadDispatchConfig);
-if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_URL);
+if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_DIRECT_URL);
 const runtime = openRuntime(config, 'dispatch');
 if (!config.dispatch.github.configured) {
   runtime.logger.warn(

@@ -7,7 +7,7 @@ import { relayManifest } from './manifest.js';
 // and announces stored messages to every web process. Any number may run (rows are claimed with
 // SKIP LOCKED); web stops running its own with WEB_RELAY=false.
 const config = configOrExit(loadConfig);
-if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_URL);
+if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_DIRECT_URL);
 const runtime = openRuntime(config, 'relay');
 const running = await runServices(runtime, { name: 'relay', listen: false }, (ctx) => [
   relayManifest(ctx),

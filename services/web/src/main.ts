@@ -7,7 +7,7 @@ import { webManifest } from './manifest.js';
 // most outbox events (messages, feedback), so it relays them too (safe to scale) unless
 // WEB_RELAY=false because the `relay` service does (compose).
 const config = configOrExit(loadWebConfig);
-if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_URL);
+if (config.MIGRATE_ON_START) await migrateToLatest(config.DATABASE_DIRECT_URL);
 const runtime = openRuntime(config, 'web');
 const running = await runServices(runtime, { name: 'web' }, (ctx) => [
   webManifest(ctx, config.web, { relay: config.web.runRelay }),

@@ -11,7 +11,7 @@ export function webhooksInManifest(
 ): ServiceManifest {
   const { config, runtime } = ctx;
   const keys = createLiveKeyCache(runtime.db, {
-    databaseUrl: config.DATABASE_URL,
+    databaseUrl: config.DATABASE_DIRECT_URL,
     logger: runtime.logger,
   });
   const posts = createPostWriter(runtime.db, { logger: runtime.logger });

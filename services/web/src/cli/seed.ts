@@ -39,7 +39,7 @@ function describe(result: SeedResult): string {
   ].join('\n');
 }
 
-await migrateToLatest(config.DATABASE_URL);
+await migrateToLatest(config.DATABASE_DIRECT_URL);
 const db = createDb(config.DATABASE_URL, { max: 2 });
 try {
   for (let i = 0; i < args.count; i++) {

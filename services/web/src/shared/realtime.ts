@@ -494,7 +494,7 @@ export function createRealtime(deps: WebDeps, session: RequestHandler): Realtime
     onError: failed('live checklist'),
   });
   const onboardingSteps = listen(
-    config.DATABASE_URL,
+    config.DATABASE_DIRECT_URL,
     ONBOARDING_CHANNEL,
     (workspaceId) => {
       if (workspaceId !== undefined) {
