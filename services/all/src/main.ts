@@ -15,9 +15,10 @@ else {
   const pretty = prettyLines(settings.base.LOG_FORMAT);
   // A setting found wrong only at start (DATABASE_DIRECT_URL through a pooler) reads as the
   // config errors do: its message, no stack.
-  const ferry = await startAll(settings, { quietStart: pretty }).catch((error: unknown) =>
-    error instanceof ConfigError ? exitOnConfigError(error) : Promise.reject(error),
-  );
+  const ferry = await startAll(settings, { quietStart: pretty }).catch((error: unknown) => {
+    if (error instanceof ConfigError) exitOnConfigError(error);
+    throw error;
+  });
   const logger = createLogger({ level: settings.base.LOG_LEVEL, name: 'ferry', pretty });
   announceUp(logger, { settings, pids: [process.pid], applied: ferry.applied, pretty });
   onShutdown(logger, () => ferry.stop());
