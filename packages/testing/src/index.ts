@@ -34,6 +34,8 @@ export {
   waitUntil,
 } from './process.js';
 export type { ChildExit, ScriptProcess, ServiceProcess, StartServiceOptions } from './process.js';
+export { pgbouncerBinary, startPgBouncer } from './pgbouncer.js';
+export type { PgBouncer } from './pgbouncer.js';
 export { holdRequest, runLoad } from './drain.js';
 export type { HeldAnswer, HeldRequest, Load } from './drain.js';
 export { FormClient } from './form-client.js';
