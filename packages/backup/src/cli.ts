@@ -4,8 +4,9 @@ import { takeBackup } from './backup.js';
 import { RestoreRefused, restoreBackup } from './restore.js';
 
 // `npm run backup -- [--out DIR]` and `npm run restore -- DIR [--force]` (README "Backups"):
-// DATABASE_URL, REDIS_URL and REDIS_PREFIX as the services read them. Progress goes to stderr;
-// stdout carries only the backup's directory (backup) so a script can take it.
+// DATABASE_DIRECT_URL (else DATABASE_URL), REDIS_URL and REDIS_PREFIX as the services read them.
+// Progress goes to stderr; stdout carries only the backup's directory (backup) so a script can
+// take it.
 const USAGE = `usage: npm run backup -- [--out DIR]        (default DIR: backups)
        npm run restore -- BACKUP_DIR [--force]`;
 
@@ -29,7 +30,10 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parsed;
   let config;
   try {
-    config = loadConfig();
+    const settings = loadConfig();
+    // pg_dump and pg_restore set session settings before their transactions, and a restore drops
+    // and creates the database: Postgres itself, never a transaction pooler (PgBouncer).
+    config = { ...settings, DATABASE_URL: settings.DATABASE_DIRECT_URL };
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     log(error.message);
