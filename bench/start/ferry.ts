@@ -65,12 +65,17 @@ function ferryEnv(ctx: TestContext, port: number): Record<string, string> {
   return env;
 }
 
-export async function startFerry(ctx: TestContext, port: number): Promise<Ferry> {
+/** `env`: settings over the context's (bench/start/pgbouncer.ts: DATABASE_URL to the pooler). */
+export async function startFerry(
+  ctx: TestContext,
+  port: number,
+  env: Record<string, string> = {},
+): Promise<Ferry> {
   const logFile = path.join(os.tmpdir(), `ferry-bench-start-${port}.log`);
   const fd = openSync(logFile, 'w');
   const child = spawn(process.execPath, ['infra/bootstrap.mjs', 'start'], {
     cwd: ROOT,
-    env: ferryEnv(ctx, port),
+    env: { ...ferryEnv(ctx, port), ...env },
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
