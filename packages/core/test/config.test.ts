@@ -72,4 +72,18 @@ describe('config', () => {
     });
     expect(config.DATABASE_URL).toBe('postgresql:///ferry?host=/var/run/postgresql');
   });
+
+  it('takes DATABASE_DIRECT_URL for sessions, DATABASE_URL when unset or empty (issue 47)', () => {
+    const pooled = 'postgres://app@pgbouncer:6432/ferry';
+    const direct = 'postgres://app@postgres:5432/ferry';
+    expect(loadConfig({ DATABASE_URL: pooled }).DATABASE_DIRECT_URL).toBe(pooled);
+    expect(loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: '' }).DATABASE_DIRECT_URL).toBe(
+      pooled,
+    );
+    const both = loadConfig({ DATABASE_URL: pooled, DATABASE_DIRECT_URL: direct });
+    expect([both.DATABASE_URL, both.DATABASE_DIRECT_URL]).toEqual([pooled, direct]);
+    expect(problemsOf(() => loadConfig({ DATABASE_DIRECT_URL: 'pgbouncer:6432' }))).toEqual([
+      'DATABASE_DIRECT_URL: must be a URL of scheme postgres:// or postgresql:// with a host, such as postgres://user@127.0.0.1:5432/ferry',
+    ]);
+  });
 });
