@@ -54,8 +54,36 @@ pg_answers() { # url
   fi
 }
 
+# A redis+sentinel:// URL (packages/core redis-url.ts) answers when one of its Sentinels names a
+# master for its master name (redis-cli), or, without redis-cli, when one accepts a connection.
+sentinel_answers() { # url
+  local rest="${1#redis+sentinel://}"
+  rest="${rest#*@}"
+  local hosts="${rest%%/*}" name="${rest#*/}"
+  name="${name%%[/?]*}"
+  local entry host port
+  IFS=, read -r -a entries <<<"$hosts"
+  for entry in "${entries[@]}"; do
+    if [[ "$entry" == \[* ]]; then
+      host="${entry#[}" && host="${host%%]*}" && port="${entry##*]}" && port="${port#:}"
+    else
+      host="${entry%%:*}" && port="${entry#"$host"}" && port="${port#:}"
+    fi
+    port="${port:-26379}"
+    if have redis-cli; then
+      [[ -n "$(timeout 5 redis-cli -h "$host" -p "$port" sentinel get-master-addr-by-name "$name" 2>/dev/null)" ]] && return 0
+    else
+      [[ "$host" == *:* ]] && host="[$host]"
+      tcp_answers "redis://$host:$port" 26379 && return 0
+    fi
+  done
+  return 1
+}
+
 redis_answers() { # url
-  if have redis-cli && [[ "$1" == redis://* ]]; then
+  if [[ "$1" == redis+sentinel://* ]]; then
+    sentinel_answers "$1"
+  elif have redis-cli && [[ "$1" == redis://* ]]; then
     [[ "$(timeout 5 redis-cli --no-auth-warning -u "$1" ping 2>/dev/null)" == PONG ]]
   else
     tcp_answers "$1" 6379

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRedisUrl, type RedisTarget } from './redis-url.js';
 
 /**
  * Environment shared by every service. Services extend it with `baseConfigShape` and parse once
@@ -49,9 +50,14 @@ export const baseConfigShape = {
     ['postgres', 'postgresql'],
     'postgres://user@127.0.0.1:5432/ferry',
   ).optional(),
-  REDIS_URL: serviceUrl(['redis', 'rediss'], 'redis://127.0.0.1:6379/0').default(
-    'redis://127.0.0.1:6379/0',
-  ),
+  /** One server or Sentinels and a master name (redis-url.ts has both forms). */
+  REDIS_URL: z
+    .string()
+    .superRefine((value, ctx) => {
+      const result = parseRedisUrl(value);
+      if ('problem' in result) ctx.addIssue({ code: 'custom', message: result.problem });
+    })
+    .default('redis://127.0.0.1:6379/0'),
   /** Every Redis key and BullMQ queue we own starts with this, so tests and tenants can share one Redis. */
   REDIS_PREFIX: z
     .string()
@@ -101,6 +107,8 @@ export interface Config extends Omit<BaseEnv, 'APP_SECRET' | 'PUBLIC_URL' | 'DAT
   DATABASE_DIRECT_URL: string;
   /** True when APP_SECRET fell back to the development default. */
   usingDevSecret: boolean;
+  /** REDIS_URL read once: what createRedisConnection connects to. */
+  redis: RedisTarget;
 }
 
 export class ConfigError extends Error {
@@ -171,7 +179,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     DATABASE_DIRECT_URL: parsed.DATABASE_DIRECT_URL ?? parsed.DATABASE_URL,
     PUBLIC_URL: (parsed.PUBLIC_URL ?? `http://localhost:${parsed.PORT}`).replace(/\/$/, ''),
     usingDevSecret: !parsed.APP_SECRET,
+    redis: redisTarget(parsed.REDIS_URL),
   };
+}
+
+/** REDIS_URL as a target; the schema has already refused a URL that has a problem. */
+function redisTarget(url: string): RedisTarget {
+  const result = parseRedisUrl(url);
+  if ('problem' in result) throw new ConfigError([`REDIS_URL: ${result.problem}`]);
+  return result.target;
 }
 
 /**

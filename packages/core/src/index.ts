@@ -10,6 +10,10 @@ export {
   serviceConfig,
 } from './config.js';
 export type { BaseEnv, Config, EnvLoader, LogFormat } from './config.js';
+export { createRedisConnection, redisReady } from './redis.js';
+export type { RedisConnectionOptions, RedisRole } from './redis.js';
+export { REDIS_URL_FORMS, describeRedisTarget, parseRedisUrl } from './redis-url.js';
+export type { RedisTarget, RedisUrlResult, SentinelAddress } from './redis-url.js';
 export { AppError, ERROR_STATUS, fieldErrors, notFound } from './errors.js';
 export type { ErrorBody, ErrorCode } from './errors.js';
 export { ID_PREFIXES, firstIdAt, isId, newId } from './ids.js';

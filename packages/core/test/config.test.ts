@@ -62,7 +62,7 @@ describe('config', () => {
     );
     expect(problems).toEqual([
       'DATABASE_URL: must be a URL of scheme postgres:// or postgresql:// with a host, such as postgres://user@127.0.0.1:5432/ferry',
-      'REDIS_URL: must be a URL of scheme redis:// or rediss:// with a host, such as redis://127.0.0.1:6379/0',
+      'REDIS_URL: must be a URL of scheme redis://, rediss:// or redis+sentinel:// with a host, such as redis://host:6379/0, rediss://host:6380/0 or redis+sentinel://host1:26379,host2:26379/mymaster/0',
     ]);
     expect(problemsOf(() => loadConfig({ DATABASE_URL: 'not a url' }))).toHaveLength(1);
     // What drivers accept still loads: a socket folder, TLS Redis, the postgresql scheme.

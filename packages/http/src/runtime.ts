@@ -1,6 +1,12 @@
 import type http from 'node:http';
-import { Redis } from 'ioredis';
-import { configWarnings, createLogger, type Config, type Logger } from '@ferry/core';
+import type { Redis } from 'ioredis';
+import {
+  configWarnings,
+  createLogger,
+  createRedisConnection,
+  type Config,
+  type Logger,
+} from '@ferry/core';
 import { createDb, type Db } from '@ferry/db';
 
 export interface Runtime {
@@ -32,8 +38,7 @@ export function openRuntime(
   });
   if (options.warn ?? true) for (const warning of configWarnings(config)) logger.warn(warning);
   const db = createDb(config.DATABASE_URL);
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
-  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  const redis = createRedisConnection(config.redis, { role: 'shared', logger });
   return {
     config,
     db,

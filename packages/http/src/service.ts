@@ -132,7 +132,7 @@ export async function runServices(
     runtime,
     metrics,
     get producerRedis() {
-      producerRedis ??= createRedisConnection(config.REDIS_URL, {
+      producerRedis ??= createRedisConnection(config.redis, {
         role: 'producer',
         logger,
         name: `${options.name}-producer`,
@@ -145,7 +145,7 @@ export async function runServices(
   let workerRedis: Redis | undefined;
   let jobs: RunningJobs | undefined;
   if (serviceJobs.length) {
-    workerRedis = createRedisConnection(config.REDIS_URL, {
+    workerRedis = createRedisConnection(config.redis, {
       role: 'worker',
       logger,
       name: `${options.name}-worker`,

@@ -21,8 +21,12 @@ export type {
   QueueDefinition,
   QueueName,
 } from './catalog.js';
-export { createRedisConnection, redisReady, scriptCommand } from './connection.js';
-export type { RedisConnectionOptions, RedisRole, ScriptCommand } from './connection.js';
+export { scriptCommand } from './connection.js';
+// The connection factory lives in @ferry/core (packages that do not use queues need it too);
+// named here as well so queue code keeps one import.
+export { createRedisConnection, redisReady } from '@ferry/core';
+export type { ScriptCommand } from './connection.js';
+export type { RedisConnectionOptions, RedisRole } from '@ferry/core';
 export {
   eventCatalog,
   eventTypes,

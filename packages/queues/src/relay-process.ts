@@ -1,6 +1,6 @@
 import type { Config, Logger } from '@ferry/core';
 import { listen, type Db } from '@ferry/db';
-import { createRedisConnection } from './connection.js';
+import { createRedisConnection } from '@ferry/core';
 import { startOutboxRelay, type OutboxRelayOptions } from './outbox.js';
 import { createProducer } from './producer.js';
 
@@ -18,11 +18,11 @@ export function runOutboxRelay({
   onRelayed,
 }: {
   db: Db;
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'DATABASE_DIRECT_URL'>;
+  config: Pick<Config, 'redis' | 'REDIS_PREFIX' | 'DATABASE_DIRECT_URL'>;
   logger: Logger;
   onRelayed?: OutboxRelayOptions['onRelayed'];
 }): { stop(): Promise<void> } {
-  const connection = createRedisConnection(config.REDIS_URL, {
+  const connection = createRedisConnection(config.redis, {
     role: 'producer',
     logger,
     name: 'outbox-relay',

@@ -51,7 +51,7 @@ describe('outbox relay killed mid-way', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext();
-    connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    connection = createRedisConnection(ctx.config.redis, { role: 'producer' });
     producer = createProducer({ connection, prefix: ctx.config.REDIS_PREFIX, logger: ctx.logger });
   });
 

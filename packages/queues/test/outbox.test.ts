@@ -36,7 +36,7 @@ describe('outbox', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext();
-    connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    connection = createRedisConnection(ctx.config.redis, { role: 'producer' });
     producer = createProducer({ connection, prefix: ctx.config.REDIS_PREFIX, logger: ctx.logger });
     relay = createOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, batchSize: 50 });
   });
@@ -232,7 +232,10 @@ describe('outbox', () => {
     const silent = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const hung = createRedisConnection(`redis://127.0.0.1:${port}/0`, { role: 'producer' });
+    const hung = createRedisConnection(
+      { mode: 'direct', url: `redis://127.0.0.1:${port}/0` },
+      { role: 'producer' },
+    );
     const stuck = createProducer({ connection: hung, prefix: ctx.config.REDIS_PREFIX });
     const eventId = await writeEvent(ctx.db, 'message_created', message());
     try {

@@ -35,8 +35,8 @@ describe('producer and worker', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext();
-    producerConnection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
-    workerConnection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    producerConnection = createRedisConnection(ctx.config.redis, { role: 'producer' });
+    workerConnection = createRedisConnection(ctx.config.redis, { role: 'worker' });
     producer = createProducer({
       connection: producerConnection,
       prefix: ctx.config.REDIS_PREFIX,
@@ -209,7 +209,10 @@ describe('producer and worker', () => {
   it('honours the database index in the Redis URL', async () => {
     const url = new URL(ctx.config.REDIS_URL);
     url.pathname = '/3';
-    const other = createRedisConnection(url.toString(), { role: 'producer' });
+    const other = createRedisConnection(
+      { mode: 'direct', url: url.toString() },
+      { role: 'producer' },
+    );
     try {
       expect(other.options.db).toBe(3);
       await ready(other);

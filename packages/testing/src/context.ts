@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { createLogger, loadConfig, type Config, type Logger } from '@ferry/core';
+import type { Redis } from 'ioredis';
+import {
+  createLogger,
+  createRedisConnection,
+  loadConfig,
+  type Config,
+  type Logger,
+} from '@ferry/core';
 import { createDb, type Db } from '@ferry/db';
 import { cloneTemplate, dropDatabase, ensureTemplate, withDatabase } from './template.js';
 import { resolveStores } from './stores.js';
@@ -44,7 +50,7 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
   };
   const config = loadConfig(testEnv);
   const db = createDb(config.DATABASE_URL, { max: 5 });
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
+  const redis = createRedisConnection(config.redis, { role: 'worker' });
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'test' });
   return {
     config,

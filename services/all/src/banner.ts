@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '@ferry/core';
+import { describeRedisTarget, type Logger } from '@ferry/core';
 import type { FerryConfig } from './config.js';
 
 /** What `pnpm start` says once every process serves. */
@@ -53,7 +53,7 @@ export function announceUp(logger: Logger, facts: UpFacts): void {
   const { base, processes } = facts.settings;
   const headline = `Ferry is up: ${base.PUBLIC_URL}`;
   const database = withoutPassword(base.DATABASE_URL);
-  const redis = withoutPassword(base.REDIS_URL);
+  const redis = describeRedisTarget(base.redis);
   if (!facts.pretty) {
     logger.info(
       { url: base.PUBLIC_URL, processes, pids: facts.pids, database, redis },

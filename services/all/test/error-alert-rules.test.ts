@@ -58,8 +58,8 @@ describe('error alert rules', () => {
     });
     box = new SecretBox(ctx.config.APP_SECRET);
     relay = runOutboxRelay({ db: ctx.db, config: ctx.config, logger: ctx.logger });
-    const connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
-    const producerConnection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    const connection = createRedisConnection(ctx.config.redis, { role: 'worker' });
+    const producerConnection = createRedisConnection(ctx.config.redis, { role: 'producer' });
     connections = [connection, producerConnection];
     // The ingest-errors worker files the tickets alert rules hand to the agent (error-handoff).
     handoffs = startErrorWriter({

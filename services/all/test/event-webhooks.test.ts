@@ -75,8 +75,8 @@ describe('event webhooks', () => {
     });
     box = new SecretBox(ctx.config.APP_SECRET);
     relay = runOutboxRelay({ db: ctx.db, config: ctx.config, logger: ctx.logger });
-    const connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
-    const producerConnection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    const connection = createRedisConnection(ctx.config.redis, { role: 'worker' });
+    const producerConnection = createRedisConnection(ctx.config.redis, { role: 'producer' });
     connections = [connection, producerConnection];
     running = startWebhooksOut({
       config: ctx.config,

@@ -45,7 +45,7 @@ describe('pnpm start (every service in one process)', () => {
 
   it('refuses to start jobs when an outbox event is relayed to a queue nothing consumes', () => {
     // pnpm start without webhooks-out's jobs: message_created is relayed to webhook-delivery.
-    const connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    const connection = createRedisConnection(ctx.config.redis, { role: 'worker' });
     try {
       expect(() =>
         startJobs(

@@ -50,7 +50,7 @@ describe('bulk actions over error groups', () => {
 
   /** The relay and the ingest-errors worker, as `pnpm start` runs them: jobs run from here on. */
   function startJobs(): void {
-    workerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    workerRedis = createRedisConnection(ctx.config.redis, { role: 'worker' });
     worker = startErrorWriter({
       config: ctx.config,
       db: ctx.db,

@@ -77,7 +77,7 @@ describe('POST /ingest/errors, group commit', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext();
-    producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    producerRedis = createRedisConnection(ctx.config.redis, { role: 'producer' });
     await redisReady(producerRedis);
   });
 

@@ -108,8 +108,8 @@ describe('POST /ingest/errors', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext();
-    producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
-    workerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    producerRedis = createRedisConnection(ctx.config.redis, { role: 'producer' });
+    workerRedis = createRedisConnection(ctx.config.redis, { role: 'worker' });
     deps = ingestDeps({
       config: ctx.config,
       settings: SETTINGS,

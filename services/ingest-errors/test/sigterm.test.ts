@@ -33,7 +33,7 @@ describe('ingest-errors drains on SIGTERM', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext({ INGEST_RATE_LIMIT_PER_MINUTE: '1000000' });
-    workerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    workerRedis = createRedisConnection(ctx.config.redis, { role: 'worker' });
   });
   afterAll(async () => {
     await killAll(processes);

@@ -45,8 +45,8 @@ describe('error-ingest worker killed mid-batch', () => {
   beforeAll(async () => {
     // The 2,000 reports go to one workspace: far over SPEC's 120 a minute.
     ctx = await createTestContext({ INGEST_RATE_LIMIT_PER_MINUTE: '100000' });
-    producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
-    workerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    producerRedis = createRedisConnection(ctx.config.redis, { role: 'producer' });
+    workerRedis = createRedisConnection(ctx.config.redis, { role: 'worker' });
     deps = ingestDeps({
       config: ctx.config,
       settings: loadIngestSettings(ctx.env),

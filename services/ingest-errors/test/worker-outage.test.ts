@@ -80,8 +80,8 @@ describe('error-ingest while Postgres is down', () => {
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
     serviceDb = createDb(proxied.toString(), { max: 5 });
-    producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
-    workerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    producerRedis = createRedisConnection(ctx.config.redis, { role: 'producer' });
+    workerRedis = createRedisConnection(ctx.config.redis, { role: 'worker' });
     deps = ingestDeps({
       config: ctx.config,
       settings: loadIngestSettings(ctx.env),

@@ -29,7 +29,7 @@ describe('relay service', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext();
-    connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    connection = createRedisConnection(ctx.config.redis, { role: 'producer' });
     producer = createProducer({ connection, prefix: ctx.config.REDIS_PREFIX });
   });
 

@@ -54,7 +54,7 @@ export interface FlakyQueue {
 
 /** A real worker (packages/queues' factory) on `queue` whose handler throws on a job's first run. */
 export function flakyQueue(web: WebHarness, queue: QueueName): FlakyQueue {
-  const connection: Redis = createRedisConnection(web.ctx.config.REDIS_URL, { role: 'worker' });
+  const connection: Redis = createRedisConnection(web.ctx.config.redis, { role: 'worker' });
   const runs: unknown[] = [];
   const seen = new Set<string>();
   const worker = createWorker(

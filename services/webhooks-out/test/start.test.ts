@@ -12,7 +12,7 @@ describe('starting webhooks-out', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext();
-    connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+    connection = createRedisConnection(ctx.config.redis, { role: 'worker' });
   });
   afterAll(async () => {
     connection?.disconnect();

@@ -18,7 +18,7 @@ import {
 const config = loadConfig();
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'relay-child' });
 const db = createDb(config.DATABASE_URL, { max: 2 });
-const connection = createRedisConnection(config.REDIS_URL, { role: 'producer', logger });
+const connection = createRedisConnection(config.redis, { role: 'producer', logger });
 const producer = createProducer({ connection, prefix: config.REDIS_PREFIX, logger });
 let relay: OutboxRelay | undefined;
 

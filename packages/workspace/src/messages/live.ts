@@ -156,7 +156,7 @@ export function announceRelayedMessages(
 export function startRelay(deps: {
   db: Db;
   redis: Redis;
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX' | 'DATABASE_DIRECT_URL'>;
+  config: Pick<Config, 'redis' | 'REDIS_PREFIX' | 'DATABASE_DIRECT_URL'>;
   logger: Logger;
 }): { stop(): Promise<void> } {
   const announcer = createAnnouncer(deps.redis, deps.config.REDIS_PREFIX, deps.logger);

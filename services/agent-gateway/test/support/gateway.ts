@@ -30,8 +30,8 @@ export interface Gateway {
 export async function startGateway(env: Record<string, string> = {}): Promise<Gateway> {
   const ctx = await createTestContext(env);
   const connections: Redis[] = [
-    createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' }),
-    createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' }),
+    createRedisConnection(ctx.config.redis, { role: 'producer' }),
+    createRedisConnection(ctx.config.redis, { role: 'worker' }),
   ];
   await redisReady(connections[0]!);
   const options = {

@@ -103,7 +103,7 @@ export async function drainsOnSigterm(ctx: TestContext, ferry: ServiceProcess): 
   ];
 
   // A fresh worker finishes what the stopped process left queued.
-  const connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+  const connection = createRedisConnection(ctx.config.redis, { role: 'worker' });
   const queue = new Queue('error-ingest', {
     connection: ctx.redis,
     prefix: ctx.config.REDIS_PREFIX,

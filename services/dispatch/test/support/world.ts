@@ -90,8 +90,8 @@ export async function dispatchWorld(
   };
   const ctx = await createTestContext(env);
   const settings = loadDispatchSettings(ctx.env);
-  const connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
-  const workerConnection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+  const connection = createRedisConnection(ctx.config.redis, { role: 'producer' });
+  const workerConnection = createRedisConnection(ctx.config.redis, { role: 'worker' });
   const jobOptions = {
     config: ctx.config,
     settings,

@@ -40,9 +40,9 @@ export async function startIngestService(
   options: { rateLimitPerMinute?: number; sourceMapQuotaMb?: number } = {},
 ): Promise<IngestService> {
   const ctx = await createTestContext();
-  const producerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+  const producerRedis = createRedisConnection(ctx.config.redis, { role: 'producer' });
   await redisReady(producerRedis);
-  const workerRedis = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
+  const workerRedis = createRedisConnection(ctx.config.redis, { role: 'worker' });
   let pinned: Date | undefined;
   const deps = ingestDeps({
     now: () => pinned ?? new Date(),

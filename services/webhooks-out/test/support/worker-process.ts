@@ -12,8 +12,8 @@ import { startWebhooksOut } from '../../src/worker.js';
 const config = loadWebhooksOutConfig();
 const logger = createLogger({ level: config.LOG_LEVEL, name: 'webhooks-out-child' });
 const db = createDb(config.DATABASE_URL, { max: 4 });
-const connection = createRedisConnection(config.REDIS_URL, { role: 'worker', logger });
-const producerConnection = createRedisConnection(config.REDIS_URL, { role: 'producer', logger });
+const connection = createRedisConnection(config.redis, { role: 'worker', logger });
+const producerConnection = createRedisConnection(config.redis, { role: 'producer', logger });
 const running = startWebhooksOut({
   config,
   settings: config.webhooksOut,

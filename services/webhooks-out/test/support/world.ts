@@ -53,8 +53,8 @@ export async function startWorld(
   let connections: Redis[] = [];
   let running: RunningWebhooksOut | null = null;
   if (options.worker !== false) {
-    const connection = createRedisConnection(ctx.config.REDIS_URL, { role: 'worker' });
-    const producerConnection = createRedisConnection(ctx.config.REDIS_URL, { role: 'producer' });
+    const connection = createRedisConnection(ctx.config.redis, { role: 'worker' });
+    const producerConnection = createRedisConnection(ctx.config.redis, { role: 'producer' });
     connections = [connection, producerConnection];
     running = startWebhooksOut({
       config: ctx.config,
@@ -124,8 +124,8 @@ export function startWorldWorker(world: World): {
   running: RunningWebhooksOut;
   stop: () => Promise<void>;
 } {
-  const connection = createRedisConnection(world.ctx.config.REDIS_URL, { role: 'worker' });
-  const producerConnection = createRedisConnection(world.ctx.config.REDIS_URL, {
+  const connection = createRedisConnection(world.ctx.config.redis, { role: 'worker' });
+  const producerConnection = createRedisConnection(world.ctx.config.redis, {
     role: 'producer',
   });
   const running = startWebhooksOut({
