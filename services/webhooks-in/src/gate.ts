@@ -29,11 +29,22 @@ export function keyGate(deps: WebhooksInDeps): KeyGate {
 
   const rateLimit: RequestHandler = async (_req, res, next) => {
     const key = liveKey(res);
-    const retryAfter = await hitRateLimit(
-      deps.redis,
-      `${deps.config.REDIS_PREFIX}:whin:rl:${key.id}`,
-      deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE,
-    );
+    let retryAfter: number | undefined;
+    try {
+      retryAfter = await hitRateLimit(
+        deps.redis,
+        `${deps.config.REDIS_PREFIX}:whin:rl:${key.id}`,
+        deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+      );
+    } catch (error) {
+      // Redis down or failing over (no master yet): a 503 the sender retries, as ingest answers,
+      // not a 500. Nothing was stored yet.
+      deps.logger.warn({ err: error }, 'rate limit check failed: redis unreachable');
+      throw new AppError(
+        'unavailable',
+        'Posts cannot be accepted right now (the rate limit is unreachable); nothing was saved, send it again shortly.',
+      );
+    }
     if (retryAfter !== undefined) {
       throw new AppError(
         'rate_limited',
