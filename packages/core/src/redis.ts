@@ -44,9 +44,14 @@ function reconnectOnReadOnly(error: Error): 2 | false {
 /**
  * Through Sentinels, ioredis asks them for the master on every (re)connect. With the ready check
  * on it also checks the server's role is master before it sends anything (a stale answer during a
- * failover is refused and asked again), whatever the role above says; the failover detector
- * subscribes to the Sentinels' +switch-master and reconnects at once instead of waiting for the
- * old master's socket to fail (a hung or partitioned master never closes it).
+ * failover is refused and asked again), whatever the role above says.
+ *
+ * Not ioredis' `failoverDetector` (off by default): its +switch-master handler disconnects the
+ * connector, and when that lands while a connection is asking the Sentinels (the master was
+ * killed, so every connection is reconnecting), the connect fails with "Connection is closed"
+ * and the client ends for good (status `end`, ioredis issue #1683). The failover test saw it in 1
+ * run of 6. Without it a dead master is noticed when its socket closes, and a hung one when it
+ * comes back: Sentinel makes it a replica and Redis drops its clients on that change.
  */
 function sentinelOptions(target: Extract<RedisTarget, { mode: 'sentinel' }>): RedisOptions {
   return {
@@ -55,7 +60,6 @@ function sentinelOptions(target: Extract<RedisTarget, { mode: 'sentinel' }>): Re
     role: 'master',
     db: target.db,
     enableReadyCheck: true,
-    failoverDetector: true,
     ...(target.username ? { username: target.username } : {}),
     ...(target.password ? { password: target.password } : {}),
     ...(target.sentinelPassword ? { sentinelPassword: target.sentinelPassword } : {}),

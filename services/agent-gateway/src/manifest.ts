@@ -20,7 +20,13 @@ export function agentGatewayManifest(
     producerConnection: ctx.producerRedis,
   };
   const deps = agentGatewayDeps(options);
-  const hub = agentStreamHub(deps, ctx.runtime.redis.duplicate());
+  // duplicate() copies the options (Sentinels included) but not the listeners: without one,
+  // ioredis prints every reconnect error of a Redis outage or failover to stderr.
+  const subscriber = ctx.runtime.redis.duplicate();
+  subscriber.on('error', (err: Error) => {
+    ctx.runtime.logger.warn({ err: err.message }, 'agent stream redis error');
+  });
+  const hub = agentStreamHub(deps, subscriber);
   const { path, router } = agentGatewayRouter({ ...deps, hub });
   return {
     name: 'agent-gateway',

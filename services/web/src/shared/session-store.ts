@@ -1,5 +1,19 @@
 import session from 'express-session';
 import type { Redis } from 'ioredis';
+import { AppError } from '@ferry/core';
+
+/**
+ * Redis down or failing over (no master for a few seconds): the page answers 503, "try again",
+ * rather than a 500 that reads as a bug. Nothing was read or written.
+ */
+function sessionsUnavailable(cause: unknown): AppError {
+  const error = new AppError(
+    'unavailable',
+    'Ferry cannot reach its session store right now; try again in a moment.',
+  );
+  error.cause = cause;
+  return error;
+}
 
 /**
  * express-session store over ioredis (connect-redis speaks node-redis only). Sessions are JSON
@@ -34,21 +48,21 @@ export class RedisSessionStore extends session.Store {
   ): void {
     this.redis.getex(this.key(sid), 'EX', this.ttlSeconds).then(
       (value) => cb(null, value ? (JSON.parse(value) as session.SessionData) : null),
-      (err: unknown) => cb(err),
+      (err: unknown) => cb(sessionsUnavailable(err)),
     );
   }
 
   override set(sid: string, sess: session.SessionData, cb?: (err?: unknown) => void): void {
     this.redis.set(this.key(sid), JSON.stringify(sess), 'EX', this.ttl(sess)).then(
       () => cb?.(),
-      (err: unknown) => cb?.(err),
+      (err: unknown) => cb?.(sessionsUnavailable(err)),
     );
   }
 
   override destroy(sid: string, cb?: (err?: unknown) => void): void {
     this.redis.del(this.key(sid)).then(
       () => cb?.(),
-      (err: unknown) => cb?.(err),
+      (err: unknown) => cb?.(sessionsUnavailable(err)),
     );
   }
 }
