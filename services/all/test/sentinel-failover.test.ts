@@ -123,7 +123,8 @@ describe('Redis Sentinel failover under load', () => {
       answered.filter((a) => a.kind === kind && isAccepted(a)).length;
     const figures = {
       promotedMs: promotedAt - killedAt,
-      firstAcceptedAfterPromotionMs: firstAfter.answeredAt - killedAt,
+      // From the kill to the answer of the first request sent after the promotion and accepted.
+      recoveredMs: firstAfter.answeredAt - killedAt,
       readyzBackMs: readyAgainAt === undefined ? null : readyAgainAt - killedAt,
       longestGapMs: longestGap(answered.filter(isAccepted)),
       refused503: refused.length,
