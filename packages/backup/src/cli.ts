@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '@ferry/core';
+import { ConfigError, loadConfig, redisMasterUrl } from '@ferry/core';
 import { takeBackup } from './backup.js';
 import { RestoreRefused, restoreBackup } from './restore.js';
 
@@ -39,6 +39,8 @@ async function main(argv: string[]): Promise<number> {
     log(error.message);
     return 2;
   }
+  // redis-cli --rdb and the key restore talk to one server: with Sentinels, the master now.
+  config = { ...config, REDIS_URL: await redisMasterUrl(config.redis) };
   if (command === 'backup' && positionals.length === 0 && !values.force) {
     const { dir } = await takeBackup(config, { outDir: values.out, log });
     process.stdout.write(`${dir}\n`);

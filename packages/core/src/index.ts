@@ -10,7 +10,7 @@ export {
   serviceConfig,
 } from './config.js';
 export type { BaseEnv, Config, EnvLoader, LogFormat } from './config.js';
-export { createRedisConnection, redisReady } from './redis.js';
+export { createRedisConnection, redisMasterUrl, redisReady } from './redis.js';
 export type { RedisConnectionOptions, RedisRole } from './redis.js';
 export { REDIS_URL_FORMS, describeRedisTarget, parseRedisUrl } from './redis-url.js';
 export type { RedisTarget, RedisUrlResult, SentinelAddress } from './redis-url.js';

@@ -111,3 +111,42 @@ export function redisReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
     redis.once('ready', done);
   });
 }
+
+/**
+ * A `redis://` URL of the server to talk to now, for tools that need one server's address
+ * (`npm run backup` / `restore`: redis-cli --rdb): the URL itself for one server; for Sentinels,
+ * the master the first answering Sentinel names, with the target's credentials and database. A
+ * failover during the tool's run fails it; run it again.
+ */
+export async function redisMasterUrl(target: RedisTarget): Promise<string> {
+  if (target.mode === 'direct') return target.url;
+  const problems: string[] = [];
+  for (const sentinel of target.sentinels) {
+    const client = new Redis({
+      ...sentinel,
+      ...(target.sentinelPassword ? { password: target.sentinelPassword } : {}),
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 5_000,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      const answer = (await client.call('SENTINEL', 'get-master-addr-by-name', target.name)) as
+        [string, string] | null;
+      if (answer) {
+        const host = answer[0].includes(':') ? `[${answer[0]}]` : answer[0];
+        const user = target.username ? encodeURIComponent(target.username) : '';
+        const auth = target.password ? `${user}:${encodeURIComponent(target.password)}@` : '';
+        return `redis://${auth}${host}:${answer[1]}/${target.db}`;
+      }
+      problems.push(`${sentinel.host}:${sentinel.port} knows no master named ${target.name}`);
+    } catch (error) {
+      problems.push(`${sentinel.host}:${sentinel.port}: ${(error as Error).message}`);
+    } finally {
+      client.disconnect();
+    }
+  }
+  throw new Error(`No Sentinel named the master: ${problems.join('; ')}`);
+}

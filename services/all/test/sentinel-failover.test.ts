@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, redisMasterUrl } from '@ferry/core';
 import {
   createTestContext,
   entryCommand,
@@ -117,6 +118,10 @@ describe('Redis Sentinel failover under load', () => {
       );
     });
     expect(newMaster).not.toBe(oldMaster);
+    // What npm run backup / restore connect to: the master the Sentinels name now.
+    expect(await redisMasterUrl(loadConfig({ REDIS_URL: cluster.url }).redis)).toBe(
+      `redis://127.0.0.1:${newMaster}/0`,
+    );
     expect(firstAfter.answeredAt - killedAt).toBeLessThan(RECOVERY_BOUND_MS);
 
     const count = (kind: Answer['kind']) =>
