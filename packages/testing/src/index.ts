@@ -39,6 +39,7 @@ export type { PgBouncer } from './pgbouncer.js';
 export { holdRequest, runLoad } from './drain.js';
 export type { HeldAnswer, HeldRequest, Load } from './drain.js';
 export { FormClient } from './form-client.js';
+export { sessionCookie } from './session-cookie.js';
 export { createDatabaseBefore } from './migrations.js';
 export type { DatabaseBefore } from './migrations.js';
 export { jpegHeader, solidPng, webpHeader } from './images.js';

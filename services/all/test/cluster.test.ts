@@ -14,6 +14,7 @@ import {
   waitUntil,
   type ServiceProcess,
   type TestContext,
+  sessionCookie,
 } from '@ferry/testing';
 import { createIncomingKey } from '@ferry/workspace';
 import { drainsOnSigterm } from './support/drain.js';
@@ -44,20 +45,6 @@ const pidsLogging = (ferry: ServiceProcess, msg: string, duty?: string): number[
   logLines(ferry)
     .filter((l) => l.msg === msg && (duty === undefined || l.duty === duty))
     .map((l) => l.pid);
-
-async function signIn(url: string, email: string, password: string): Promise<string> {
-  const page = await fetch(`${url}/login`);
-  const cookie = page.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const res = await fetch(`${url}/login`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password, _csrf: csrf }),
-    redirect: 'manual',
-  });
-  if (res.status !== 302) throw new Error(`sign-in failed: ${res.status}`);
-  return res.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-}
 
 describe('pnpm start on two processes', () => {
   let ctx: TestContext;
@@ -119,7 +106,7 @@ describe('pnpm start on two processes', () => {
       name: 'Deploy bot',
       createdBy: admin.id,
     });
-    const cookie = await signIn(ferry.url, admin.user.email, admin.user.password);
+    const cookie = await sessionCookie(ferry.url, admin.user.email, admin.user.password);
     // Four connections: the primary hands connections to its workers in turn, so the sockets
     // sit on both processes (and whichever took the post, the others hear of it over Redis).
     const received: string[][] = [];

@@ -18,6 +18,7 @@ import {
   type PgBouncer,
   type ServiceProcess,
   type TestContext,
+  sessionCookie,
 } from '@ferry/testing';
 import { createIncomingKey, revokeToken } from '@ferry/workspace';
 import { openSseText, type SseText } from './support/sse-text.js';
@@ -29,20 +30,6 @@ import { openSseText, type SseText } from './support/sse-text.js';
  * and a revoked token's stream cut (which only a LISTEN that hears tells it). Then the same
  * without DATABASE_DIRECT_URL: the start stops and says why.
  */
-
-async function signIn(url: string, email: string, password: string): Promise<string> {
-  const page = await fetch(`${url}/login`);
-  const cookie = page.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const res = await fetch(`${url}/login`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password, _csrf: csrf }),
-    redirect: 'manual',
-  });
-  if (res.status !== 302) throw new Error(`sign-in failed: ${res.status}`);
-  return res.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-}
 
 /** Runs `pnpm start`'s entry until it exits by itself; its code and everything it printed. */
 function runUntilExit(
@@ -146,7 +133,7 @@ describe('pnpm start with DATABASE_URL through PgBouncer (transaction mode)', ()
       name: 'Deploy bot',
       createdBy: admin.id,
     });
-    const cookie = await signIn(ferry.url, admin.user.email, admin.user.password);
+    const cookie = await sessionCookie(ferry.url, admin.user.email, admin.user.password);
     const socket = connect(ferry.url, {
       transports: ['websocket'],
       extraHeaders: { cookie },

@@ -11,27 +11,13 @@ import {
   startApp,
   waitUntil,
   type RunningApp,
+  sessionCookie,
 } from '@ferry/testing';
 import { createWebApp } from '../src/app.js';
 import { loadWebSettings } from '../src/config.js';
 import { webDeps } from '../src/deps.js';
 import { MESSAGES_STORED_EVENT, postMessage } from '@ferry/workspace';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
-
-/** The session cookie of a signed-in user, for socket.io clients. */
-async function sessionCookie(url: string, email: string, password: string): Promise<string> {
-  const page = await fetch(`${url}/login`);
-  const cookie = page.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const res = await fetch(`${url}/login`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password, _csrf: csrf }),
-    redirect: 'manual',
-  });
-  if (res.status !== 302) throw new Error(`sign-in failed: ${res.status}`);
-  return res.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-}
 
 /**
  * What the relay's announcer publishes (@socket.io/redis-emitter's serverSideEmit, see

@@ -13,6 +13,7 @@ import {
   waitUntil,
   type ServiceProcess,
   type TestContext,
+  sessionCookie,
 } from '@ferry/testing';
 
 /**
@@ -103,18 +104,3 @@ describe('web drains on SIGTERM', () => {
     expect(stored.map((row) => row.id).sort()).toEqual([...promised].sort());
   });
 });
-
-/** The session cookie of a signed-in user, for the socket.io client. */
-async function sessionCookie(url: string, email: string, password: string): Promise<string> {
-  const page = await fetch(`${url}/login`);
-  const cookie = page.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const res = await fetch(`${url}/login`, {
-    method: 'POST',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ email, password, _csrf: csrf }),
-    redirect: 'manual',
-  });
-  if (res.status !== 302) throw new Error(`sign-in failed: ${res.status}`);
-  return res.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-}
