@@ -143,6 +143,8 @@ export interface StartServiceOptions {
    * service) costs CPU, and on 2 cores beside the rest of the suite a tsx start once took over 15 s.
    */
   timeoutMs?: number;
+  /** Where it runs: by default this repository's root; another checkout runs its own release. */
+  cwd?: string;
 }
 
 /**
@@ -164,7 +166,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   const [command, ...args] = options.command;
   if (!command) throw new Error('startService: empty command');
   const child = spawn(command === 'node' ? process.execPath : command, args, {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
