@@ -45,6 +45,8 @@ describe('rolling upgrade from the previous release', () => {
   let ctx: TestContext;
   let db: Db;
   let dbName: string;
+  /** N's database (not the context's clone of N+1's template). */
+  let databaseUrl: string;
   let proxy: UpgradeProxy;
   let receiver: Receiver;
   const processes: ServiceProcess[] = [];
@@ -60,12 +62,13 @@ describe('rolling upgrade from the previous release', () => {
     });
     // N's database starts empty and is migrated by N itself (not cloned from N+1's template).
     dbName = `ferry_t_${randomBytes(6).toString('hex')}`;
-    const databaseUrl = new URL(ctx.config.DATABASE_URL);
-    databaseUrl.pathname = `/${dbName}`;
-    ctx.env.DATABASE_URL = databaseUrl.href;
-    await ensureDatabase(ctx.env.DATABASE_URL);
+    const url = new URL(ctx.config.DATABASE_URL);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.href;
+    ctx.env.DATABASE_URL = databaseUrl;
+    await ensureDatabase(databaseUrl);
     await migrateWithRelease(release, ctx.env);
-    db = createDb(ctx.env.DATABASE_URL, { max: 3 });
+    db = createDb(databaseUrl, { max: 3 });
     receiver = await new Receiver().start();
     proxy = await startUpgradeProxy();
   });
@@ -85,7 +88,7 @@ describe('rolling upgrade from the previous release', () => {
   const start = async (name: string, cwd?: string): Promise<ServiceProcess> => {
     const ferry = await startService({
       command: entryCommand('services/all/src/main.ts'),
-      env: ctx.env,
+      env: { ...ctx.env, LOG_LEVEL: 'warn' },
       cwd,
       timeoutMs: 90_000,
     });
@@ -165,7 +168,9 @@ describe('rolling upgrade from the previous release', () => {
     };
     const stopLoads = async (): Promise<Outcome[]> =>
       (await Promise.all(Object.values(loads).map((load) => load.stop()))).flat();
-    cleanups.push(stopLoads);
+    cleanups.push(async () => {
+      await stopLoads();
+    });
     const answered = (): number =>
       Object.values(loads).reduce((sum, load) => sum + load.outcomes.length, 0);
     const moreAnswers = async (what: string): Promise<void> => {
@@ -180,7 +185,7 @@ describe('rolling upgrade from the previous release', () => {
     await moreAnswers('from N under load');
 
     // N+1's migrations while N serves.
-    const { applied } = await migrateToLatest(ctx.env.DATABASE_URL);
+    const { applied } = await migrateToLatest(databaseUrl);
     expect(applied).toEqual(release.newMigrations);
     await moreAnswers('from N on the migrated schema');
 
@@ -254,7 +259,7 @@ describe('rolling upgrade from the previous release', () => {
           .filter((id) => !live.seen.has(id))
           .slice(0, 5)
           .join(', ')}; ` +
-        `socket: ${live.events.join('; ')})`,
+        `socket: ${live.events.join('; ')}; upgrades: ${proxy.upgrades.join('; ')})`,
       60_000,
     );
 

@@ -9,6 +9,11 @@ export interface Outcome {
   problem?: string;
 }
 
+function describeCause(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? cause.message : '';
+}
+
 export interface OpenLoop {
   outcomes: Outcome[];
   /** Stops sending; resolves once every request sent has settled. */
@@ -38,7 +43,8 @@ export function openLoop(
           status: 0,
           ids: [],
           ms: performance.now() - started,
-          problem: `${String(error)} ${String((error as { cause?: unknown }).cause ?? '')}`,
+          // fetch's `fetch failed` names what happened only in its cause.
+          problem: `${String(error)} ${describeCause(error)}`,
         }),
       )
       .then((outcome) => {

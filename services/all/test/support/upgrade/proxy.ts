@@ -31,6 +31,8 @@ export interface UpgradeProxy {
   retries(): number;
   /** Requests answered 502: a backend failed them after taking them. */
   problems: string[];
+  /** Each WebSocket upgrade: when, and to which process. */
+  upgrades: string[];
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startUpgradeProxy(): Promise<UpgradeProxy> {
   let turn = 0;
   let retried = 0;
   const problems: string[] = [];
+  const upgrades: string[] = [];
   let closed = false;
   // Upgraded sockets are no longer the server's connections: closed by hand at the end.
   const tunnels = new Set<net.Socket>();
@@ -141,6 +144,7 @@ export async function startUpgradeProxy(): Promise<UpgradeProxy> {
       client.destroy();
       return;
     }
+    upgrades.push(`${new Date().toISOString()} ${req.url?.slice(0, 30)} -> ${backend.name}`);
     const upstream = net.connect(backend.port, '127.0.0.1', () => {
       tunnels.add(upstream);
       const lines = [`${req.method} ${req.url} HTTP/1.1`];
@@ -213,6 +217,7 @@ export async function startUpgradeProxy(): Promise<UpgradeProxy> {
     },
     retries: () => retried,
     problems,
+    upgrades,
     async close() {
       closed = true;
       await polling;
