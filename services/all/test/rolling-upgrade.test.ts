@@ -256,6 +256,7 @@ describe('rolling upgrade from the previous release', () => {
       () =>
         `the live page to see all ${messages.length - 1} messages (saw ${live.seen.size}, ` +
         `missing ${messages
+          .slice(1)
           .filter((id) => !live.seen.has(id))
           .slice(0, 5)
           .join(', ')}; ` +
