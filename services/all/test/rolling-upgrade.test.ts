@@ -250,6 +250,18 @@ describe('rolling upgrade from the previous release', () => {
       .execute();
     expect(storedMessages.map((row) => row.id).sort()).toEqual([...messages].sort());
 
+    // Every member's post delivered to the hook's receiver exactly once.
+    const delivered = (): string[] =>
+      receiver.requests.map((r) => (JSON.parse(r.body) as { message: { id: string } }).message.id);
+    await waitUntil(
+      () => new Set(delivered()).size >= memberPosts.length,
+      () => `all ${memberPosts.length} member posts delivered (have ${new Set(delivered()).size})`,
+      60_000,
+    );
+    expect([...delivered()].sort()).toEqual([...memberPosts].sort());
+    const webhookIds = receiver.requests.map((r) => r.headers['webhook-id']);
+    expect(new Set(webhookIds).size).toBe(webhookIds.length);
+
     // Every message seen live by the page (reconnects catch up with `after`).
     await waitUntil(
       () => messages.slice(1).every((id) => live.seen.has(id)),
@@ -263,18 +275,6 @@ describe('rolling upgrade from the previous release', () => {
         `socket: ${live.events.join('; ')}; upgrades: ${proxy.upgrades.join('; ')})`,
       60_000,
     );
-
-    // Every member's post delivered to the hook's receiver exactly once.
-    const delivered = (): string[] =>
-      receiver.requests.map((r) => (JSON.parse(r.body) as { message: { id: string } }).message.id);
-    await waitUntil(
-      () => new Set(delivered()).size >= memberPosts.length,
-      () => `all ${memberPosts.length} member posts delivered (have ${new Set(delivered()).size})`,
-      60_000,
-    );
-    expect([...delivered()].sort()).toEqual([...memberPosts].sort());
-    const webhookIds = receiver.requests.map((r) => r.headers['webhook-id']);
-    expect(new Set(webhookIds).size).toBe(webhookIds.length);
 
     const longest = Math.max(...outcomes.map((o) => o.ms));
     const byKind = Object.fromEntries(
