@@ -16,7 +16,7 @@ import {
 import { createWebApp } from '../src/app.js';
 import { loadWebSettings } from '../src/config.js';
 import { webDeps } from '../src/deps.js';
-import { MESSAGES_STORED_EVENT, postMessage } from '@ferry/workspace';
+import { CATCH_UP_MAX, MESSAGES_STORED_EVENT, postMessage } from '@ferry/workspace';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
 /**
@@ -588,6 +588,48 @@ describe('rooms and messages', () => {
         expect(live.messages.map((m) => m.id)).toEqual([missedOne.id, missedTwo.id]);
         expect(live.messages[0]!.html).toContain('posted before the <em>join</em>');
         expect(live.messages.every((m) => m.roomId === room.id)).toBe(true);
+      } finally {
+        live.close();
+      }
+    });
+
+    it('sends a page that missed more than one page of messages every one of them, in order', async () => {
+      const { cookie, workspace, seat } = await world();
+      const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+      const post = (body: string) =>
+        postMessage(web.ctx.db, {
+          roomId: room.id,
+          workspaceId: workspace.id,
+          authorKind: 'system',
+          displayName: 'Ferry',
+          body,
+        });
+      const rendered = await post('already on the page');
+      // Ids sort by creation time: the next millisecond's ids all sort after the rendered one.
+      await waitUntil(
+        async () => Date.now() > rendered.created_at.getTime() + 1,
+        'the clock to pass the rendered message',
+      );
+      const missed: string[] = [];
+      for (let i = 0; i < CATCH_UP_MAX * 2 + 30; i += 1)
+        missed.push((await post(`missed ${i}`)).id);
+      await waitUntil(async () => {
+        const unsent = await web.ctx.db
+          .selectFrom('outbox')
+          .select('id')
+          .where('sent_at', 'is', null)
+          .where(sql<boolean>`payload->>'messageId' = any(${missed}::text[])`)
+          .execute();
+        return unsent.length === 0;
+      }, 'the relay to send every message before the socket joins');
+      const live = await LiveClient.open(web.url, await cookie());
+      try {
+        expect(await live.join({ roomId: room.id, after: rendered.id })).toEqual({ ok: true });
+        await live.waitFor(
+          () => live.messages.length >= missed.length,
+          `all ${missed.length} missed messages (three pages of ${CATCH_UP_MAX})`,
+        );
+        expect(live.messages.map((m) => m.id)).toEqual([...missed].sort());
       } finally {
         live.close();
       }

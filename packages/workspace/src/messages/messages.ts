@@ -322,7 +322,7 @@ export async function findMessageWithPrevious(
   return { message, previous };
 }
 
-/** The most messages a reconnecting page is sent to catch up (more: it reloads). */
+/** A reconnecting page's catch-up is sent in pages of this many messages (all of them, in turn). */
 export const CATCH_UP_MAX = 100;
 
 /**

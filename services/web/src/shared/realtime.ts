@@ -15,6 +15,7 @@ import {
   findMessageWithPrevious,
   messagePayloads,
   messagesAfter,
+  CATCH_UP_MAX,
   MESSAGES_CHANGED_EVENT,
   MESSAGES_STORED_EVENT,
   changedMessagesSchema,
@@ -339,20 +340,33 @@ async function onRoomJoin(
   reply({ ok: true });
   // Joined first, so nothing stored from now on is missed; the page drops what it already has.
   if (!after) return;
-  const missed = await messagesAfter(db, roomId, after);
-  if (!missed.length) return;
-  const workspaceId = missed[0]!.workspace_id;
-  const handles = await workspaceMentionHandles(db, workspaceId);
-  const admin = (await usersWhoCan(db, workspaceId, [socket.data.userId], 'webhooks.manage')).size;
-  const hooked = missed.filter((m) => m.author_kind === 'webhook').map((m) => m.id);
-  const items = messageItems(missed, handles, {
-    before: await findMessage(db, roomId, after),
-    // An admin's catch-up shows "View payload" as the room page does.
-    payloads: admin && hooked.length ? await messagePayloads(db, hooked) : undefined,
-  });
-  missed.forEach((message, i) => {
-    socket.emit('message:new', { id: message.id, roomId: message.room_id, html: items[i]!.value });
-  });
+  // Page by page to the end: a page away long enough to miss more than one page (a process
+  // replaced under it, a laptop asleep) must not lose the rest.
+  let context: { handles: MentionHandles; admin: boolean } | undefined;
+  for (let cursor = after; ;) {
+    const missed = await messagesAfter(db, roomId, cursor, CATCH_UP_MAX);
+    if (!missed.length) return;
+    const workspaceId = missed[0]!.workspace_id;
+    context ??= {
+      handles: await workspaceMentionHandles(db, workspaceId),
+      admin: (await usersWhoCan(db, workspaceId, [socket.data.userId], 'webhooks.manage')).size > 0,
+    };
+    const hooked = missed.filter((m) => m.author_kind === 'webhook').map((m) => m.id);
+    const items = messageItems(missed, context.handles, {
+      before: await findMessage(db, roomId, cursor),
+      // An admin's catch-up shows "View payload" as the room page does.
+      payloads: context.admin && hooked.length ? await messagePayloads(db, hooked) : undefined,
+    });
+    missed.forEach((message, i) => {
+      socket.emit('message:new', {
+        id: message.id,
+        roomId: message.room_id,
+        html: items[i]!.value,
+      });
+    });
+    if (missed.length < CATCH_UP_MAX) return;
+    cursor = missed.at(-1)!.id;
+  }
 }
 
 /** Joins an Errors page's live line; `receive` has checked the seat holds errors.read. */
