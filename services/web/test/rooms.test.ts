@@ -607,7 +607,7 @@ describe('rooms and messages', () => {
       const rendered = await post('already on the page');
       // Ids sort by creation time: the next millisecond's ids all sort after the rendered one.
       await waitUntil(
-        async () => Date.now() > rendered.created_at.getTime() + 1,
+        () => Date.now() > rendered.created_at.getTime() + 1,
         'the clock to pass the rendered message',
       );
       const missed: string[] = [];
