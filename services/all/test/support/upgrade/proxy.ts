@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { waitUntil } from '@ferry/testing';
 
 /** One process behind the proxy, as an orchestrator's Service endpoint. */
 interface Backend {
@@ -195,11 +196,8 @@ export async function startUpgradeProxy(): Promise<UpgradeProxy> {
         onIdle: [],
       };
       backends.push(backend);
-      const deadline = Date.now() + 60_000;
-      while (!backend.ready) {
-        if (Date.now() > deadline) throw new Error(`Timed out waiting for ${name}'s /readyz`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      // The proxy's own /readyz probe (above) marks it ready.
+      await waitUntil(() => backend.ready, `${name}'s /readyz, as the proxy probes it`, 60_000);
     },
     async drain(name) {
       const backend = backends.find((b) => b.name === name);
