@@ -550,25 +550,22 @@ describe('rooms and messages', () => {
       }
     });
 
-    it('sends a joining page what was stored after its newest message (catch-up)', async () => {
-      const { cookie, workspace, seat } = await world();
-      const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
-      const post = (body: string) =>
-        postMessage(web.ctx.db, {
-          roomId: room.id,
-          workspaceId: workspace.id,
-          authorKind: 'system',
-          displayName: 'Ferry',
-          body,
-        });
-      const rendered = await post('already on the page');
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      const missedOne = await post('posted before the *join*');
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      const missedTwo = await post('and another');
-      // Announced (to nobody) before the socket joins: what arrives now can only be the catch-up.
-      const ids = [rendered.id, missedOne.id, missedTwo.id];
-      await waitUntil(async () => {
+    /** Stores messages in a room as the app does (outbox row included), from Ferry itself. */
+    const systemPoster = (roomId: string, workspaceId: string) => (body: string) =>
+      postMessage(web.ctx.db, {
+        roomId,
+        workspaceId,
+        authorKind: 'system',
+        displayName: 'Ferry',
+        body,
+      });
+
+    /**
+     * Waits for the relay to have sent these messages: announced to nobody before a socket joins,
+     * so what that socket gets afterwards can only be the catch-up.
+     */
+    const relayed = (ids: readonly string[], what: string) =>
+      waitUntil(async () => {
         const unsent = await web.ctx.db
           .selectFrom('outbox')
           .select('id')
@@ -576,7 +573,18 @@ describe('rooms and messages', () => {
           .where(sql<boolean>`payload->>'messageId' = any(${ids}::text[])`)
           .execute();
         return unsent.length === 0;
-      }, 'the relay to send the three messages before the socket joins');
+      }, `the relay to send ${what} before the socket joins`);
+
+    it('sends a joining page what was stored after its newest message (catch-up)', async () => {
+      const { cookie, workspace, seat } = await world();
+      const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+      const post = systemPoster(room.id, workspace.id);
+      const rendered = await post('already on the page');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const missedOne = await post('posted before the *join*');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const missedTwo = await post('and another');
+      await relayed([rendered.id, missedOne.id, missedTwo.id], 'the three messages');
       const live = await LiveClient.open(web.url, await cookie());
       try {
         expect(await live.join({ roomId: room.id, after: 'msg_junk' })).toMatchObject({
@@ -596,14 +604,7 @@ describe('rooms and messages', () => {
     it('sends a page that missed more than one page of messages every one of them, in order', async () => {
       const { cookie, workspace, seat } = await world();
       const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
-      const post = (body: string) =>
-        postMessage(web.ctx.db, {
-          roomId: room.id,
-          workspaceId: workspace.id,
-          authorKind: 'system',
-          displayName: 'Ferry',
-          body,
-        });
+      const post = systemPoster(room.id, workspace.id);
       const rendered = await post('already on the page');
       // Ids sort by creation time: the next millisecond's ids all sort after the rendered one.
       await waitUntil(
@@ -613,15 +614,7 @@ describe('rooms and messages', () => {
       const missed: string[] = [];
       for (let i = 0; i < CATCH_UP_MAX * 2 + 30; i += 1)
         missed.push((await post(`missed ${i}`)).id);
-      await waitUntil(async () => {
-        const unsent = await web.ctx.db
-          .selectFrom('outbox')
-          .select('id')
-          .where('sent_at', 'is', null)
-          .where(sql<boolean>`payload->>'messageId' = any(${missed}::text[])`)
-          .execute();
-        return unsent.length === 0;
-      }, 'the relay to send every message before the socket joins');
+      await relayed(missed, 'every message');
       const live = await LiveClient.open(web.url, await cookie());
       try {
         expect(await live.join({ roomId: room.id, after: rendered.id })).toEqual({ ok: true });
