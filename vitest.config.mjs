@@ -45,8 +45,8 @@ export default defineConfig({
     exclude: [
       '**/node_modules/**',
       '**/.tsbuild/**',
-      // The rolling upgrade builds the previous release and runs only by `pnpm test:upgrade`
-      // (infra/test-upgrade.mjs), which sets FERRY_UPGRADE_TEST.
+      // The rolling upgrade builds the previous release and runs alone, after the rest of a whole
+      // `pnpm test` (infra/test.mjs) or by `pnpm test:upgrade`: both set FERRY_UPGRADE_TEST.
       ...(process.env.FERRY_UPGRADE_TEST ? [] : ['services/all/test/rolling-upgrade.test.ts']),
     ],
     // Child processes, not threads: tests start servers, send signals and spawn programs.

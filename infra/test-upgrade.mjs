@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `pnpm test:upgrade` / `npm run test:upgrade`: the rolling-upgrade test alone
-// (services/all/test/rolling-upgrade.test.ts), which `pnpm test` leaves out (vitest.config.mjs):
-// it builds the previous release in a worktree of its own and is not yet reliable on a loaded
-// host (see README "Upgrading without downtime"). Same bootstrap and closing count as `pnpm test`.
+// (services/all/test/rolling-upgrade.test.ts), which a whole `pnpm test` runs after the rest
+// (infra/test.mjs): it builds the previous release in a worktree of its own (README "Upgrading
+// without downtime"). Same bootstrap and closing count as `pnpm test`.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -131,6 +131,18 @@ export function firstIdAt(kind: IdKind, at: Date): string {
   return `${ID_PREFIXES[kind]}_${encodeTime(at.getTime(), 10)}${'0'.repeat(16)}`;
 }
 
+/**
+ * When an id was made (its time part), or undefined for a string that is not an id: the inverse
+ * of firstIdAt, to the millisecond.
+ */
+export function idTime(id: string): Date | undefined {
+  if (!isId(id)) return undefined;
+  const time = id.slice(id.indexOf('_') + 1, id.indexOf('_') + 11);
+  let ms = 0;
+  for (const char of time) ms = ms * 32 + ALPHABET.indexOf(char);
+  return new Date(ms);
+}
+
 const ID_SHAPE = /^[a-z]{2,5}_[0-9a-hjkmnp-tv-z]{26}$/;
 
 /** True when `value` looks like an id of that kind: used to answer 404 early for junk ids. */

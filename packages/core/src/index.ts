@@ -16,7 +16,7 @@ export { REDIS_URL_FORMS, describeRedisTarget, parseRedisUrl } from './redis-url
 export type { RedisTarget, RedisUrlResult, SentinelAddress } from './redis-url.js';
 export { AppError, ERROR_STATUS, fieldErrors, notFound } from './errors.js';
 export type { ErrorBody, ErrorCode } from './errors.js';
-export { ID_PREFIXES, firstIdAt, isId, newId } from './ids.js';
+export { ID_PREFIXES, firstIdAt, idTime, isId, newId } from './ids.js';
 export type { IdKind } from './ids.js';
 export { createLogger, prettyByDefault, prettyLines, warningsOnly } from './logger.js';
 export type { Logger } from './logger.js';

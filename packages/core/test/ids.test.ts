@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isId, newId } from '../src/ids.js';
+import { firstIdAt, idTime, isId, newId } from '../src/ids.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const decode = (text: string): bigint =>
@@ -57,5 +57,18 @@ describe('newId', () => {
       const seen = new Set(firsts.map((id) => id[position]));
       expect(seen.size).toBe(32);
     }
+  });
+});
+
+describe('idTime', () => {
+  it('reads back the millisecond an id was made, and nothing from a non-id', () => {
+    const before = Date.now();
+    const id = newId('message');
+    const made = idTime(id)!.getTime();
+    expect(made).toBeGreaterThanOrEqual(before);
+    expect(made).toBeLessThanOrEqual(Date.now());
+    const at = new Date('2026-12-06T20:00:00.123Z');
+    expect(idTime(firstIdAt('errorOccurrence', at))).toEqual(at);
+    expect(idTime('msg_junk')).toBeUndefined();
   });
 });

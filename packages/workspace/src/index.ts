@@ -465,7 +465,9 @@ export type { Capability, InviteListItem, OpenedInvite, SignUpInput } from './me
 export {
   ANNOUNCE_BATCH_MAX,
   BROADCAST_HANDLES,
+  CATCH_UP_LOOKBACK_MS,
   CATCH_UP_MAX,
+  catchUpFrom,
   FILE_NAME_MAX,
   MENTION,
   MENTIONS_PAGE,

@@ -16,7 +16,13 @@ import {
 import { createWebApp } from '../src/app.js';
 import { loadWebSettings } from '../src/config.js';
 import { webDeps } from '../src/deps.js';
-import { CATCH_UP_MAX, MESSAGES_STORED_EVENT, postMessage } from '@ferry/workspace';
+import { firstIdAt } from '@ferry/core';
+import {
+  CATCH_UP_LOOKBACK_MS,
+  CATCH_UP_MAX,
+  MESSAGES_STORED_EVENT,
+  postMessage,
+} from '@ferry/workspace';
 import { FormClient, startWeb, type WebHarness } from './harness.js';
 
 /**
@@ -592,9 +598,11 @@ describe('rooms and messages', () => {
           error: { code: 'validation_failed' },
         });
         expect(await live.join({ roomId: room.id, after: rendered.id })).toEqual({ ok: true });
-        await live.waitFor(() => live.messages.length === 2, 'the two missed messages');
-        expect(live.messages.map((m) => m.id)).toEqual([missedOne.id, missedTwo.id]);
-        expect(live.messages[0]!.html).toContain('posted before the <em>join</em>');
+        // The rendered one too: the catch-up looks back a few seconds (catchUpFrom), and the page
+        // drops what it has.
+        await live.waitFor(() => live.messages.length === 3, 'the two missed messages');
+        expect(live.messages.map((m) => m.id)).toEqual([rendered.id, missedOne.id, missedTwo.id]);
+        expect(live.messages[1]!.html).toContain('posted before the <em>join</em>');
         expect(live.messages.every((m) => m.roomId === room.id)).toBe(true);
       } finally {
         live.close();
@@ -622,7 +630,47 @@ describe('rooms and messages', () => {
           () => live.messages.length >= missed.length,
           `all ${missed.length} missed messages (three pages of ${CATCH_UP_MAX})`,
         );
-        expect(live.messages.map((m) => m.id)).toEqual([...missed].sort());
+        expect(live.messages.map((m) => m.id)).toEqual([rendered.id, ...missed].sort());
+      } finally {
+        live.close();
+      }
+    });
+
+    it('sends a page a message that committed after a newer one it has (out of id order)', async () => {
+      const { cookie, workspace, seat } = await world();
+      const room = await createRoom(web.ctx.db, workspace, { members: [seat] });
+      const post = systemPoster(room.id, workspace.id);
+      const rendered = await post('already on the page');
+      const at = rendered.created_at.getTime();
+      // Ids made before `rendered`'s (another process's transaction, slow to commit), stored after
+      // it: one within the catch-up's look-back, one older than it.
+      const idAt = (ms: number) => `${firstIdAt('message', new Date(ms)).slice(0, -1)}1`;
+      const late = await postMessage(web.ctx.db, {
+        id: idAt(at - 2_000),
+        roomId: room.id,
+        workspaceId: workspace.id,
+        authorKind: 'system',
+        displayName: 'Ferry',
+        body: 'committed late',
+      });
+      const tooLate = await postMessage(web.ctx.db, {
+        id: idAt(at - CATCH_UP_LOOKBACK_MS - 2_000),
+        roomId: room.id,
+        workspaceId: workspace.id,
+        authorKind: 'system',
+        displayName: 'Ferry',
+        body: 'committed much later',
+      });
+      await relayed([rendered.id, late.id, tooLate.id], 'the three messages');
+      const live = await LiveClient.open(web.url, await cookie());
+      try {
+        expect(await live.join({ roomId: room.id, after: rendered.id })).toEqual({ ok: true });
+        await live.waitFor(
+          () => live.messages.length === 2,
+          'the late message and the rendered one',
+        );
+        expect(live.messages.map((m) => m.id)).toEqual([late.id, rendered.id]);
+        expect(live.messages[0]!.html).toContain('committed late');
       } finally {
         live.close();
       }
@@ -704,11 +752,12 @@ describe('rooms and messages', () => {
         try {
           expect(await adminLate.join({ roomId: room.id, after: first.id })).toEqual({ ok: true });
           expect(await memberLate.join({ roomId: room.id, after: first.id })).toEqual({ ok: true });
-          await adminLate.waitFor(() => adminLate.messages.length === 1, 'admin catch-up');
-          await memberLate.waitFor(() => memberLate.messages.length === 1, 'member catch-up');
-          expect(adminLate.messages[0]!.id).toBe(second.id);
-          expect(adminLate.messages[0]!.html).toContain('View payload');
-          expect(memberLate.messages[0]!.html).not.toContain('View payload');
+          // `first` again too (the catch-up's look-back); the page would drop it.
+          await adminLate.waitFor(() => adminLate.messages.length === 2, 'admin catch-up');
+          await memberLate.waitFor(() => memberLate.messages.length === 2, 'member catch-up');
+          expect(adminLate.messages.map((m) => m.id)).toEqual([first.id, second.id]);
+          expect(adminLate.messages[1]!.html).toContain('View payload');
+          expect(memberLate.messages[1]!.html).not.toContain('View payload');
         } finally {
           adminLate.close();
           memberLate.close();

@@ -29,7 +29,9 @@ export {
 } from './mentions.js';
 export type { MentionHandles, MentionSuggestion } from './mentions.js';
 export {
+  CATCH_UP_LOOKBACK_MS,
   CATCH_UP_MAX,
+  catchUpFrom,
   MESSAGE_BODY_MAX,
   MESSAGE_PAGE,
   findMessage,

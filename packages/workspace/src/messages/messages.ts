@@ -1,4 +1,4 @@
-import { AppError, isId, newId } from '@ferry/core';
+import { AppError, firstIdAt, idTime, isId, newId } from '@ferry/core';
 import type { AuthorKind, Db, Message, MessageKind, NewMessage } from '@ferry/db';
 import { outboxRows, writeEvents, type OutboxEvent } from '@ferry/queues';
 import { z } from 'zod';
@@ -324,6 +324,22 @@ export async function findMessageWithPrevious(
 
 /** A reconnecting page's catch-up is sent in pages of this many messages (all of them, in turn). */
 export const CATCH_UP_MAX = 100;
+
+/**
+ * How far before the page's newest message a catch-up starts. A message's id is made when its
+ * transaction writes it, and transactions commit out of order: another process's group commit may
+ * commit a message older than the newest one the page has after it, while the page is away. Such
+ * a message is sent again on the next join only if the catch-up looks back past the page's newest;
+ * the page drops what it already has (room.js). A commit later than this after its id was made is
+ * the rare one a page shows only on its next load.
+ */
+export const CATCH_UP_LOOKBACK_MS = 5_000;
+
+/** Where a page's catch-up starts (exclusive), given the newest message it has. */
+export function catchUpFrom(after: string): string {
+  const made = idTime(after);
+  return made ? firstIdAt('message', new Date(made.getTime() - CATCH_UP_LOOKBACK_MS)) : after;
+}
 
 /**
  * The room's messages after `afterId`, oldest first (ids sort by creation time): what a page that

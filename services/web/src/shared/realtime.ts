@@ -9,13 +9,14 @@ import {
   ERRORS_WRITTEN_EVENT,
   errorsWrittenSchema,
   findMembership,
-  findMessage,
+  messageBefore,
   findRoomSeat,
   liveChannelKey,
   findMessageWithPrevious,
   messagePayloads,
   messagesAfter,
   CATCH_UP_MAX,
+  catchUpFrom,
   MESSAGES_CHANGED_EVENT,
   MESSAGES_STORED_EVENT,
   changedMessagesSchema,
@@ -71,7 +72,9 @@ import {
  *   server checks the database and only then puts the socket in the socket.io room `room:<roomId>`.
  *   With `after` (the last message id the page rendered) it then sends, as `message:new`, the
  *   messages stored after it: what was posted between the page's render and the join (or while a
- *   connection was down) arrives too, instead of waiting for a reload.
+ *   connection was down) arrives too, instead of waiting for a reload. It starts a few seconds
+ *   before `after` (CATCH_UP_LOOKBACK_MS), for messages that committed out of id order; the page
+ *   drops the ones it has.
  * - server -> `message:new` {id, roomId, html}: a stored message, rendered as its `<li>`.
  * - server -> `message:updated` {id, roomId, html}: a message edited since (an incoming webhook's
  *   Discord-style edit), rendered again; the page replaces its `<li>`.
@@ -343,7 +346,9 @@ async function onRoomJoin(
   // Page by page to the end: a page away long enough to miss more than one page (a process
   // replaced under it, a laptop asleep) must not lose the rest.
   let context: { handles: MentionHandles; admin: boolean } | undefined;
-  for (let cursor = after; ;) {
+  // From a little before the page's newest (catchUpFrom): a message committed out of id order
+  // while the page was away is sent too.
+  for (let cursor = catchUpFrom(after); ;) {
     const missed = await messagesAfter(db, roomId, cursor, CATCH_UP_MAX);
     if (!missed.length) return;
     const workspaceId = missed[0]!.workspace_id;
@@ -353,7 +358,7 @@ async function onRoomJoin(
     };
     const hooked = missed.filter((m) => m.author_kind === 'webhook').map((m) => m.id);
     const items = messageItems(missed, context.handles, {
-      before: await findMessage(db, roomId, cursor),
+      before: await messageBefore(db, roomId, missed[0]!.id),
       // An admin's catch-up shows "View payload" as the room page does.
       payloads: context.admin && hooked.length ? await messagePayloads(db, hooked) : undefined,
     });
