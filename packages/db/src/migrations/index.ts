@@ -42,6 +42,7 @@ import * as messageFiles from './2026_12_06_0600_message_files.js';
 import * as eventWebhooks from './2026_12_06_0700_event_webhooks.js';
 import * as feedbackEvidence from './2026_12_06_0800_feedback_evidence.js';
 import * as feedbackErrorLinks from './2026_12_06_0900_feedback_error_links.js';
+import * as normalStoredUrls from './2026_12_06_1000_normal_stored_urls.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -92,4 +93,5 @@ export const migrations: Record<string, FerryMigration> = {
   '2026_12_06_0700_event_webhooks': eventWebhooks,
   '2026_12_06_0800_feedback_evidence': feedbackEvidence,
   '2026_12_06_0900_feedback_error_links': feedbackErrorLinks,
+  '2026_12_06_1000_normal_stored_urls': normalStoredUrls,
 };
