@@ -33,6 +33,7 @@ import type { LoadSpec } from './spec.js';
  *
  *   BENCH_LABEL=quiet BENCH_DURATION_S=10 BENCH_WARM_S=5 FERRY_PROCESSES=1 pnpm bench:start
  *   BENCH_PHASES=outgoing BENCH_CPU_PROF=/tmp/prof pnpm bench:start   (the outgoing phase alone)
+ *   BENCH_PHASES=ingest FERRY_PROCESSES=1 pnpm bench:start   (ingest's open loop alone; or incoming)
  */
 const DURATION_MS = Number(process.env.BENCH_DURATION_S ?? 10) * 1000;
 const WARM_MS = Number(process.env.BENCH_WARM_S ?? 5) * 1000;
@@ -45,8 +46,14 @@ const CONNECTIONS = 64;
 const CLASSES = 20;
 const INSERT_ROWS = 100_000;
 const LABEL = process.env.BENCH_LABEL ?? 'unlabelled';
-/** BENCH_PHASES=outgoing: only the outgoing backlog (its figures alone; for profiling it). */
+/**
+ * BENCH_PHASES=outgoing: only the outgoing backlog; `ingest` or `incoming`: only that path's open
+ * loop (warm-up included). Each prints its own figures and no summary: for profiling one path
+ * (with BENCH_CPU_PROF) and measuring a change to it.
+ */
 const ONLY_OUTGOING = process.env.BENCH_PHASES === 'outgoing';
+const ONLY_OPEN = ['ingest', 'incoming'].find((path) => process.env.BENCH_PHASES === path) as
+  'ingest' | 'incoming' | undefined;
 
 interface Keys {
   ingest: string[];
@@ -172,6 +179,21 @@ async function main(): Promise<void> {
     if (ONLY_OUTGOING) {
       // Diagnosis (e.g. with BENCH_CPU_PROF): the outgoing phase alone, no summary.
       await measureOutgoing(ctx, port, port + 2);
+      return;
+    }
+    if (ONLY_OPEN) {
+      const ferry = await startFerry(ctx, port);
+      try {
+        const seeded = keysOf(await seedWorkspaces(ctx, port, WORKSPACES));
+        await runPhase({
+          title: `${ONLY_OPEN}, open loop`,
+          spec: spec(ONLY_OPEN, 'open', port, seeded[ONLY_OPEN]),
+          warmMs: WARM_MS,
+          product: { ctx, pid: ferry.child.pid! },
+        });
+      } finally {
+        await stopFerry(ferry);
+      }
       return;
     }
     const ferry = await startFerry(ctx, port);
