@@ -30,13 +30,14 @@ import { seedUpgradeWorld, signIn, type UpgradeWorld } from './support/upgrade/s
 /**
  * A rolling upgrade under load (issue 47): release N (the commit before the newest migration,
  * built from its own checkout) serves from two processes behind a round-robin proxy while error
- * reports, incoming-webhook posts, members' posts (which go out on an outgoing hook), an agent's
- * heartbeats and stream, and a room page's live socket keep coming. N+1's migrations run while N
+ * reports, incoming-webhook posts, members' posts (which go out on an outgoing hook), an API
+ * client's feedback tickets (each handed to the agent as work, which it reports progress on and
+ * acks), the agent's heartbeats and stream, and a room page's live socket keep coming. N+1's migrations run while N
  * serves; then each N process in turn leaves rotation, gets SIGTERM, exits 0, and an N+1 process
  * takes its place. No request fails, every accepted report is stored once, every message is
  * stored, delivered once and seen live.
  */
-const RATES = { report: 20, incoming: 20, member: 5, heartbeat: 2 };
+const RATES = { report: 20, incoming: 20, member: 5, heartbeat: 2, feedback: 2 };
 /** Answers to wait for between steps: each step happens under load that is really flowing. */
 const ANSWERS_PER_STEP = 150;
 
@@ -156,6 +157,19 @@ describe('rolling upgrade from the previous release', () => {
         const answer = (await res.json()) as { message?: { id: string } };
         return { status: res.status, ids: answer.message ? [answer.message.id] : [] };
       }),
+      // An API client filing tickets: each is handed to the agent as work (the outbox relay).
+      feedback: openLoop('feedback', RATES.feedback, async (n) => {
+        const res = await fetch(`${url}/api/v1/feedback`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${world.writerToken}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({ note: `upgrade ticket ${n}` }),
+        });
+        const answer = (await res.json()) as { id?: string };
+        return { status: res.status, ids: answer.id ? [answer.id] : [] };
+      }),
       heartbeat: openLoop('heartbeat', RATES.heartbeat, async () => {
         const res = await fetch(`${url}/agents/v1/heartbeat`, {
           method: 'POST',
@@ -215,6 +229,7 @@ describe('rolling upgrade from the previous release', () => {
       incoming: 201,
       member: 201,
       heartbeat: 200,
+      feedback: 201,
     };
     const failed = outcomes.filter((o) => o.status !== expected[o.kind]);
     expect(proxy.problems).toEqual([]);
@@ -262,6 +277,20 @@ describe('rolling upgrade from the previous release', () => {
     const webhookIds = receiver.requests.map((r) => r.headers['webhook-id']);
     expect(new Set(webhookIds).size).toBe(webhookIds.length);
 
+    // Every filed ticket handed to the agent, which posted its progress and acked it.
+    const tickets = idsOf('feedback');
+    await waitUntil(
+      () => tickets.every((id) => stream.handled.has(id)),
+      () =>
+        `the agent to handle all ${tickets.length} filed tickets (handled ${stream.handled.size}; ` +
+        `missing ${tickets
+          .filter((id) => !stream.handled.has(id))
+          .slice(0, 5)
+          .join(', ')})`,
+      60_000,
+    );
+    expect(stream.refused).toEqual([]);
+
     // Every message seen live by the page (reconnects catch up with `after`).
     await waitUntil(
       () => messages.slice(1).every((id) => live.seen.has(id)),
@@ -286,7 +315,8 @@ describe('rolling upgrade from the previous release', () => {
         `in ${elapsedS.toFixed(1)} s (${JSON.stringify(byKind)}), ${failed.length} failed, ` +
         `longest ${longest.toFixed(0)} ms; ${messages.length} messages seen live over ` +
         `${live.connections()} connections; ${receiver.requests.length} deliveries; agent stream ` +
-        `opened ${stream.opened()} times; proxy retries ${proxy.retries()}`,
+        `opened ${stream.opened()} times, ${stream.handled.size} tickets handled; proxy retries ` +
+        `${proxy.retries()}`,
     );
   });
 });

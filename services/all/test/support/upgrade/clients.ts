@@ -126,19 +126,70 @@ export async function openLiveRoom(
 export interface AgentStream {
   /** Streams opened (`hello` received): the first, then one per reconnect. */
   opened(): number;
-  /** Stream requests not answered 200 (each is a failure). */
+  /** Stream requests not answered 200, and agent requests that failed (each is a failure). */
   refused: string[];
+  /** Feedback ids of the work items handled (progress posted, then acked), each once. */
+  handled: Set<string>;
   close(): Promise<void>;
 }
 
+interface WorkItem {
+  work_id: string;
+  kind: string;
+  feedback: { id: string } | null;
+}
+
+/** The `data:` of each complete `event: work` frame in `text`, and what is left unread. */
+function workFrames(text: string): { items: WorkItem[]; rest: string } {
+  const frames = text.split('\n\n');
+  const rest = frames.pop() ?? '';
+  const items = frames.flatMap((frame) => {
+    const lines = frame.split('\n');
+    if (!lines.includes('event: work')) return [];
+    const data = lines.find((line) => line.startsWith('data: '));
+    return data ? [JSON.parse(data.slice('data: '.length)) as WorkItem] : [];
+  });
+  return { items, rest };
+}
+
 /**
- * A local agent's work stream through the proxy (GET /agents/v1/stream, Server-Sent Events): when
- * a drained process ends it, the agent opens it again, as packages/agent does.
+ * A local agent through the proxy, as packages/agent behaves (PROTOCOL.md): it holds its work
+ * stream (GET /agents/v1/stream, Server-Sent Events) and opens it again when a drained process
+ * ends it; each work item it has not handled yet gets a progress event in its conversation
+ * (POST /agents/v1/events), then an ack (POST /agents/v1/ack). Items come again until acked, so
+ * one is handled once by its work id.
  */
 export function holdAgentStream(url: string, headers: Record<string, string>): AgentStream {
   let opened = 0;
   const refused: string[] = [];
+  const handled = new Set<string>();
+  const workDone = new Set<string>();
+  const handling = new Set<Promise<void>>();
   const stop = new AbortController();
+  const agentPost = async (path: string, body: unknown): Promise<void> => {
+    const res = await fetch(`${url}/agents/v1/${path}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  };
+  const handle = async (item: WorkItem): Promise<void> => {
+    if (workDone.has(item.work_id)) return;
+    workDone.add(item.work_id);
+    try {
+      await agentPost('events', {
+        work_id: item.work_id,
+        kind: 'progress',
+        text: 'Reading the report',
+      });
+      await agentPost('ack', { work_id: item.work_id });
+      if (item.feedback) handled.add(item.feedback.id);
+    } catch (error) {
+      refused.push(String(error));
+    }
+  };
   const loop = async (): Promise<void> => {
     while (!stop.signal.aborted) {
       try {
@@ -149,13 +200,22 @@ export function holdAgentStream(url: string, headers: Record<string, string>): A
           continue;
         }
         const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
         let text = '';
+        let greeted = false;
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
-          if (!text.includes('event: hello')) {
-            text += new TextDecoder().decode(value);
-            if (text.includes('event: hello')) opened++;
+          text += decoder.decode(value, { stream: true });
+          if (!greeted && text.includes('event: hello')) {
+            greeted = true;
+            opened++;
+          }
+          const { items, rest } = workFrames(text);
+          text = rest;
+          for (const item of items) {
+            const handled = handle(item).finally(() => handling.delete(handled));
+            handling.add(handled);
           }
         }
       } catch (error) {
@@ -167,9 +227,11 @@ export function holdAgentStream(url: string, headers: Record<string, string>): A
   return {
     opened: () => opened,
     refused,
+    handled,
     async close() {
       stop.abort();
       await running;
+      await Promise.all([...handling]);
     },
   };
 }

@@ -9,12 +9,15 @@ export interface UpgradeWorld {
   roomId: string;
   incomingKey: string;
   agentToken: string;
+  /** An API client's token (tenant:write) that files feedback tickets for the agent. */
+  writerToken: string;
 }
 
 /**
  * What the clients of the upgrade test use, written by the product's own functions (the ones its
  * pages call) into N's schema: a workspace, an admin in a room, the room's incoming key, an
- * outgoing hook on it to the test's receiver, and an agent's token.
+ * outgoing hook on it to the test's receiver, an agent's token, and an API client's token that
+ * files feedback (which the agent is handed as work).
  */
 export async function seedUpgradeWorld(
   db: Db,
@@ -38,7 +41,15 @@ export async function seedUpgradeWorld(
     createdBy: admin.id,
   });
   const agentToken = await createApiToken(db, workspace, { scopes: ['platform:dispatch'] });
-  return { workspace, admin, roomId: room.id, incomingKey: rawKey, agentToken: agentToken.raw };
+  const writerToken = await createApiToken(db, workspace, { scopes: ['tenant:write'] });
+  return {
+    workspace,
+    admin,
+    roomId: room.id,
+    incomingKey: rawKey,
+    agentToken: agentToken.raw,
+    writerToken: writerToken.raw,
+  };
 }
 
 /** A signed-in session through `url`: its cookie, and the CSRF token its pages carry. */
