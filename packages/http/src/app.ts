@@ -4,9 +4,19 @@ import { storableDeep, type AppError, type Logger } from '@ferry/core';
 import { bodyDeadline, DEFAULT_BODY_TIMEOUTS, type BodyTimeouts } from './body-deadline.js';
 import { compressResponses } from './compress.js';
 import { errorHandler, notFoundHandler } from './errors.js';
+import { hotDispatch, wasDispatched } from './hot-dispatch.js';
 import type { Metrics } from './metrics.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
+import { routesOf } from './route-table.js';
+
+/** The router, except for a request whose route hotDispatch already ran (it passed it on). */
+const skipDispatched =
+  (router: RequestHandler): RequestHandler =>
+  (req, res, next) => {
+    if (wasDispatched(req)) next();
+    else void router(req, res, next);
+  };
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -44,7 +54,13 @@ export function createHttpApp({
   app.use(metrics.middleware);
   // Before any route can read a body, so every one has a deadline (a route moves it to its kind).
   app.use(bodyDeadline({ timeouts: bodyTimeouts, logger }));
-  for (const routes of hotRoutes) app.use(routes);
+  // Their declared routes are answered before the express routers (hot-dispatch.ts); the routers
+  // stay for what it passes on, skipping a route that already ran.
+  const dispatch = hotDispatch(hotRoutes.flatMap(routesOf));
+  if (dispatch) app.use(dispatch);
+  for (const routes of hotRoutes) {
+    app.use(dispatch ? skipDispatched(routes) : routes);
+  }
   // After the hot routes (small JSON answers to machines), before everything else.
   app.use(compressResponses());
   app.use(requestLog(logger));

@@ -30,7 +30,8 @@ export {
 export type { Runtime, RuntimeOptions } from './runtime.js';
 export { requireSessionDatabase } from './session-database.js';
 export { redactPath, registerSecretRoute } from './redact.js';
-export { RATE_WINDOW_MS, hitRateLimit } from './rate-limit.js';
+export { RATE_WINDOW_MS, groupedRateLimit, hitRateLimit } from './rate-limit.js';
+export type { GroupedRateLimit } from './rate-limit.js';
 export { EXCERPT_BYTES, postOutbound } from './outbound.js';
 export type { PostOptions, SendResult } from './outbound.js';
 export {
@@ -41,6 +42,8 @@ export {
   mount,
   mountedRoutes,
   routeTable,
+  routesOf,
+  shareRoutes,
 } from './route-table.js';
 export type {
   Access,
@@ -48,6 +51,7 @@ export type {
   HandlerFor,
   Method,
   MountedTable,
+  PreparedRoute,
   RouteEntry,
   RouteHandler,
   RouteOptions,

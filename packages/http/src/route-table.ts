@@ -177,6 +177,35 @@ export function mountedRoutes(): readonly DeclaredRoute[] {
 }
 
 /**
+ * A route as `mount` built it: its whole pattern and the handlers it runs, in order (the access
+ * rule's `enforce` among them). What hot-dispatch.ts serves a hot route from, so a route answered
+ * before the express stack runs exactly what its router would.
+ */
+export interface PreparedRoute {
+  method: Method;
+  pattern: string;
+  caseSensitive: boolean;
+  handlers: readonly RequestHandler[];
+}
+
+/** Each router `mount` built (or `shareRoutes` named), with its routes. */
+const preparedRoutes = new WeakMap<RequestHandler, readonly PreparedRoute[]>();
+
+/** The routes `mount` built into this router, or that `shareRoutes` gave it; none otherwise. */
+export function routesOf(router: RequestHandler): readonly PreparedRoute[] {
+  return preparedRoutes.get(router) ?? [];
+}
+
+/**
+ * A router that mounts `mount` routers (a service's, with its own 404s) offers these of their
+ * routes as its own, for a hot mount's dispatch: only routes whose errors go straight to the app's
+ * error handler (none of the router's own error middleware may apply to them).
+ */
+export function shareRoutes(router: RequestHandler, routes: readonly PreparedRoute[]): void {
+  preparedRoutes.set(router, [...routesOf(router), ...routes]);
+}
+
+/**
  * The Express router for one table mounted at `base` (the caller mounts the router there). Each
  * route records its pattern for the metrics' route label, and its secrets for log redaction.
  * Throws at start-up on a route that breaks `authorizationProblem`, so one cannot ship.
@@ -186,6 +215,7 @@ export function mount(
   options: { caseSensitive?: boolean } = {},
 ): Router {
   const router = Router({ mergeParams: true, ...options });
+  const prepared: PreparedRoute[] = [];
   for (const entry of table.entries) {
     const pattern = joinPath(base, entry.path);
     const problem = authorizationProblem({ ...entry, pattern });
@@ -199,8 +229,7 @@ export function mount(
     const validate = entry.doc ? validateInput(entry.doc) : undefined;
     const conform = entry.doc ? conformResponses(entry.doc, pattern) : undefined;
     const noteInput = entry.doc ? noteUndocumentedInput(entry.doc) : undefined;
-    router[entry.method](
-      entry.path,
+    const handlers: RequestHandler[] = [
       markPattern,
       // First, before anything that waits (a token's lookup) or reads the body.
       ...(entry.bodyTimeout ? [useBodyTimeout(entry.bodyTimeout)] : []),
@@ -210,8 +239,16 @@ export function mount(
       ...(validate ? [validate] : []),
       ...(noteInput ? [noteInput] : []),
       entry.handler as RequestHandler,
-    );
+    ];
+    router[entry.method](entry.path, ...handlers);
+    prepared.push({
+      method: entry.method,
+      pattern,
+      caseSensitive: options.caseSensitive ?? false,
+      handlers,
+    });
   }
+  preparedRoutes.set(router, prepared);
   return router;
 }
 

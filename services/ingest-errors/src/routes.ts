@@ -8,6 +8,8 @@ import {
   notFoundHandler,
   publicKeyApi,
   routeTable,
+  routesOf,
+  shareRoutes,
   type MountedTable,
   type RouteDoc,
 } from '@ferry/http';
@@ -301,7 +303,14 @@ export function ingestTable(deps: IngestDeps): MountedTable {
  */
 export function ingestRoutes(deps: IngestDeps): Router {
   const router = Router();
-  router.use(mount(ingestTable(deps)));
+  const ingest = mount(ingestTable(deps));
+  router.use(ingest);
+  // A hot mount: SPEC.md's endpoint is answered before the express stack (@ferry/http
+  // hotDispatch). Not Sentry's: an error on `/api/0/…` is answered by sentryApiErrors below.
+  shareRoutes(
+    router,
+    routesOf(ingest).filter((route) => route.pattern === INGEST_PATH),
+  );
   // sentry-cli's endpoints answer errors in Sentry's shape, before the shared error middleware.
   router.use(SENTRY_API_BASE, mount(sentryApiTable(deps)), sentryApiErrors);
   // Other paths here are a client's mistake (an endpoint Ferry does not offer, a typo): JSON 404s,

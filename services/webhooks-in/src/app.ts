@@ -1,6 +1,12 @@
 import { Router, type Express } from 'express';
 import type { Redis } from 'ioredis';
-import { createMetrics, createServiceApp, notFoundHandler } from '@ferry/http';
+import {
+  createMetrics,
+  createServiceApp,
+  notFoundHandler,
+  routesOf,
+  shareRoutes,
+} from '@ferry/http';
 import type { WebhooksInDeps } from './deps.js';
 import { discordRoutes } from './discord/routes.js';
 import { webhooksInRoutes } from './routes.js';
@@ -11,8 +17,13 @@ import { webhooksInRoutes } from './routes.js';
  */
 export function webhooksInRouter(deps: WebhooksInDeps): Router {
   const router = Router();
-  router.use(webhooksInRoutes(deps));
-  router.use(discordRoutes(deps));
+  const posts = webhooksInRoutes(deps);
+  const discord = discordRoutes(deps);
+  router.use(posts);
+  router.use(discord);
+  // A hot mount: the posts' routes are answered before the express stack (@ferry/http
+  // hotDispatch). Not Discord's: their errors are answered by Discord's error handler.
+  shareRoutes(router, routesOf(posts));
   // Anything else under /wh/in is a mistyped sender URL: a JSON 404, not a page behind CSRF.
   // Case-sensitive like the key routes: /WH/IN/... is no sender URL of ours and goes on as before.
   const unknownSenderPath = Router({ caseSensitive: true });

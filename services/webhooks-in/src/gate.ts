@@ -1,13 +1,14 @@
 import type { RequestHandler, Response } from 'express';
 import { AppError } from '@ferry/core';
-import { hitRateLimit } from '@ferry/http';
+import { groupedRateLimit } from '@ferry/http';
 import { unknownKey, type LiveKey } from './accept.js';
 import type { WebhooksInDeps } from './deps.js';
 
 /**
  * What every `/wh/in/<key>…` route does before reading a body, whichever sender's answers it
  * gives: find the live key (so an unknown key answers the same 404 whatever the body), then count
- * the post against the key's rate limit (one Redis call, before any parsing). SPEC.md's route and
+ * the post against the key's rate limit (in Redis, before any parsing; grouped with the other
+ * posts of the moment). SPEC.md's route and
  * the sender-compatible ones share them, so a key's limit is one budget across all its URLs.
  */
 export interface KeyGate {
@@ -20,6 +21,8 @@ export function liveKey(res: Response): LiveKey {
 }
 
 export function keyGate(deps: WebhooksInDeps): KeyGate {
+  // The posts of the moment, across keys, are counted in one Redis call (a hot route).
+  const limits = groupedRateLimit(deps.redis);
   const findKey: RequestHandler = async (req, res, next) => {
     const key = await deps.keys.find(String(req.params.key ?? ''));
     if (!key) throw unknownKey();
@@ -31,8 +34,7 @@ export function keyGate(deps: WebhooksInDeps): KeyGate {
     const key = liveKey(res);
     let retryAfter: number | undefined;
     try {
-      retryAfter = await hitRateLimit(
-        deps.redis,
+      retryAfter = await limits.hit(
         `${deps.config.REDIS_PREFIX}:whin:rl:${key.id}`,
         deps.settings.WEBHOOK_RATE_LIMIT_PER_MINUTE,
       );
