@@ -51,6 +51,8 @@ function ferryEnv(ctx: TestContext, port: number): Record<string, string> {
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...BENCH_OVERRIDES,
   };
+  // Node's own flags for the app (a V8 tuning under test), passed on as NODE_OPTIONS.
+  if (process.env.BENCH_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_NODE_OPTIONS;
   for (const name of PROCESS_SETTINGS) {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;

@@ -19,7 +19,22 @@ export interface Ceilings {
   ingestClosed: Phase;
   incomingClosed: Phase;
   insertRowsPerSecond: number;
+  expressInsert: ExpressInsertCeiling;
 }
+
+/** Issue 48's incoming ceiling: express + one INSERT per post (bench/webhooks/ceiling-app.ts). */
+export interface ExpressInsertCeiling {
+  closed: Phase;
+  cpuPerPostMs: number;
+}
+
+/**
+ * Issue 48's goals: the app's CPU per unit (its process tree, open loop), and throughput as a
+ * share of a ceiling measured in the same run, which holds on hosts of this kind whatever their
+ * speed that day.
+ */
+const CPU_GOALS_MS = { report: 0.08, post: 0.28, delivery: 0.17 };
+const RATIO_GOALS = { ingestDurable: 0.4, incomingClosed: 0.85, outgoing: 0.35 };
 
 /** Issue #27's goals; the hot keys within 1.5x of the p99s. */
 const GOALS = {
@@ -128,4 +143,58 @@ export function printSummary(
   log('| figure | goal | measured | ceiling, same run |');
   log('|---|---|---|---|');
   for (const row of rows) log(`| ${row.join(' | ')} |`);
+  printCpuAndRatios(f, c);
+}
+
+/** CPU seconds per unit, in ms, of one bucket of a CPU window. */
+const perUnit = (seconds: number, units: number): number => (seconds * 1000) / Math.max(1, units);
+
+/** Issue 48's figures: CPU per unit (app / Postgres / Redis) and the ratios to same-run ceilings. */
+function printCpuAndRatios(f: Figures, c: Ceilings): void {
+  const cpuRow = (
+    unit: string,
+    goal: number,
+    cpu: Phase['cpu'],
+    units: number,
+  ): [string, string, string] => {
+    if (!cpu) return [unit, `≤ ${goal} ms`, 'not measured'];
+    const app = perUnit(cpu.cpuSeconds.ferry, units);
+    const rest = `${perUnit(cpu.cpuSeconds.postgres, units).toFixed(3)} / ${perUnit(cpu.cpuSeconds.redis, units).toFixed(3)}`;
+    return [unit, `≤ ${goal} ms: ${verdict(app <= goal)}`, `${app.toFixed(3)} / ${rest} ms`];
+  };
+  log();
+  log('### Issue 48: CPU per unit (the app / Postgres / Redis), open loop');
+  log();
+  log('| unit | goal (the app) | measured |');
+  log('|---|---|---|');
+  for (const row of [
+    cpuRow('report', CPU_GOALS_MS.report, f.ingestOpen.cpu, f.ingestOpen.outcome.units),
+    cpuRow('incoming post', CPU_GOALS_MS.post, f.incomingOpen.cpu, f.incomingOpen.outcome.units),
+    cpuRow('delivery (backlog)', CPU_GOALS_MS.delivery, f.outgoing.cpu, f.outgoing.deliveries),
+  ]) {
+    log(`| ${row.join(' | ')} |`);
+  }
+  const ratio = (value: number, ceiling: number): number => value / Math.max(1, ceiling);
+  const share = (value: number): string => `${Math.round(value * 100)} %`;
+  const durable = ratio(storedRate(f.ingestClosed) ?? 0, c.insertRowsPerSecond);
+  const incoming = ratio(answered(f.incomingClosed), answered(c.expressInsert.closed));
+  const outgoing = ratio(f.outgoing.perSecond, f.outgoing.ceilingPerSecond);
+  log();
+  log('### Issue 48: throughput as a share of the same run’s ceiling');
+  log();
+  log('| figure | goal | measured | ceiling, same run |');
+  log('|---|---|---|---|');
+  log(
+    `| ingest durable, closed loop | ≥ ${share(RATIO_GOALS.ingestDurable)}: ${verdict(durable >= RATIO_GOALS.ingestDurable)} | ` +
+      `${share(durable)} (${stored(f.ingestClosed)}) | 500-row INSERT ${perSecond(c.insertRowsPerSecond)} |`,
+  );
+  log(
+    `| incoming, closed loop | ≥ ${share(RATIO_GOALS.incomingClosed)}: ${verdict(incoming >= RATIO_GOALS.incomingClosed)} | ` +
+      `${share(incoming)} (${perSecond(answered(f.incomingClosed))}) | express + one INSERT ` +
+      `${perSecond(answered(c.expressInsert.closed))} (its CPU per post ${c.expressInsert.cpuPerPostMs.toFixed(3)} ms) |`,
+  );
+  log(
+    `| outgoing backlog | ≥ ${share(RATIO_GOALS.outgoing)}: ${verdict(outgoing >= RATIO_GOALS.outgoing)} | ` +
+      `${share(outgoing)} (${perSecond(f.outgoing.perSecond)}) | signed POST loop ${perSecond(f.outgoing.ceilingPerSecond)} |`,
+  );
 }

@@ -6,7 +6,7 @@ import { basePort, startService, stopChild, waitHealthy } from '../lib/children.
 import { insertCeiling } from '../ingest/ceiling.js';
 import { REPORTS_PER_REQUEST } from '../ingest/load.js';
 import { log } from '../ingest/stats.js';
-import { describeTree, loadAverage } from './cpu.js';
+import { describeTree, loadAverage, treeCpu } from './cpu.js';
 import {
   BENCH_OVERRIDES,
   PROCESS_SETTINGS,
@@ -19,7 +19,7 @@ import {
 } from './ferry.js';
 import { runPhase, type Phase, type Product } from './measure.js';
 import { measureOutgoing } from './outgoing.js';
-import { printSummary, type Ceilings, type Figures } from './report.js';
+import { printSummary, type Ceilings, type ExpressInsertCeiling, type Figures } from './report.js';
 import type { LoadSpec } from './spec.js';
 
 /**
@@ -107,7 +107,7 @@ async function measureProduct(product: Product, port: number, spread: Keys, hot:
 async function measureCeilings(ctx: TestContext, port: number, keys: Keys): Promise<Ceilings> {
   log('## Ceilings, same run');
   const bare = startService('bench/ingest/ceiling-http.ts', { PORT: String(port) });
-  let ceilings: Omit<Ceilings, 'insertRowsPerSecond'>;
+  let ceilings: Omit<Ceilings, 'insertRowsPerSecond' | 'expressInsert'>;
   try {
     await waitHealthy(bare, port);
     const phase = (title: string, load: LoadSpec, warm = true): Promise<Phase> =>
@@ -135,6 +135,7 @@ async function measureCeilings(ctx: TestContext, port: number, keys: Keys): Prom
   } finally {
     await stopChild(bare);
   }
+  const expressInsert = await measureExpressInsert(ctx, port, keys.incoming);
   // The product is stopped by now: the INSERT has Postgres to itself, on the same tables.
   const groups = await sql<{ workspace_id: string; ids: string[] }>`
     select workspace_id, array_agg(id order by id) as ids from error_groups
@@ -146,9 +147,51 @@ async function measureCeilings(ctx: TestContext, port: number, keys: Keys): Prom
     log(
       `### 500-row INSERT into error_occurrences, 2 connections: ${Math.round(insertRowsPerSecond)} rows/s`,
     );
-    return { ...ceilings, insertRowsPerSecond };
+    return { ...ceilings, insertRowsPerSecond, expressInsert };
   } finally {
     await pool.end();
+  }
+}
+
+/**
+ * Issue 48's incoming ceiling (bench:webhooks' own): a tiny express app doing one INSERT per post
+ * into a table shaped like `messages`, under the same closed loop as the product's; its process's
+ * CPU per post beside it.
+ */
+async function measureExpressInsert(
+  ctx: TestContext,
+  port: number,
+  keys: string[],
+): Promise<ExpressInsertCeiling> {
+  await sql`
+    create table if not exists bench_ceiling_messages (
+      id text primary key,
+      room_id text not null,
+      workspace_id text not null,
+      display_name text not null,
+      body text not null,
+      metadata jsonb not null default '{}',
+      created_at timestamptz not null default now()
+    )`.execute(ctx.db);
+  const app = startService('bench/webhooks/ceiling-app.ts', {
+    DATABASE_URL: ctx.config.DATABASE_URL,
+    PORT: String(port),
+  });
+  try {
+    await waitHealthy(app, port);
+    const cpu = treeCpu(app.pid!);
+    cpu.mark();
+    const closed = await runPhase({
+      title: 'express + one INSERT per post, incoming bodies, closed loop',
+      spec: spec('incoming', 'closed', port, keys),
+      warmMs: 0,
+    });
+    const window = cpu.since();
+    const perPostMs = (window.cpuSeconds.ferry * 1000) / Math.max(1, closed.outcome.units);
+    log(`  the ceiling app's CPU per post: ${perPostMs.toFixed(3)} ms`);
+    return { closed, cpuPerPostMs: perPostMs };
+  } finally {
+    await stopChild(app);
   }
 }
 

@@ -30,6 +30,10 @@ app.post('/wh/in/:key', async (req, res) => {
   );
   res.status(201).json({ message_id: id });
 });
+// For bench/start, which waits for its children's /healthz.
+app.get('/healthz', (_req, res) => {
+  res.send('ok');
+});
 const server = app.listen(Number(process.env.PORT), '127.0.0.1', () => {
   process.stdout.write('ready\n');
 });
