@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { createTestContext, type TestContext } from '@ferry/testing';
 import { basePort, startService, stopChild, waitHealthy } from '../lib/children.js';
 import { insertCeiling } from '../ingest/ceiling.js';
+import { createCeilingTable } from '../webhooks/ceiling-table.js';
 import { REPORTS_PER_REQUEST } from '../ingest/load.js';
 import { log } from '../ingest/stats.js';
 import { describeTree, loadAverage, treeCpu } from './cpu.js';
@@ -163,16 +164,7 @@ async function measureExpressInsert(
   port: number,
   keys: string[],
 ): Promise<ExpressInsertCeiling> {
-  await sql`
-    create table if not exists bench_ceiling_messages (
-      id text primary key,
-      room_id text not null,
-      workspace_id text not null,
-      display_name text not null,
-      body text not null,
-      metadata jsonb not null default '{}',
-      created_at timestamptz not null default now()
-    )`.execute(ctx.db);
+  await createCeilingTable(ctx.db);
   const app = startService('bench/webhooks/ceiling-app.ts', {
     DATABASE_URL: ctx.config.DATABASE_URL,
     PORT: String(port),

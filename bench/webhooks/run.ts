@@ -13,6 +13,7 @@ import {
 } from '@ferry/testing';
 import { createIncomingKey, postMessage, createOutgoingHook } from '@ferry/workspace';
 import { log, ms, perSecond, ratio, sleep, summarize, verdict } from '../ingest/stats.js';
+import { createCeilingTable } from './ceiling-table.js';
 import { runLoad, runOpenLoad, type LoadResult } from './load.js';
 import { formatActivity, samplePgActivity } from './pg-activity.js';
 import { cpuSampler, formatCpu, type CpuShares } from './procs.js';
@@ -220,17 +221,7 @@ async function incomingBench(ctx: TestContext) {
     });
     keys.push(rawKey);
   }
-  await sql`
-    create table bench_ceiling_messages (
-      id text primary key,
-      room_id text not null,
-      workspace_id text not null,
-      display_name text not null,
-      body text not null,
-      metadata jsonb not null default '{}',
-      created_at timestamptz not null default now()
-    )`.execute(ctx.db);
-  await sql`create index on bench_ceiling_messages (room_id, id)`.execute(ctx.db);
+  await createCeilingTable(ctx.db);
 
   const service = await startChild(
     'webhooks-in',

@@ -645,22 +645,17 @@ describe('rooms and messages', () => {
       // Ids made before `rendered`'s (another process's transaction, slow to commit), stored after
       // it: one within the catch-up's look-back, one older than it.
       const idAt = (ms: number) => `${firstIdAt('message', new Date(ms)).slice(0, -1)}1`;
-      const late = await postMessage(web.ctx.db, {
-        id: idAt(at - 2_000),
-        roomId: room.id,
-        workspaceId: workspace.id,
-        authorKind: 'system',
-        displayName: 'Ferry',
-        body: 'committed late',
-      });
-      const tooLate = await postMessage(web.ctx.db, {
-        id: idAt(at - CATCH_UP_LOOKBACK_MS - 2_000),
-        roomId: room.id,
-        workspaceId: workspace.id,
-        authorKind: 'system',
-        displayName: 'Ferry',
-        body: 'committed much later',
-      });
+      const postMadeAt = (ms: number, body: string) =>
+        postMessage(web.ctx.db, {
+          id: idAt(ms),
+          roomId: room.id,
+          workspaceId: workspace.id,
+          authorKind: 'system',
+          displayName: 'Ferry',
+          body,
+        });
+      const late = await postMadeAt(at - 2_000, 'committed late');
+      const tooLate = await postMadeAt(at - CATCH_UP_LOOKBACK_MS - 2_000, 'committed much later');
       await relayed([rendered.id, late.id, tooLate.id], 'the three messages');
       const live = await LiveClient.open(web.url, await cookie());
       try {
