@@ -4,7 +4,9 @@
 // shares of the busy time (idle left out). Several files (one per process) add up.
 //
 //   node bench/lib/profile-summary.mjs /tmp/prof/*.cpuprofile [--top 30]
+import console from 'node:console';
 import fs from 'node:fs';
+import process from 'node:process';
 
 const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');
