@@ -8,8 +8,8 @@ import type { WebhooksInDeps } from './deps.js';
  * What every `/wh/in/<key>…` route does before reading a body, whichever sender's answers it
  * gives: find the live key (so an unknown key answers the same 404 whatever the body), then count
  * the post against the key's rate limit (in Redis, before any parsing; grouped with the other
- * posts of the moment). SPEC.md's route and
- * the sender-compatible ones share them, so a key's limit is one budget across all its URLs.
+ * posts of the moment). SPEC.md's route and the sender-compatible ones share them, so a key's
+ * limit is one budget across all its URLs.
  */
 export interface KeyGate {
   findKey: RequestHandler;
