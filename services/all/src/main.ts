@@ -7,7 +7,8 @@ import { loadFerryConfig } from './config.js';
 import { startAll } from './server.js';
 
 // `pnpm start`: the whole product on PORT (default 3000), in FERRY_PROCESSES processes (default:
-// every core; see cluster.ts), or in this one process with FERRY_PROCESSES=1.
+// every core, less one beside a local Postgres: config.ts; see cluster.ts), or in this one
+// process with FERRY_PROCESSES=1.
 const settings = configOrExit(loadFerryConfig);
 if (settings.processes > 1 && cluster.isPrimary) await runPrimary(settings);
 else if (cluster.isWorker) await runWorker(settings);
