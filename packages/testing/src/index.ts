@@ -40,6 +40,8 @@ export { holdRequest, runLoad } from './drain.js';
 export type { HeldAnswer, HeldRequest, Load } from './drain.js';
 export { FormClient } from './form-client.js';
 export { sessionCookie } from './session-cookie.js';
+export { readSseFrames } from './sse.js';
+export type { SseEvent } from './sse.js';
 export { createDatabaseBefore } from './migrations.js';
 export type { DatabaseBefore } from './migrations.js';
 export { jpegHeader, solidPng, webpHeader } from './images.js';

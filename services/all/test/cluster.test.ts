@@ -1,11 +1,8 @@
 import { createFerryClient } from '@ferry/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { io as connect, type Socket } from 'socket.io-client';
-import { SecretBox } from '@ferry/core';
 import {
   createApiToken,
-  createMember,
-  createRoom,
   createTestContext,
   createWorkspace,
   entryCommand,
@@ -16,8 +13,8 @@ import {
   type TestContext,
   sessionCookie,
 } from '@ferry/testing';
-import { createIncomingKey } from '@ferry/workspace';
 import { drainsOnSigterm } from './support/drain.js';
+import { keyedRoom } from './support/keyed-room.js';
 
 /**
  * `pnpm start` with FERRY_PROCESSES=2 (a node:cluster primary and two workers on one port), as
@@ -97,15 +94,7 @@ describe('pnpm start on two processes', () => {
   });
 
   it('delivers a message stored through one request to live sockets on every process', async () => {
-    const workspace = await createWorkspace(ctx.db);
-    const admin = await createMember(ctx.db, workspace, { role: 'admin' });
-    const room = await createRoom(ctx.db, workspace, { members: [admin] });
-    const { rawKey } = await createIncomingKey(ctx.db, new SecretBox(ctx.config.APP_SECRET), {
-      workspaceId: workspace.id,
-      roomId: room.id,
-      name: 'Deploy bot',
-      createdBy: admin.id,
-    });
+    const { admin, room, rawKey } = await keyedRoom(ctx);
     const cookie = await sessionCookie(ferry.url, admin.user.email, admin.user.password);
     // Four connections: the primary hands connections to its workers in turn, so the sockets
     // sit on both processes (and whichever took the post, the others hear of it over Redis).

@@ -2,12 +2,10 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { io as connect, type Socket } from 'socket.io-client';
-import { SecretBox } from '@ferry/core';
 import { listen, NotificationsNotDelivered } from '@ferry/db';
 import {
   createApiToken,
   createMember,
-  createRoom,
   createTestContext,
   createWorkspace,
   entryCommand,
@@ -20,8 +18,9 @@ import {
   type TestContext,
   sessionCookie,
 } from '@ferry/testing';
-import { createIncomingKey, revokeToken } from '@ferry/workspace';
+import { revokeToken } from '@ferry/workspace';
 import { openSseText, type SseText } from './support/sse-text.js';
+import { keyedRoom } from './support/keyed-room.js';
 
 /**
  * Issue 47, PgBouncer: `pnpm start` (its real entry, one process) with DATABASE_URL through a real
@@ -124,15 +123,7 @@ describe('pnpm start with DATABASE_URL through PgBouncer (transaction mode)', ()
   });
 
   it('stores an incoming webhook post and shows it live on an open room', async () => {
-    const workspace = await createWorkspace(ctx.db);
-    const admin = await createMember(ctx.db, workspace, { role: 'admin' });
-    const room = await createRoom(ctx.db, workspace, { members: [admin] });
-    const { rawKey } = await createIncomingKey(ctx.db, new SecretBox(ctx.config.APP_SECRET), {
-      workspaceId: workspace.id,
-      roomId: room.id,
-      name: 'Deploy bot',
-      createdBy: admin.id,
-    });
+    const { admin, room, rawKey } = await keyedRoom(ctx);
     const cookie = await sessionCookie(ferry.url, admin.user.email, admin.user.password);
     const socket = connect(ferry.url, {
       transports: ['websocket'],

@@ -1,9 +1,5 @@
-import { SecretBox } from '@ferry/core';
 import {
-  createMember,
-  createRoom,
   createTestContext,
-  createWorkspace,
   entryCommand,
   killAll,
   startService,
@@ -11,8 +7,8 @@ import {
   type ServiceProcess,
   type TestContext,
 } from '@ferry/testing';
-import { createIncomingKey } from '@ferry/workspace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyedRoom } from './support/keyed-room.js';
 import { connect, send, type RawConnection } from './support/raw-http.js';
 
 /**
@@ -40,18 +36,9 @@ describe('slow clients', () => {
 
   beforeAll(async () => {
     ctx = await createTestContext();
-    const workspace = await createWorkspace(ctx.db);
-    publicKey = workspace.public_key;
-    const admin = await createMember(ctx.db, workspace, { role: 'admin' });
-    const room = await createRoom(ctx.db, workspace, { members: [admin] });
-    webhookKey = (
-      await createIncomingKey(ctx.db, new SecretBox(ctx.config.APP_SECRET), {
-        workspaceId: workspace.id,
-        roomId: room.id,
-        name: 'CI',
-        createdBy: admin.id,
-      })
-    ).rawKey;
+    const keyed = await keyedRoom(ctx, 'CI');
+    publicKey = keyed.workspace.public_key;
+    webhookKey = keyed.rawKey;
     ferry = await startService({
       command: entryCommand('services/all/src/main.ts'),
       env: {

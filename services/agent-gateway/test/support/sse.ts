@@ -1,12 +1,8 @@
-import { waitUntil } from '@ferry/testing';
+import { readSseFrames, waitUntil, type SseEvent } from '@ferry/testing';
+
+export type { SseEvent };
 
 /** A Server-Sent Events client over fetch, for tests: collects events as they arrive. */
-export interface SseEvent {
-  event: string;
-  id?: string;
-  data: unknown;
-}
-
 export interface SseClient {
   status: number;
   events: SseEvent[];
@@ -45,26 +41,10 @@ export async function openSse(url: string, headers: Record<string, string>): Pro
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const lines = frame.split('\n');
-          if (lines.every((line) => line.startsWith(':'))) {
-            client.comments++;
-            continue;
-          }
-          const field = (name: string) =>
-            lines.find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
-          const data = field('data');
-          if (data === undefined) continue;
-          events.push({
-            event: field('event') ?? 'message',
-            id: field('id'),
-            data: JSON.parse(data),
-          });
-        }
+        const read = readSseFrames(buffer + decoder.decode(value, { stream: true }));
+        buffer = read.rest;
+        client.comments += read.comments;
+        events.push(...read.events);
       }
     } catch {
       // aborted

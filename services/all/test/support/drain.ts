@@ -1,20 +1,16 @@
 import { expect } from 'vitest';
 import { Queue } from 'bullmq';
-import { SecretBox } from '@ferry/core';
 import { startErrorWriter } from '@ferry/ingest-errors';
 import { createRedisConnection } from '@ferry/queues';
 import {
   createApiToken,
-  createMember,
-  createRoom,
-  createWorkspace,
   holdRequest,
   runLoad,
   waitUntil,
   type ServiceProcess,
   type TestContext,
 } from '@ferry/testing';
-import { createIncomingKey } from '@ferry/workspace';
+import { keyedRoom } from './keyed-room.js';
 
 /**
  * SIGTERM to `pnpm start` (however many processes it runs) with an agent's SSE stream open while
@@ -24,15 +20,7 @@ import { createIncomingKey } from '@ferry/workspace';
  * queue).
  */
 export async function drainsOnSigterm(ctx: TestContext, ferry: ServiceProcess): Promise<void> {
-  const workspace = await createWorkspace(ctx.db);
-  const admin = await createMember(ctx.db, workspace, { role: 'admin' });
-  const room = await createRoom(ctx.db, workspace, { members: [admin] });
-  const { rawKey } = await createIncomingKey(ctx.db, new SecretBox(ctx.config.APP_SECRET), {
-    workspaceId: workspace.id,
-    roomId: room.id,
-    name: 'Deploy bot',
-    createdBy: admin.id,
-  });
+  const { workspace, room, rawKey } = await keyedRoom(ctx);
   const agentToken = await createApiToken(ctx.db, workspace, { scopes: ['platform:dispatch'] });
   const stream = await fetch(`${ferry.url}/agents/v1/stream`, {
     headers: {

@@ -1,4 +1,5 @@
 import { io as connect, type Socket } from 'socket.io-client';
+import { readSseFrames } from '@ferry/testing';
 
 /** One request's outcome: a status (0: no answer at all), how long it took, what it promised. */
 export interface Outcome {
@@ -139,19 +140,6 @@ interface WorkItem {
   feedback: { id: string } | null;
 }
 
-/** The `data:` of each complete `event: work` frame in `text`, and what is left unread. */
-function workFrames(text: string): { items: WorkItem[]; rest: string } {
-  const frames = text.split('\n\n');
-  const rest = frames.pop() ?? '';
-  const items = frames.flatMap((frame) => {
-    const lines = frame.split('\n');
-    if (!lines.includes('event: work')) return [];
-    const data = lines.find((line) => line.startsWith('data: '));
-    return data ? [JSON.parse(data.slice('data: '.length)) as WorkItem] : [];
-  });
-  return { items, rest };
-}
-
 /**
  * A local agent through the proxy, as packages/agent behaves (PROTOCOL.md): it holds its work
  * stream (GET /agents/v1/stream, Server-Sent Events) and opens it again when a drained process
@@ -201,20 +189,16 @@ export function holdAgentStream(url: string, headers: Record<string, string>): A
         }
         const reader = res.body!.getReader();
         const decoder = new TextDecoder();
-        let text = '';
-        let greeted = false;
+        let rest = '';
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
-          text += decoder.decode(value, { stream: true });
-          if (!greeted && text.includes('event: hello')) {
-            greeted = true;
-            opened++;
-          }
-          const { items, rest } = workFrames(text);
-          text = rest;
-          for (const item of items) {
-            const handled = handle(item).finally(() => handling.delete(handled));
+          const read = readSseFrames(rest + decoder.decode(value, { stream: true }));
+          rest = read.rest;
+          for (const event of read.events) {
+            if (event.event === 'hello') opened++;
+            if (event.event !== 'work') continue;
+            const handled = handle(event.data as WorkItem).finally(() => handling.delete(handled));
             handling.add(handled);
           }
         }
