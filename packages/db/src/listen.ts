@@ -9,6 +9,9 @@ import { probeNotifications } from './session-check.js';
  * Each (re)connect first proves notifications arrive (session-check.ts): a URL through a
  * transaction pooler fails it with NotificationsNotDelivered, passed to `onError` and retried,
  * instead of a LISTEN that silently hears nothing. `databaseUrl` is DATABASE_DIRECT_URL.
+ * Notifications that arrive while a connection is still being proven are not passed on: the
+ * catch-up call that follows covers them, and passing them on first would let a consumer act on
+ * the channel (trust its cache, hear a settle token) before that catch-up undoes it.
  */
 export interface Listener {
   close(): Promise<void>;
@@ -33,8 +36,9 @@ export function listen(
     if (closed) return;
     const next = new pg.Client({ connectionString: databaseUrl });
     next.on('notification', (message) => {
-      // The probe's own channel is not ours.
-      if (message.channel === channel) onNotify(message.payload);
+      // The probe's own channel is not ours; and until this connection's catch-up call (below)
+      // it is not the current one.
+      if (message.channel === channel && client === next) onNotify(message.payload);
     });
     next.on('error', (err) => {
       onError(err);
