@@ -4,7 +4,7 @@ import type { PreparedRoute } from './route-table.js';
 
 /**
  * Issue 48: the hot routes (error ingestion, incoming webhooks) answered before the express
- * stack. Express walks every router a request could enter, layer by layer (each a regular
+ * stack (app.ts answerHotRoutesFirst runs what this finds at the app's entry). Express walks every router a request could enter, layer by layer (each a regular
  * expression, a closure and a promise), through the service routers nested in `pnpm start`'s app;
  * on an incoming post that walk was about a tenth of the app's CPU. Here one radix-tree lookup
  * (find-my-way) finds the route and its handlers run in a row, the very handlers `mount` built
@@ -28,7 +28,7 @@ export function wasDispatched(req: Request): boolean {
 }
 
 /** Runs the handlers in order, as an express route does; `done` gets what the last passes on. */
-function runHandlers(
+export function runHandlers(
   handlers: readonly RequestHandler[],
   req: Request,
   res: Response,
@@ -60,11 +60,25 @@ function runHandlers(
   next();
 }
 
+/** What a request takes here: its route's handlers (after `before`) and the path's parameters. */
+export interface HotMatch {
+  handlers: readonly RequestHandler[];
+  params: Record<string, string>;
+}
+
+export interface HotDispatch {
+  /** The route `req` takes here, or undefined: it goes to the express routers as before. */
+  match(req: { method?: string | undefined; url?: string | undefined }): HotMatch | undefined;
+}
+
 /**
- * The middleware that answers `routes` before the express stack, or undefined when there are
- * none. Put it where the hot routers were, and keep them after it for what it passes on.
+ * The lookup for `routes`, or undefined when there are none. `before` (the app's own middleware:
+ * request id, metrics, body deadline) runs ahead of each route's handlers, as it would in express.
  */
-export function hotDispatch(routes: readonly PreparedRoute[]): RequestHandler | undefined {
+export function hotDispatch(
+  routes: readonly PreparedRoute[],
+  before: readonly RequestHandler[] = [],
+): HotDispatch | undefined {
   if (!routes.length) return undefined;
   const routers = {
     sensitive: FindMyWay({ caseSensitive: true, ignoreTrailingSlash: true }),
@@ -75,30 +89,29 @@ export function hotDispatch(routes: readonly PreparedRoute[]): RequestHandler | 
   for (const route of routes) {
     const which = route.caseSensitive ? 'sensitive' : 'insensitive';
     hasRoutes[which] = true;
-    routers[which].on(route.method.toUpperCase() as HTTPMethod, route.pattern, noop, route);
+    const handlers: readonly RequestHandler[] = [...before, ...route.handlers];
+    routers[which].on(route.method.toUpperCase() as HTTPMethod, route.pattern, noop, handlers);
   }
   const lookup = (method: HTTPMethod, path: string) =>
     (hasRoutes.sensitive ? routers.sensitive.find(method, path) : null) ??
     (hasRoutes.insensitive ? routers.insensitive.find(method, path) : null);
 
-  return (req, res, next) => {
-    const url = req.url;
-    const query = url.indexOf('?');
-    const path = query === -1 ? url : url.slice(0, query);
-    if (path.includes('%')) {
-      next();
-      return;
-    }
-    const found = lookup(req.method as HTTPMethod, path);
-    if (!found) {
-      next();
-      return;
-    }
-    const route = found.store as PreparedRoute;
-    (req as Dispatched)[DISPATCHED] = true;
-    req.params = Object.fromEntries(
-      Object.entries(found.params).filter((entry): entry is [string, string] => !!entry[1]),
-    );
-    runHandlers(route.handlers, req, res, next);
+  return {
+    match(req) {
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const path = query === -1 ? url : url.slice(0, query);
+      if (path.includes('%')) return undefined;
+      const found = lookup(req.method as HTTPMethod, path);
+      if (!found) return undefined;
+      const params: Record<string, string> = {};
+      for (const [name, value] of Object.entries(found.params)) if (value) params[name] = value;
+      return { handlers: found.store as readonly RequestHandler[], params };
+    },
   };
+}
+
+/** Marks `req` as answered by a hot route, so the express routers skip that route. */
+export function markDispatched(req: Request): void {
+  (req as Dispatched)[DISPATCHED] = true;
 }

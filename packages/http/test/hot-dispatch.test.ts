@@ -26,6 +26,8 @@ describe('hot routes answered before the express stack', () => {
   let app: RunningApp;
   /** Per answered request: whether hotDispatch ran it, and through which path. */
   const seen: { path: string; dispatched: boolean }[] = [];
+  /** The requests that entered the express stack (its router's handle). */
+  const enteredExpress: string[] = [];
 
   beforeAll(async () => {
     const table = routeTable();
@@ -58,6 +60,13 @@ describe('hot routes answered before the express stack', () => {
       hotRoutes: [service],
     });
     app = await startApp(finishApp(server, { logger }));
+    const router = (server as unknown as { router: { handle: (...args: unknown[]) => void } })
+      .router;
+    const handle = router.handle.bind(router);
+    router.handle = (...args: unknown[]) => {
+      enteredExpress.push((args[0] as { url: string }).url);
+      handle(...args);
+    };
   });
   afterAll(async () => {
     await app?.close();
@@ -83,6 +92,22 @@ describe('hot routes answered before the express stack', () => {
       status: 404,
       body: { error: { code: 'not_found' } },
     });
+  });
+
+  it("answers a hot route at the app's entry, never entering the express stack", async () => {
+    enteredExpress.length = 0;
+    const res = await fetch(`${app.url}/hot/k1`, {
+      method: 'POST',
+      headers: { 'x-request-id': 'hot-1' },
+    });
+    expect(res.status).toBe(201);
+    // The app's own middleware ran: the request id is echoed.
+    expect(res.headers.get('x-request-id')).toBe('hot-1');
+    expect(enteredExpress).toEqual([]);
+    // What is not a hot route, or what one passes on (here an error), goes through express.
+    expect((await post('/elsewhere')).status).toBe(404);
+    expect((await post('/hot/k1/rejects')).status).toBe(422);
+    expect(enteredExpress).toEqual(['/elsewhere', '/hot/k1/rejects']);
   });
 
   it('leaves to the express router what it cannot match exactly, with the same answer', async () => {
