@@ -60,6 +60,13 @@ export async function writeEvents(
   return rows.map((row) => row.id);
 }
 
+/** An outbox seq as SQL text: a bigint Postgres gave us, checked before it is written into SQL. */
+function seqLiteral(row: { seq: string | number | bigint }): string {
+  const text = String(row.seq);
+  if (!/^[0-9]{1,19}$/.test(text)) throw new Error(`not an outbox seq: ${text}`);
+  return text;
+}
+
 /**
  * The outbox rows of `events`, each payload validated against the event catalog (throws on the
  * first invalid one), for a caller that inserts them in a statement of its own: as a
@@ -166,10 +173,75 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const retentionDays = options.retentionDays ?? 7;
   const afterEnqueue = crashHook();
 
+  /**
+   * In the transaction drainOnce began: takes a batch of unsent rows, enqueues their jobs, marks
+   * them sent and commits (the mark and COMMIT in one round trip). Returns how many rows it took;
+   * with none it leaves the commit to the caller.
+   */
+  async function relayBatch(trx: Kysely<Database>, relayed: RelayedEvent[]): Promise<number> {
+    // Only types this build knows: a row of a newer type (written by a newer deploy) is left for
+    // a relay that knows it instead of being dropped or blocking the head of the outbox.
+    const rows: OutboxBatchRow[] = await trx
+      .selectFrom('outbox')
+      .select(['seq', 'id', 'type', 'payload'])
+      .where('sent_at', 'is', null)
+      .where('type', 'in', eventTypes)
+      .orderBy('seq')
+      .limit(batchSize)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (rows.length === 0) return 0;
+
+    const jobs: BulkJob[] = [];
+    for (const row of rows) {
+      if (!isEventType(row.type)) continue; // the query already excluded these
+      try {
+        jobs.push(...jobsForEvent(row.type, row.payload, row.id));
+        if (options.onRelayed) {
+          relayed.push({
+            id: row.id,
+            type: row.type,
+            payload: parseEvent(row.type, row.payload),
+          } as RelayedEvent);
+        }
+      } catch (error) {
+        if (!(error instanceof InvalidPayloadError)) throw error;
+        // A known type whose payload fails its schema can't succeed on any retry by this build.
+        // It is marked sent with nothing enqueued (so it never blocks the outbox) and logged at
+        // error level with its id: fix the data or the schema, then set sent_at = null to relay
+        // it again. It is pruned with other sent rows after `retentionDays`.
+        logger.error(
+          { eventId: row.id, seq: row.seq, type: row.type, problem: error.message },
+          'outbox event set aside: invalid payload, nothing enqueued',
+        );
+      }
+    }
+    if (jobs.length) {
+      // A hung Redis must not hold these row locks forever. An add that lands after we gave up
+      // only creates jobs the retry adds anyway, under the same job ids.
+      await withTimeout(
+        producer.addBulk(mergeRelayBatches(jobs)),
+        enqueueTimeoutMs,
+        'adding outbox jobs',
+      );
+    }
+    await afterEnqueue();
+    await sql
+      .raw(
+        `update outbox set sent_at = now() where seq in (${rows.map(seqLiteral).join(', ')}); commit`,
+      )
+      .execute(trx);
+    return rows.length;
+  }
+
   async function drainOnce(): Promise<number> {
     const relayed: RelayedEvent[] = [];
-    const settled = await db.transaction().execute(async (trx) => {
-      // Two settings for this transaction, in one round trip:
+    // One transaction in three round trips (issue 48: every statement is a socket write on both
+    // sides, a few per wake): BEGIN goes with the settings, COMMIT with the mark, as
+    // multi-statement text (node-postgres sends text without parameters as a simple query).
+    const settled = await db.connection().execute(async (trx) => {
+      // Two settings for this transaction:
       // - Relayed rows stay in the unsent index until vacuum. A plain index scan marks their
       //   entries dead as it passes them, so later scans skip them; the bitmap scan Postgres picks
       //   otherwise re-reads every relayed row's page on every wake (measured: 20,000 relayed rows
@@ -178,66 +250,23 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       //   rows again, exactly as a relay killed between enqueue and mark does (jobs carry the
       //   event id as their id; consumers are idempotent). One fewer durable commit per wake
       //   leaves the WAL to the writes that must be durable.
-      await sql`select set_config('enable_bitmapscan', 'off', true),
-        set_config('synchronous_commit', 'off', true)`.execute(trx);
-      // Only types this build knows: a row of a newer type (written by a newer deploy) is left for
-      // a relay that knows it instead of being dropped or blocking the head of the outbox.
-      const rows: OutboxBatchRow[] = await trx
-        .selectFrom('outbox')
-        .select(['seq', 'id', 'type', 'payload'])
-        .where('sent_at', 'is', null)
-        .where('type', 'in', eventTypes)
-        .orderBy('seq')
-        .limit(batchSize)
-        .forUpdate()
-        .skipLocked()
-        .execute();
-      if (rows.length === 0) return 0;
-
-      const jobs: BulkJob[] = [];
-      for (const row of rows) {
-        if (!isEventType(row.type)) continue; // the query already excluded these
-        try {
-          jobs.push(...jobsForEvent(row.type, row.payload, row.id));
-          if (options.onRelayed) {
-            relayed.push({
-              id: row.id,
-              type: row.type,
-              payload: parseEvent(row.type, row.payload),
-            } as RelayedEvent);
-          }
-        } catch (error) {
-          if (!(error instanceof InvalidPayloadError)) throw error;
-          // A known type whose payload fails its schema can't succeed on any retry by this build.
-          // It is marked sent with nothing enqueued (so it never blocks the outbox) and logged at
-          // error level with its id: fix the data or the schema, then set sent_at = null to relay
-          // it again. It is pruned with other sent rows after `retentionDays`.
-          logger.error(
-            { eventId: row.id, seq: row.seq, type: row.type, problem: error.message },
-            'outbox event set aside: invalid payload, nothing enqueued',
-          );
-        }
-      }
-      if (jobs.length) {
-        // A hung Redis must not hold these row locks forever. An add that lands after we gave up
-        // only creates jobs the retry adds anyway, under the same job ids.
-        await withTimeout(
-          producer.addBulk(mergeRelayBatches(jobs)),
-          enqueueTimeoutMs,
-          'adding outbox jobs',
-        );
-      }
-      await afterEnqueue();
-      await trx
-        .updateTable('outbox')
-        .set({ sent_at: sql<Date>`now()` })
-        .where(
-          'seq',
-          'in',
-          rows.map((row) => row.seq),
+      await sql
+        .raw(
+          `begin; select set_config('enable_bitmapscan', 'off', true),
+            set_config('synchronous_commit', 'off', true)`,
         )
-        .execute();
-      return rows.length;
+        .execute(trx);
+      try {
+        const count = await relayBatch(trx, relayed);
+        if (count === 0) await sql.raw('commit').execute(trx);
+        return count;
+      } catch (error) {
+        await sql
+          .raw('rollback')
+          .execute(trx)
+          .catch(() => undefined);
+        throw error;
+      }
     });
     if (relayed.length && options.onRelayed) {
       try {
