@@ -179,6 +179,22 @@ describe('outbox', () => {
     expect(parsed.success).toBe(false);
   });
 
+  it('checks error-ingest reports are objects without copying them (issue 48)', () => {
+    const report = { id: 'x', message: 'boom' };
+    const parsed = safeParseJob('error-ingest', {
+      workspaceId: newId('workspace'),
+      reports: [report],
+    });
+    expect(parsed.success && parsed.data.reports[0]).toBe(report);
+    for (const bad of ['a report', null, [report]]) {
+      const refused = safeParseJob('error-ingest', {
+        workspaceId: newId('workspace'),
+        reports: [bad],
+      });
+      expect(refused.success).toBe(false);
+    }
+  });
+
   it('refuses to write an invalid event', async () => {
     await expect(
       writeEvent(ctx.db, 'feedback_filed', {
