@@ -1,5 +1,6 @@
 import querystring from 'node:querystring';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import express, {
   type Express,
   type NextFunction,
@@ -49,20 +50,23 @@ const resumePassedOn: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * res.json for a hot route's answer: what express's json and send do for a POST's small JSON body
- * (express 5 response.js), without its ETag (a hash of every body, which no client of a POST can
- * use) and its freshness and HEAD checks. Anything out of that common case (a Content-Type set
- * already, a body-less status, HEAD, no JSON for the value) goes to express's own.
+ * res.json without express's ETag where no client can use one (issue 48): for an answer to
+ * anything but GET or HEAD, express's json and send (express 5 response.js) hash every body into
+ * an ETag and check freshness, which only a GET's conditional request can use. Such an answer here
+ * gets the same body, Content-Type and Content-Length in one write. Everything else (GET and HEAD,
+ * a Content-Type set already, a body-less status, no JSON for the value) goes to express's own.
  */
-function hotJson(expressJson: Response['json']): Response['json'] {
+function leanJson(expressJson: Response['json']): Response['json'] {
   return function json(this: Response, value: unknown) {
+    const method = this.req.method;
     const text = JSON.stringify(value) as string | undefined;
-    const bodiless = this.statusCode === 204 || this.statusCode === 304;
     if (
+      method === 'GET' ||
+      method === 'HEAD' ||
       text === undefined ||
-      bodiless ||
-      this.hasHeader('Content-Type') ||
-      this.req.method === 'HEAD'
+      this.statusCode === 204 ||
+      this.statusCode === 304 ||
+      this.hasHeader('Content-Type')
     ) {
       return expressJson.call(this, value);
     }
@@ -70,6 +74,41 @@ function hotJson(expressJson: Response['json']): Response['json'] {
     this.setHeader('Content-Length', Buffer.byteLength(text));
     this.end(text);
     return this;
+  };
+}
+
+/**
+ * The request and response classes for `http.createServer` that make its objects with the app's
+ * own prototypes from the start. Express otherwise swaps the prototypes of every request and
+ * response (Object.setPrototypeOf in its entry), which V8 answers with new object shapes and
+ * slower property access on both for the rest of the request: 4 % of an incoming post's CPU in
+ * perf (issue 48). Express's own swap is then a no-op (the prototype is the same).
+ */
+export function serverClassesFor(app: Express): {
+  IncomingMessage: typeof http.IncomingMessage;
+  ServerResponse: typeof http.ServerResponse;
+} {
+  // Node's own constructors are plain functions (node:_http_incoming, node:_http_server), so a
+  // constructor with another prototype can run them on its object.
+  function AppRequest(this: http.IncomingMessage, socket: Socket): void {
+    (http.IncomingMessage as unknown as (socket: Socket) => void).call(this, socket);
+  }
+  AppRequest.prototype = app.request;
+  function AppResponse(
+    this: http.ServerResponse,
+    req: http.IncomingMessage,
+    options?: object,
+  ): void {
+    (http.ServerResponse as unknown as (req: http.IncomingMessage, options?: object) => void).call(
+      this,
+      req,
+      options,
+    );
+  }
+  AppResponse.prototype = app.response;
+  return {
+    IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage,
+    ServerResponse: AppResponse as unknown as typeof http.ServerResponse,
   };
 }
 
@@ -81,24 +120,29 @@ type Handle = (req: IncomingMessage, res: ServerResponse, callback?: NextFunctio
  * The app's entry answers it first: it does what express's entry and router do before the first
  * middleware (the circular references, the request and response prototypes, `locals`,
  * `originalUrl`, `params`), then runs the app's own middleware and the route's handlers in a row.
- * Its JSON answer skips express's ETag (hotJson).
  * What the route passes on (a thrown or rejected error, `next(err)`, `next()`) re-enters the
  * express stack where the hot routers sit, so errors reach the same handlers as before.
  */
 function answerHotRoutesFirst(app: Express, dispatch: HotDispatch): void {
   const entry = app as unknown as { handle: Handle };
   const expressHandle = entry.handle.bind(app);
-  const hotResponse = Object.create(app.response, {
-    json: { value: hotJson(app.response.json), writable: true },
-  }) as Response;
   entry.handle = (incoming, outgoing, callback) => {
     const found = dispatch.match(incoming);
     if (!found) {
       expressHandle(incoming, outgoing, callback);
       return;
     }
-    const req = Object.setPrototypeOf(incoming, app.request) as Request;
-    const res = Object.setPrototypeOf(outgoing, hotResponse) as Response;
+    // Born with them when the server was made with serverClassesFor(app); swapped otherwise.
+    const req = (
+      Object.getPrototypeOf(incoming) === app.request
+        ? incoming
+        : Object.setPrototypeOf(incoming, app.request)
+    ) as Request;
+    const res = (
+      Object.getPrototypeOf(outgoing) === app.response
+        ? outgoing
+        : Object.setPrototypeOf(outgoing, app.response)
+    ) as Response;
     req.res = res;
     res.req = req;
     res.locals ??= Object.create(null) as Response['locals'];
@@ -145,6 +189,7 @@ export function createHttpApp({
   // storableBody): a query string is as untrusted as a body.
   app.set('query parser', (query: string) => storableDeep(querystring.parse(query)));
   app.set('trust proxy', trustProxy);
+  app.response.json = leanJson(app.response.json);
   // Before any route can read a body, so every one has a deadline (a route moves it to its kind).
   const own = [requestId, metrics.middleware, bodyDeadline({ timeouts: bodyTimeouts, logger })];
   // Their declared routes are answered at the app's entry, before the express stack

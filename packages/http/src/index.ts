@@ -1,4 +1,4 @@
-export { createHttpApp, finishApp } from './app.js';
+export { createHttpApp, finishApp, serverClassesFor } from './app.js';
 export type { HttpAppOptions } from './app.js';
 export {
   DEFAULT_BODY_TIMEOUTS,

@@ -17,6 +17,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { closeServer, listen, type Runtime } from './runtime.js';
 import { requireSessionDatabase } from './session-database.js';
 import { createServiceApp, type ServiceMount } from './service-app.js';
+import { serverClassesFor } from './app.js';
 
 /**
  * A service's manifest: everything its process runs, as data, so its own entry (services/X/src/
@@ -172,7 +173,7 @@ export async function runServices(
     });
     // Fail-fast producers refuse commands until connected: be ready before taking requests.
     if (producerRedis) await redisReady(producerRedis);
-    server = http.createServer(serverTimeouts(config), app);
+    server = http.createServer({ ...serverTimeouts(config), ...serverClassesFor(app) }, app);
     for (const m of manifests) m.realtime?.attach(server);
     await listen(server, config.PORT, chatter);
   }
