@@ -7,6 +7,9 @@ import { createProducer } from './producer.js';
 /** The channel the outbox trigger notifies (packages/db migration 2026_11_22_0005). */
 export const OUTBOX_CHANNEL = 'ferry_outbox';
 
+/** How long commits gather between two relay batches under load (OutboxRelayOptions.gatherMs). */
+export const RELAY_GATHER_MS = 5;
+
 /**
  * The outbox relay as a service process runs it: its own Redis connection and producer, stopped
  * together. Any number of processes may run one (rows are claimed with SKIP LOCKED).
@@ -36,6 +39,9 @@ export function runOutboxRelay({
     producer,
     logger,
     pollMs: 500,
+    // Under load, a few milliseconds' more for a message's fan-out, a quarter of the relay's
+    // statements (see gatherMs).
+    gatherMs: RELAY_GATHER_MS,
     ...(onRelayed ? { onRelayed } : {}),
   });
   const listener = listen(

@@ -314,6 +314,38 @@ describe('outbox', () => {
     }
   });
 
+  it('relays commits that nudge it within gatherMs of a batch together, and a first one at once', async () => {
+    const batches: number[] = [];
+    let asleep = false;
+    const running = startOutboxRelay({
+      db: ctx.db,
+      producer,
+      logger: ctx.logger,
+      pollMs: 60_000,
+      // Long enough for five commits on a slow host; the loop waits it after every batch.
+      gatherMs: 1_000,
+      onSleep: () => (asleep = true),
+      onRelayed: (events) => batches.push(events.length),
+    });
+    const commit = async () => {
+      await ctx.db.transaction().execute((trx) => writeEvent(trx, 'message_created', message()));
+      running.nudge();
+    };
+    try {
+      await waitUntil(() => asleep, 'the relay to find the outbox empty and go to sleep');
+      await commit();
+      await waitUntil(() => batches.length === 1, 'the first commit to be relayed at once');
+      for (let i = 0; i < 5; i++) await commit();
+      await waitUntil(
+        () => batches.reduce((sum, n) => sum + n, 0) === 6,
+        'the five commits made while it gathered to be relayed',
+      );
+      expect(batches).toEqual([1, 5]);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('runs as a loop that picks up new events and stops cleanly', async () => {
     const running = startOutboxRelay({ db: ctx.db, producer, logger: ctx.logger, pollMs: 10 });
     try {

@@ -9,7 +9,7 @@ import {
   type PostMessageInput,
   type PreparedFile,
 } from '@ferry/workspace';
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import {
   decodePayload,
   type Avatar,
@@ -118,6 +118,15 @@ export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | und
 }
 
 /**
+ * liveKeyHashes' statement, built and compiled once (it runs in every group commit of incoming
+ * posts; building it each time was 3 % of the path's CPU in perf, issue 48). The keys go in as two
+ * arrays, put where these placeholders stand in its parameters.
+ */
+let liveKeyHashesQuery: CompiledQuery<{ key_hash: string }> | undefined;
+const KEY_IDS: readonly string[] = [];
+const KEY_HASHES: readonly string[] = [];
+
+/**
  * Which of `keys` are still live, as their digests (`keyHash`), checked inside the transaction that stores their posts:
  * the live-key cache may not have heard yet that a key was disabled, deleted or rotated (its
  * `keyHash` is no longer the key's) or that its creator left. One indexed query for any number of
@@ -128,17 +137,21 @@ export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | und
  */
 export async function liveKeyHashes(trx: Db, keys: readonly LiveKey[]): Promise<Set<string>> {
   if (!keys.length) return new Set();
-  const rows = await liveKeys(trx)
+  liveKeyHashesQuery ??= liveKeys(trx)
     .select('w.key_hash')
-    .where((eb) =>
-      eb(
-        eb.refTuple('w.id', 'w.key_hash'),
-        'in',
-        keys.map((key) => eb.tuple(key.id, key.keyHash)),
-      ),
+    .where(
+      sql<boolean>`(w.id, w.key_hash) in (select * from unnest(${KEY_IDS}::text[], ${KEY_HASHES}::text[]))`,
     )
     .forShare('w')
-    .execute();
+    .compile();
+  const ids = keys.map((key) => key.id);
+  const hashes = keys.map((key) => key.keyHash);
+  const { rows } = await trx.executeQuery<{ key_hash: string }>({
+    ...liveKeyHashesQuery,
+    parameters: liveKeyHashesQuery.parameters.map((value) =>
+      value === KEY_IDS ? ids : value === KEY_HASHES ? hashes : value,
+    ),
+  });
   return new Set(rows.map((row) => row.key_hash));
 }
 
