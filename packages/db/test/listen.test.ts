@@ -29,13 +29,16 @@ describe('listen', () => {
       await notifier.end();
     });
     // Pouring before the listener starts: LISTEN to the end of the probe is a window of its own.
-    await waitFor(async () => (sent > 20 ? true : undefined), 'the notifier to be pouring');
+    await waitFor(
+      () => Promise.resolve(sent > 20 ? true : undefined),
+      'the notifier to be pouring',
+    );
 
     const calls: (string | undefined)[] = [];
     const listener: Listener = listen(serverUrl(), channel, (payload) => calls.push(payload));
     cleanups.push(() => listener.close());
     await waitFor(
-      async () => (calls.filter((p) => p !== undefined).length >= 20 ? true : undefined),
+      () => Promise.resolve(calls.filter((p) => p !== undefined).length >= 20 ? true : undefined),
       'twenty notifications after the catch-up',
     );
     expect(calls[0]).toBeUndefined();

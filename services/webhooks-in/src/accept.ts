@@ -140,7 +140,9 @@ export async function liveKeyHashes(trx: Db, keys: readonly LiveKey[]): Promise<
   liveKeyHashesQuery ??= liveKeys(trx)
     .select('w.key_hash')
     .where(
-      sql<boolean>`(w.id, w.key_hash) in (select * from unnest(${KEY_IDS}::text[], ${KEY_HASHES}::text[]))`,
+      // The digests first, so the planner takes the unique index on key_hash.
+      sql<boolean>`w.key_hash = any(${KEY_HASHES}::text[])
+        and (w.id, w.key_hash) in (select * from unnest(${KEY_IDS}::text[], ${KEY_HASHES}::text[]))`,
     )
     .forShare('w')
     .compile();
