@@ -261,13 +261,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       //   rows again, exactly as a relay killed between enqueue and mark does (jobs carry the
       //   event id as their id; consumers are idempotent). One fewer durable commit per wake
       //   leaves the WAL to the writes that must be durable.
-      await sql
-        .raw(
-          `begin; select set_config('enable_bitmapscan', 'off', true),
-            set_config('synchronous_commit', 'off', true)`,
-        )
-        .execute(trx);
+      // Inside the try: should the settings fail after BEGIN, the rollback below must still end
+      // the transaction, or the connection would go back to the pool inside an aborted one.
       try {
+        await sql
+          .raw(
+            `begin; select set_config('enable_bitmapscan', 'off', true),
+              set_config('synchronous_commit', 'off', true)`,
+          )
+          .execute(trx);
         const count = await relayBatch(trx, relayed);
         if (count === 0) await sql.raw('commit').execute(trx);
         return count;
