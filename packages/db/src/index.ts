@@ -74,6 +74,7 @@ export type {
   IncomingWebhookRequestsTable,
   IncomingWebhooksTable,
   InviteRole,
+  LiveIncomingKeysView,
   Member,
   MemberNoticeRoomsTable,
   MembersTable,

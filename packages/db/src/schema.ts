@@ -585,6 +585,21 @@ export interface IncomingWebhooksTable {
   deleted_at: Timestamp | null;
 }
 
+/**
+ * A view (migration 2026_12_07_0100): the incoming-webhook keys that may post right now, with the
+ * name their messages are posted under. Read-only.
+ */
+export interface LiveIncomingKeysView {
+  id: string;
+  key_hash: string;
+  workspace_id: string;
+  room_id: string;
+  name: string;
+  created_by: string;
+  creator_name: string;
+  github_secret_sealed: string | null;
+}
+
 export interface IncomingWebhookRequestsTable {
   webhook_id: string;
   idempotency_key: string;
@@ -811,6 +826,7 @@ export interface Database {
   ship_policies: ShipPoliciesTable;
   incoming_webhooks: IncomingWebhooksTable;
   incoming_webhook_requests: IncomingWebhookRequestsTable;
+  live_incoming_keys: LiveIncomingKeysView;
   outgoing_webhooks: OutgoingWebhooksTable;
   event_endpoints: EventEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -32,8 +32,12 @@ describe('migration 2026_12_06_1000_normal_stored_urls', () => {
     await database.drop();
   });
 
-  it('is the newest migration, in the index', () => {
-    expect(Object.keys(migrations).at(-1)).toBe('2026_12_06_1000_normal_stored_urls');
+  it('is in the index, after the migrations before it', () => {
+    const names = Object.keys(migrations);
+    expect(names).toContain('2026_12_06_1000_normal_stored_urls');
+    expect(names.indexOf('2026_12_06_1000_normal_stored_urls')).toBe(
+      names.indexOf('2026_12_06_0900_feedback_error_links') + 1,
+    );
   });
 
   it('stores each URL as new URL(x).href, leaving normal ones and nulls alone', async () => {

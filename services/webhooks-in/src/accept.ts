@@ -9,7 +9,7 @@ import {
   type PostMessageInput,
   type PreparedFile,
 } from '@ferry/workspace';
-import { sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import {
   decodePayload,
   type Avatar,
@@ -59,50 +59,27 @@ export interface LiveKey {
 const KEY_SHAPE = /^[A-Za-z0-9_-]{1,200}$/;
 
 /**
- * Keys that may post right now, with their creator's name: the key neither disabled nor deleted,
- * its creator holding an active workspace seat and an active seat in the key's room, which is not
- * a DM. One definition for the lookup (findLiveKey) and the re-check at commit (liveKeyHashes).
- */
-function liveKeys(db: Db) {
-  return db
-    .selectFrom('incoming_webhooks as w')
-    .innerJoin('rooms as r', 'r.id', 'w.room_id')
-    .innerJoin('members as m', (join) =>
-      join
-        .onRef('m.id', '=', 'w.created_by')
-        .onRef('m.workspace_id', '=', 'w.workspace_id')
-        .on('m.left_at', 'is', null),
-    )
-    .innerJoin('room_members as rm', (join) =>
-      join
-        .onRef('rm.room_id', '=', 'w.room_id')
-        .onRef('rm.member_id', '=', 'm.id')
-        .on('rm.left_at', 'is', null),
-    )
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .where('w.disabled_at', 'is', null)
-    .where('w.deleted_at', 'is', null)
-    .where('r.kind', '!=', 'dm');
-}
-
-/**
  * Looks the key up by its SHA-256 hash (an index lookup on a digest: the raw key's bytes are never
- * compared, so timing says nothing about them), its creator's seats checked in the same query.
+ * compared, so timing says nothing about them). Which keys may post is written once, as the view
+ * `live_incoming_keys` (migration 2026_12_07_0100): the key neither disabled nor deleted, its
+ * creator holding an active workspace seat and an active seat in the key's room, which is not a
+ * DM. The re-check at commit (liveKeyHashes) reads the same view.
  */
 export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | undefined> {
   if (!KEY_SHAPE.test(rawKey)) return undefined;
   const keyHash = hashSecret(rawKey);
-  const row = await liveKeys(db)
+  const row = await db
+    .selectFrom('live_incoming_keys')
     .select([
-      'w.id',
-      'w.workspace_id',
-      'w.room_id',
-      'w.name',
-      'w.created_by',
-      'u.name as creator_name',
-      'w.github_secret_sealed',
+      'id',
+      'workspace_id',
+      'room_id',
+      'name',
+      'created_by',
+      'creator_name',
+      'github_secret_sealed',
     ])
-    .where('w.key_hash', '=', keyHash)
+    .where('key_hash', '=', keyHash)
     .executeTakeFirst();
   if (!row) return undefined;
   return {
@@ -118,42 +95,27 @@ export async function findLiveKey(db: Db, rawKey: string): Promise<LiveKey | und
 }
 
 /**
- * liveKeyHashes' statement, built and compiled once (it runs in every group commit of incoming
- * posts; building it each time was 3 % of the path's CPU in perf, issue 48). The digests go in as
- * one array, put where this placeholder stands in its parameters.
- */
-let liveKeyHashesQuery: CompiledQuery<{ id: string; key_hash: string }> | undefined;
-const KEY_HASHES: readonly string[] = [];
-
-/**
- * Which of `keys` are still live, as their digests (`keyHash`), checked inside the transaction that stores their posts:
- * the live-key cache may not have heard yet that a key was disabled, deleted or rotated (its
- * `keyHash` is no longer the key's) or that its creator left. One indexed query for any number of
- * keys. `FOR SHARE` on the key rows makes a rotate, disable or delete that is committing right now
- * wait for this transaction's commit or be seen by it, so no post commits under a key after the
- * change that ended it (SPEC.md: the old key stops working immediately). A creator's seat that
- * ends is seen once committed; its rows are not locked, so leaving never waits on posts.
+ * Which of `keys` are still live, as their digests (`keyHash`), checked inside the transaction that
+ * stores their posts: the live-key cache may not have heard yet that a key was disabled, deleted or
+ * rotated (its `keyHash` is no longer the key's) or that its creator left. One call for any number
+ * of keys, to `lock_live_incoming_keys` (migration 2026_12_07_0100). It takes `FOR SHARE` on the
+ * key rows first, so a rotate, disable or delete that is committing right now waits for this
+ * transaction's commit or is seen by it, and no post commits under a key after the change that
+ * ended it (SPEC.md: the old key stops working immediately). A creator's seat that ends is seen
+ * once committed; its rows are not locked, so leaving never waits on posts. A function, because
+ * Postgres keeps its statements' plans: planning the view's five-way join on every group commit
+ * was the largest part of Postgres' CPU per post (issue 48).
  */
 export async function liveKeyHashes(trx: Db, keys: readonly LiveKey[]): Promise<Set<string>> {
   if (!keys.length) return new Set();
-  // The digests only, as one array: a join with the keys as a relation (unnest) made Postgres
-  // plan a six-way join on every group commit, a third more of its CPU per post (issue 48, perf).
-  // The id each digest must belong to is checked here.
-  liveKeyHashesQuery ??= liveKeys(trx)
-    .select(['w.id', 'w.key_hash'])
-    .where(sql<boolean>`w.key_hash = any(${KEY_HASHES}::text[])`)
-    .forShare('w')
-    .compile();
-  const hashes = keys.map((key) => key.keyHash);
-  const { rows } = await trx.executeQuery<{ id: string; key_hash: string }>({
-    ...liveKeyHashesQuery,
-    parameters: liveKeyHashesQuery.parameters.map((value) =>
-      value === KEY_HASHES ? hashes : value,
-    ),
-  });
+  const { rows } = await sql<{ webhook_id: string; live_hash: string }>`
+    select webhook_id, live_hash from lock_live_incoming_keys(${keys.map((key) => key.keyHash)}::text[])`.execute(
+    trx,
+  );
+  // The digest must still name the key row the post looked up, not another one.
   const wanted = new Map(keys.map((key) => [key.keyHash, key.id]));
   return new Set(
-    rows.filter((row) => wanted.get(row.key_hash) === row.id).map((row) => row.key_hash),
+    rows.filter((row) => wanted.get(row.live_hash) === row.webhook_id).map((row) => row.live_hash),
   );
 }
 

@@ -43,6 +43,7 @@ import * as eventWebhooks from './2026_12_06_0700_event_webhooks.js';
 import * as feedbackEvidence from './2026_12_06_0800_feedback_evidence.js';
 import * as feedbackErrorLinks from './2026_12_06_0900_feedback_error_links.js';
 import * as normalStoredUrls from './2026_12_06_1000_normal_stored_urls.js';
+import * as liveIncomingKeys from './2026_12_07_0100_live_incoming_keys.js';
 
 /**
  * Every migration, by timestamped name. Listed statically (not read from disk) so the same list
@@ -94,4 +95,5 @@ export const migrations: Record<string, FerryMigration> = {
   '2026_12_06_0800_feedback_evidence': feedbackEvidence,
   '2026_12_06_0900_feedback_error_links': feedbackErrorLinks,
   '2026_12_06_1000_normal_stored_urls': normalStoredUrls,
+  '2026_12_07_0100_live_incoming_keys': liveIncomingKeys,
 };
