@@ -21,12 +21,16 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // esbuild is the widget's build dependency (and tsx's); resolve it from there.
 const esbuild = createRequire(path.join(root, 'packages/widget/package.json'))('esbuild');
 
-/** Every entry that runs in production: each service's main and the migration one-shot. */
+/**
+ * Every entry that runs in production: each service's main, the migration one-shot, and the
+ * error writer's thread of `pnpm start` (services/all writer.ts loads it from beside its main).
+ */
 export const ENTRIES = [
   ...fs
     .readdirSync(path.join(root, 'services'))
     .map((name) => `services/${name}/src/main.ts`)
     .filter((entry) => fs.existsSync(path.join(root, entry))),
+  'services/all/src/writer-thread.ts',
   'packages/db/src/cli/migrate.ts',
 ];
 

@@ -9,8 +9,8 @@ import { startAll } from './server.js';
 /**
  * `pnpm start` on every core: a node:cluster primary that migrates once, then forks
  * `settings.processes` workers sharing PORT. Each worker is the whole product (startAll: HTTP,
- * sockets, SSE, every queue's workers, the relay); what must run once per deployment (the Ops
- * sampler) runs under a Redis lease in one of them.
+ * sockets, SSE, every queue's workers, the relay; the error writer on a thread of its own); what
+ * must run once per deployment (the Ops sampler) runs under a Redis lease in one of them.
  *
  * Shutdown: SIGTERM or SIGINT to the primary tells every worker to drain (each runs its own
  * graceful stop); the primary exits 0 once all exited 0, 1 if any failed or it had to kill them.
@@ -161,7 +161,12 @@ export async function runWorker(settings: FerryConfig): Promise<void> {
   process.on('disconnect', () => request('primary gone'));
 
   // The primary migrated and warned once for every worker.
-  const ferry = await startAll(settings, { migrate: false, warn: false, quietStart: pretty });
+  const ferry = await startAll(settings, {
+    migrate: false,
+    warn: false,
+    quietStart: pretty,
+    writerThread: true,
+  });
   drain.stop = shutdownOnce(logger, () => ferry.stop());
   if (drain.requested) drain.stop(drain.requested);
   else process.send?.({ type: UP });

@@ -3,13 +3,14 @@ import { agentGatewayManifest } from '@ferry/agent-gateway';
 import { migrateToLatest } from '@ferry/db';
 import { dispatchManifest } from '@ferry/dispatch';
 import { openRuntime, runServices } from '@ferry/http';
-import { ingestManifest } from '@ferry/ingest-errors';
+import { ingestManifest, INGEST_QUEUES, TRIAGE_QUEUES } from '@ferry/ingest-errors';
 import type { LeaseHolder } from '@ferry/queues';
 import { relayManifest } from '@ferry/relay';
 import { webManifest } from '@ferry/web';
 import { webhooksInManifest } from '@ferry/webhooks-in';
 import { webhooksOutManifest } from '@ferry/webhooks-out';
 import type { FerryConfig } from './config.js';
+import { startWriterThread, type WriterThread } from './writer.js';
 
 export interface RunningFerry {
   server: http.Server;
@@ -34,6 +35,11 @@ export interface StartAllOptions {
    * runServices' quietStart).
    */
   quietStart?: boolean;
+  /**
+   * The error writer on a thread of its own (writer.ts), as `pnpm start` runs it. Off by default:
+   * tests start the product inside their own worker, which cannot load the thread's TypeScript.
+   */
+  writerThread?: boolean;
 }
 
 /**
@@ -56,23 +62,47 @@ export async function startAll(
   if (applied.length && !options.quietStart) {
     runtime.logger.info({ applied }, 'migrations applied');
   }
-  const running = await runServices(
-    runtime,
-    { name: 'ferry', requireRoutedQueues: true, quietStart: options.quietStart ?? false },
-    (ctx) => [
-      ingestManifest(ctx, settings.ingest, 'all'),
-      webhooksInManifest(ctx, settings.webhooksIn),
-      agentGatewayManifest(ctx, settings.agentGateway),
-      dispatchManifest(ctx, settings.dispatch, 'all'),
-      webManifest(ctx, settings.web),
-      webhooksOutManifest(ctx, settings.webhooksOut),
-      relayManifest(ctx),
-    ],
-  );
+  // Started first: reports accepted from the first request on are written.
+  const writer: WriterThread | undefined = options.writerThread
+    ? await startWriterThread(runtime.logger)
+    : undefined;
+  let running: Awaited<ReturnType<typeof runServices>>;
+  try {
+    running = await runServices(
+      runtime,
+      { name: 'ferry', requireRoutedQueues: true, quietStart: options.quietStart ?? false },
+      (ctx) => [
+        ingestManifest(
+          ctx,
+          settings.ingest,
+          'all',
+          // With the writer on its thread: the light queues only (bulk triage, hand-offs).
+          writer ? TRIAGE_QUEUES : INGEST_QUEUES,
+        ),
+        webhooksInManifest(ctx, settings.webhooksIn),
+        agentGatewayManifest(ctx, settings.agentGateway),
+        dispatchManifest(ctx, settings.dispatch, 'all'),
+        webManifest(ctx, settings.web),
+        webhooksOutManifest(ctx, settings.webhooksOut),
+        relayManifest(ctx),
+      ],
+    );
+  } catch (error) {
+    // Nothing would stop the thread, and the process could not end.
+    await writer?.stop();
+    throw error;
+  }
   return {
     server: running.server!,
     applied,
     leases: running.leases,
-    stop: () => running.stop(),
+    // HTTP first (every 202 it gave is in Redis), then the writer finishes its active batches.
+    stop: async () => {
+      try {
+        await running.stop();
+      } finally {
+        await writer?.stop();
+      }
+    },
   };
 }

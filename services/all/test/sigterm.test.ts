@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestContext,
   entryCommand,
@@ -35,6 +35,10 @@ describe('pnpm start drains on SIGTERM', () => {
       env: { ...ctx.env, FERRY_PROCESSES: '1' },
     });
     processes.push(ferry);
+    // Issue 48: the error writer runs on its own thread (services/all writer.ts), whose
+    // connections are named apart from the process's.
+    const clients = String(await ctx.redis.call('CLIENT', 'LIST'));
+    expect(clients).toMatch(/ name=ferry-writer-worker /);
     await drainsOnSigterm(ctx, ferry);
   });
 });

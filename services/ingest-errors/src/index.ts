@@ -23,6 +23,8 @@ export {
   ERROR_WRITER_CONCURRENCY,
   ERROR_WRITER_IN_FLIGHT,
   INGEST_QUEUES,
+  TRIAGE_QUEUES,
+  WRITER_QUEUES,
   cappedExponentialBackoff,
   errorWriterJobs,
   startErrorWriter,

@@ -5,6 +5,7 @@ import type { Db } from '@ferry/db';
 import {
   QUICK_STALL_HANDOFF,
   startJobs,
+  type HandlerMap,
   type JobPayload,
   type QueueName,
   type ServiceJobs,
@@ -122,11 +123,12 @@ export async function writeOrEachAlone<J, R>(
   }
 }
 
-/**
- * The queues the ingest-errors service consumes: reports to write; bulk triage and alert rules'
- * hand-offs to the agent (issue 43).
- */
-export const INGEST_QUEUES: readonly QueueName[] = ['error-ingest', 'error-bulk', 'error-handoff'];
+/** The error writer's queue: accepted reports to write (the ingest service's heavy work). */
+export const WRITER_QUEUES: readonly QueueName[] = ['error-ingest'];
+/** Bulk triage and alert rules' hand-offs to the agent (issue 43): light, relayed from the outbox. */
+export const TRIAGE_QUEUES: readonly QueueName[] = ['error-bulk', 'error-handoff'];
+/** Every queue the ingest-errors service consumes. */
+export const INGEST_QUEUES: readonly QueueName[] = [...WRITER_QUEUES, ...TRIAGE_QUEUES];
 
 /**
  * A worker killed more than once while holding the same job (OOM, deploys in a crash loop) must not
@@ -145,8 +147,15 @@ const MAX_STALLED_COUNT = 10;
  * one transaction. (BullMQ's own batches are a Pro feature; a manual getNextJob loop would have to
  * re-implement locks, retries and backoff.) A failed batch is retried job by job
  * (writeOrEachAlone), so one bad job cannot fail the others; a job whose write still fails is retried by BullMQ.
+ *
+ * `queues`: those this process runs, all of INGEST_QUEUES unless given. `pnpm start` runs the
+ * writer's (WRITER_QUEUES) on a thread of its own (services/all writer-thread.ts) and the rest
+ * beside its HTTP.
  */
-export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>): ServiceJobs {
+export function errorWriterJobs(
+  options: Omit<ErrorWriterOptions, 'connection'>,
+  queues: readonly QueueName[] = INGEST_QUEUES,
+): ServiceJobs {
   const deps = {
     db: options.db,
     logger: options.logger,
@@ -169,39 +178,40 @@ export function errorWriterJobs(options: Omit<ErrorWriterOptions, 'connection'>)
     if ('failed' in written) throw written.failed;
     return written;
   };
-  return {
-    service: 'ingest-errors',
-    consumes: INGEST_QUEUES,
-    handlers: {
-      'error-ingest': {
-        handler: writeJob,
-        options: {
-          concurrency: options.concurrency ?? ERROR_WRITER_CONCURRENCY,
-          bull: {
-            maxStalledCount: MAX_STALLED_COUNT,
-            ...(options.stalled
-              ? {
-                  lockDuration: options.stalled.lockDurationMs,
-                  stalledInterval: options.stalled.stalledIntervalMs,
-                }
-              : {}),
-            // Every error-ingest worker must register it: the catalog's backoff type is ours.
-            settings: {
-              backoffStrategy: cappedExponentialBackoff(options.backoff ?? ERROR_INGEST_BACKOFF),
-            },
+  const handlers: HandlerMap = {
+    'error-ingest': {
+      handler: writeJob,
+      options: {
+        concurrency: options.concurrency ?? ERROR_WRITER_CONCURRENCY,
+        bull: {
+          maxStalledCount: MAX_STALLED_COUNT,
+          ...(options.stalled
+            ? {
+                lockDuration: options.stalled.lockDurationMs,
+                stalledInterval: options.stalled.stalledIntervalMs,
+              }
+            : {}),
+          // Every error-ingest worker must register it: the catalog's backoff type is ours.
+          settings: {
+            backoffStrategy: cappedExponentialBackoff(options.backoff ?? ERROR_INGEST_BACKOFF),
           },
         },
       },
-      'error-handoff': {
-        handler: (payload) => handToAgentJob(deps, payload),
-        options: { bull: QUICK_STALL_HANDOFF },
-      },
-      'error-bulk': {
-        handler: (payload, _job, signal) => runBulkActionJob(options.db, payload, signal),
-        // Each chunk commits its progress: a job a dead worker held is handed on fast.
-        options: { bull: QUICK_STALL_HANDOFF },
-      },
     },
+    'error-handoff': {
+      handler: (payload) => handToAgentJob(deps, payload),
+      options: { bull: QUICK_STALL_HANDOFF },
+    },
+    'error-bulk': {
+      handler: (payload, _job, signal) => runBulkActionJob(options.db, payload, signal),
+      // Each chunk commits its progress: a job a dead worker held is handed on fast.
+      options: { bull: QUICK_STALL_HANDOFF },
+    },
+  };
+  return {
+    service: 'ingest-errors',
+    consumes: queues,
+    handlers: Object.fromEntries(queues.map((queue) => [queue, handlers[queue]])) as HandlerMap,
   };
 }
 

@@ -1,0 +1,66 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '@ferry/core';
+import { WRITER_READY, WRITER_STOP, WRITER_STOPPED } from './writer-messages.js';
+
+export interface WriterThread {
+  /** Finishes the active batches, closes the thread's connections, ends the thread. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Where this module was loaded from, which the thread's module sits beside: the bundle under
+ * `pnpm start` (`.build/services/all/src/`, infra/build.mjs builds writer-thread.mjs there too),
+ * the source under tsx (whose loader a thread inherits). Read through `import.meta` whole: the
+ * build rewrites the text `import.meta.url` to the source file's URL, which is not where a
+ * bundle runs.
+ */
+const { url: loadedFrom } = import.meta;
+
+function threadModule(): URL {
+  const own = new URL(loadedFrom);
+  return new URL(own.pathname.endsWith('.ts') ? './writer-thread.ts' : './writer-thread.mjs', own);
+}
+
+/**
+ * Issue 48: `pnpm start`'s error writer runs on a thread of its own. On the event loop that
+ * answers POST /ingest/errors, each batch of 600-1,000 reports held it for 15-60 ms at a time
+ * (mapping, the INSERT's parameters, BullMQ's completions), and at 6,000 reports/s the accept
+ * path's p99 was that queue (bench/RESULTS.md). A thread has its own event loop and heap; the
+ * writer reaches the process only through Redis and Postgres, as a split deployment's
+ * INGEST_ROLE=worker does.
+ *
+ * Resolves once the thread's workers are registered. A thread that ends unasked (an error it did
+ * not catch) ends the process: reports would be accepted that nothing writes. A cluster worker
+ * that ends is replaced by its primary; a lone process is restarted by whatever runs it.
+ */
+export function startWriterThread(logger: Logger): Promise<WriterThread> {
+  const thread = new Worker(threadModule());
+  let stopping = false;
+  thread.on('error', (error) => {
+    logger.fatal({ err: error }, 'the error writer thread failed');
+  });
+  thread.on('exit', (code) => {
+    if (stopping) return;
+    logger.fatal({ code }, 'the error writer thread ended unasked; stopping the process');
+    process.exit(1);
+  });
+  const stopped = new Promise<void>((resolve) => {
+    thread.on('message', (message: unknown) => {
+      if (message === WRITER_STOPPED) resolve();
+    });
+    thread.on('exit', () => resolve());
+  });
+  return new Promise<WriterThread>((resolve) => {
+    thread.on('message', (message: unknown) => {
+      if (message !== WRITER_READY) return;
+      resolve({
+        stop: async () => {
+          stopping = true;
+          thread.postMessage(WRITER_STOP);
+          await stopped;
+          await thread.terminate();
+        },
+      });
+    });
+  });
+}
