@@ -37,7 +37,7 @@ export interface StartAllOptions {
   quietStart?: boolean;
   /**
    * The error writer on a thread of its own (writer.ts), as `pnpm start` runs it. Off by default:
-   * tests start the product inside their own worker, which cannot load the thread's TypeScript.
+   * the thread loads the bundle's module, and tests that call startAll run the TypeScript sources.
    */
   writerThread?: boolean;
 }

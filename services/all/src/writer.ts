@@ -8,17 +8,23 @@ export interface WriterThread {
 }
 
 /**
- * Where this module was loaded from, which the thread's module sits beside: the bundle under
- * `pnpm start` (`.build/services/all/src/`, infra/build.mjs builds writer-thread.mjs there too),
- * the source under tsx (whose loader a thread inherits). Read through `import.meta` whole: the
- * build rewrites the text `import.meta.url` to the source file's URL, which is not where a
- * bundle runs.
+ * The thread's module: the bundle beside this one (infra/build.mjs builds
+ * `.build/services/all/src/writer-thread.mjs` next to `main.mjs`). Where this module runs is read
+ * through `import.meta` whole, because the build rewrites the text `import.meta.url` to the
+ * source file's URL. Ferry's entries run bundled (`npm start`, the image, the children tests
+ * start); a process running the TypeScript sources has no thread module to load, and says so.
  */
 const { url: loadedFrom } = import.meta;
 
 function threadModule(): URL {
   const own = new URL(loadedFrom);
-  return new URL(own.pathname.endsWith('.ts') ? './writer-thread.ts' : './writer-thread.mjs', own);
+  if (own.pathname.endsWith('.ts')) {
+    throw new Error(
+      'the error writer thread runs from the bundle: build it (node infra/build.mjs) and start ' +
+        '.build/services/all/src/main.mjs, as npm start does',
+    );
+  }
+  return new URL('./writer-thread.mjs', own);
 }
 
 /**
