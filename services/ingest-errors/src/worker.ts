@@ -211,7 +211,7 @@ export function errorWriterJobs(
   return {
     service: 'ingest-errors',
     consumes: queues,
-    handlers: Object.fromEntries(queues.map((queue) => [queue, handlers[queue]])) as HandlerMap,
+    handlers: Object.fromEntries(queues.map((queue) => [queue, handlers[queue]])),
   };
 }
 
