@@ -62,35 +62,35 @@ export async function startAll(
   if (applied.length && !options.quietStart) {
     runtime.logger.info({ applied }, 'migrations applied');
   }
-  // Started first: reports accepted from the first request on are written.
-  const writer: WriterThread | undefined = options.writerThread
-    ? await startWriterThread(runtime.logger)
-    : undefined;
-  let running: Awaited<ReturnType<typeof runServices>>;
-  try {
-    running = await runServices(
-      runtime,
-      { name: 'ferry', requireRoutedQueues: true, quietStart: options.quietStart ?? false },
-      (ctx) => [
-        ingestManifest(
-          ctx,
-          settings.ingest,
-          'all',
-          // With the writer on its thread: the light queues only (bulk triage, hand-offs).
-          writer ? TRIAGE_QUEUES : INGEST_QUEUES,
-        ),
-        webhooksInManifest(ctx, settings.webhooksIn),
-        agentGatewayManifest(ctx, settings.agentGateway),
-        dispatchManifest(ctx, settings.dispatch, 'all'),
-        webManifest(ctx, settings.web),
-        webhooksOutManifest(ctx, settings.webhooksOut),
-        relayManifest(ctx),
-      ],
-    );
-  } catch (error) {
-    // Nothing would stop the thread, and the process could not end.
-    await writer?.stop();
-    throw error;
+  const running = await runServices(
+    runtime,
+    { name: 'ferry', requireRoutedQueues: true, quietStart: options.quietStart ?? false },
+    (ctx) => [
+      ingestManifest(
+        ctx,
+        settings.ingest,
+        'all',
+        // With the writer on its thread: the light queues only (bulk triage, hand-offs).
+        options.writerThread ? TRIAGE_QUEUES : INGEST_QUEUES,
+      ),
+      webhooksInManifest(ctx, settings.webhooksIn),
+      agentGatewayManifest(ctx, settings.agentGateway),
+      dispatchManifest(ctx, settings.dispatch, 'all'),
+      webManifest(ctx, settings.web),
+      webhooksOutManifest(ctx, settings.webhooksOut),
+      relayManifest(ctx),
+    ],
+  );
+  // After the process's own start, whose checks (a pooler in DATABASE_URL's place) say what is
+  // wrong first. Reports accepted before the thread is up wait in Redis for it.
+  let writer: WriterThread | undefined;
+  if (options.writerThread) {
+    try {
+      writer = await startWriterThread(runtime.logger);
+    } catch (error) {
+      await running.stop();
+      throw error;
+    }
   }
   return {
     server: running.server!,

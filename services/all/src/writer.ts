@@ -35,33 +35,42 @@ function threadModule(): URL {
  * writer reaches the process only through Redis and Postgres, as a split deployment's
  * INGEST_ROLE=worker does.
  *
- * Resolves once the thread's workers are registered. A thread that ends unasked (an error it did
- * not catch) ends the process: reports would be accepted that nothing writes. A cluster worker
- * that ends is replaced by its primary; a lone process is restarted by whatever runs it.
+ * Resolves once the thread's workers are registered; rejects if the thread ends before that (its
+ * error, or its exit code). After that, a thread that ends unasked (an error it did not catch)
+ * ends the process: reports would be accepted that nothing writes. A cluster worker that ends is
+ * replaced by its primary; a lone process is restarted by whatever runs it.
  */
 export function startWriterThread(logger: Logger): Promise<WriterThread> {
   const thread = new Worker(threadModule());
-  let stopping = false;
-  thread.on('error', (error) => {
-    logger.fatal({ err: error }, 'the error writer thread failed');
-  });
-  thread.on('exit', (code) => {
-    if (stopping) return;
-    logger.fatal({ code }, 'the error writer thread ended unasked; stopping the process');
-    process.exit(1);
-  });
+  let state: 'starting' | 'running' | 'stopping' = 'starting';
+  let failure: unknown;
   const stopped = new Promise<void>((resolve) => {
     thread.on('message', (message: unknown) => {
       if (message === WRITER_STOPPED) resolve();
     });
     thread.on('exit', () => resolve());
   });
-  return new Promise<WriterThread>((resolve) => {
+  return new Promise<WriterThread>((resolve, reject) => {
+    thread.on('error', (error) => {
+      failure = error;
+      if (state === 'running') logger.fatal({ err: error }, 'the error writer thread failed');
+    });
+    thread.on('exit', (code) => {
+      if (state === 'starting') {
+        reject(
+          failure ?? new Error(`the error writer thread ended before it was up (code ${code})`),
+        );
+      } else if (state === 'running') {
+        logger.fatal({ code }, 'the error writer thread ended unasked; stopping the process');
+        process.exit(1);
+      }
+    });
     thread.on('message', (message: unknown) => {
       if (message !== WRITER_READY) return;
+      state = 'running';
       resolve({
         stop: async () => {
-          stopping = true;
+          state = 'stopping';
           thread.postMessage(WRITER_STOP);
           await stopped;
           await thread.terminate();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
   createTestContext,
   entryCommand,
@@ -6,6 +6,7 @@ import {
   startService,
   type ServiceProcess,
   type TestContext,
+  waitUntil,
 } from '@ferry/testing';
 import { drainsOnSigterm } from './support/drain.js';
 
@@ -35,10 +36,12 @@ describe('pnpm start drains on SIGTERM', () => {
       env: { ...ctx.env, FERRY_PROCESSES: '1' },
     });
     processes.push(ferry);
-    // Issue 48: the error writer runs on its own thread (services/all writer.ts), whose
-    // connections are named apart from the process's.
-    const clients = String(await ctx.redis.call('CLIENT', 'LIST'));
-    expect(clients).toMatch(/ name=ferry-writer-worker /);
+    // Issue 48: the error writer runs on its own thread (services/all writer.ts, started once
+    // HTTP is up), whose connections are named apart from the process's.
+    await waitUntil(
+      async () => / name=ferry-writer-worker /.test(String(await ctx.redis.call('CLIENT', 'LIST'))),
+      "the error writer thread's Redis connection",
+    );
     await drainsOnSigterm(ctx, ferry);
   });
 });
