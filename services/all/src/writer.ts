@@ -43,7 +43,7 @@ function threadModule(): URL {
 export function startWriterThread(logger: Logger): Promise<WriterThread> {
   const thread = new Worker(threadModule());
   let state: 'starting' | 'running' | 'stopping' = 'starting';
-  let failure: unknown;
+  let failure: Error | undefined;
   const stopped = new Promise<void>((resolve) => {
     thread.on('message', (message: unknown) => {
       if (message === WRITER_STOPPED) resolve();
