@@ -84,6 +84,11 @@ export interface RunServicesOptions {
   listen?: boolean;
   /** `pnpm start`: every queue an outbox event is relayed to must be consumed here. */
   requireRoutedQueues?: boolean;
+  /**
+   * The process this runs in has checked DATABASE_DIRECT_URL already (`pnpm start`'s error writer
+   * thread, started once its process is up): a second probe would only race the first's verdict.
+   */
+  sessionChecked?: boolean;
   /** How long a once-per-deployment lease lasts without renewal (tests shorten it). */
   leaseTtlMs?: number;
   /**
@@ -117,11 +122,13 @@ export async function runServices(
   // What a start says at info, when its caller says it once for every process instead.
   const chatter = options.quietStart ? warningsOnly(logger) : logger;
   // Before any manifest opens its listeners: a pooler in their way stops the start, loudly.
-  try {
-    await requireSessionDatabase(config, logger);
-  } catch (error) {
-    logger.fatal({ err: error }, 'not starting');
-    throw error;
+  if (!options.sessionChecked) {
+    try {
+      await requireSessionDatabase(config, logger);
+    } catch (error) {
+      logger.fatal({ err: error }, 'not starting');
+      throw error;
+    }
   }
   // Separate connections per role (see createRedisConnection): requests fail fast while Redis is
   // down, the workers wait it out.

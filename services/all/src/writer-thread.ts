@@ -19,7 +19,8 @@ const settings = loadFerryConfig();
 const runtime = openRuntime(settings.base, 'ferry-writer', { warn: false });
 const running = await runServices(
   runtime,
-  { name: 'ferry-writer', listen: false, quietStart: true },
+  // Its process checked DATABASE_DIRECT_URL before starting it (server.ts).
+  { name: 'ferry-writer', listen: false, quietStart: true, sessionChecked: true },
   (ctx) => [ingestManifest(ctx, settings.ingest, 'worker', WRITER_QUEUES)],
 );
 
