@@ -244,7 +244,7 @@ describe('POST /wh/in/:key', () => {
     }
   });
 
-  it('answers the same 404 for unknown, disabled, deleted and orphaned keys', async () => {
+  it('answers the same 404 for unknown, disabled, deleted, orphaned and DM keys', async () => {
     const unknown = await post('whk_doesnotexist', { body: 'x' });
     expect(unknown.status).toBe(404);
     const reference = await unknown.text();
@@ -273,7 +273,12 @@ describe('POST /wh/in/:key', () => {
         .execute(),
     );
 
-    for (const key of [disabled, deleted, leftRoom, leftWorkspace]) {
+    // A key whose room is a DM (none can be made through the UI or API; the rule still holds).
+    const inDm = await newKey({
+      room: await createRoom(ctx.db, workspace, { kind: 'dm', members: [admin] }),
+    });
+
+    for (const key of [disabled, deleted, leftRoom, leftWorkspace, inDm]) {
       const res = await post(key.rawKey, { body: 'x' });
       expect(res.status).toBe(404);
       expect(await res.text()).toBe(reference);
