@@ -186,8 +186,8 @@ export async function oweMessages(
   }
 
   // Leased deliveries go to the caller to send; their hooks need no wake-up for them.
-  for (const { leased, later_pending: laterPending, ...delivery } of inserted) {
-    if (!leased || delivery.message_id === null) continue;
+  for (const { later_pending: laterPending, ...delivery } of inserted) {
+    if (delivery.message_id === null) continue;
     const result = results.get(delivery.message_id);
     const hook = hooks.get(delivery.hook_id);
     if (result?.kind !== 'owed' || !hook) continue;
@@ -207,7 +207,8 @@ function leaseCandidates(owed: NewDelivery[]): void {
   for (const row of owed) if (perHook.get(row.hookId)! > 1) row.leaseCandidate = false;
 }
 
-type InsertedDelivery = WebhookDelivery & { leased: boolean; later_pending: boolean };
+/** A delivery owed and leased by the INSERT (the only rows it returns). */
+type InsertedDelivery = WebhookDelivery & { later_pending: boolean };
 
 async function insertDeliveries(
   db: Db,
@@ -266,13 +267,15 @@ async function insertDeliveries(
       on conflict do nothing
       returning *
     )
+    -- Only the leased rows come back: the caller sends those, and the rest (a backlog's every
+    -- row) would only be decoded to be dropped.
     select inserted.*,
-      inserted.next_attempt_at > now() as leased,
       exists (
         select 1 from webhook_deliveries o
         where o.hook_id = inserted.hook_id and ${inStream('o.event')} and o.status = 'pending'
           and (o.created_at, o.id) > (inserted.created_at, inserted.id)) as later_pending
     from inserted
+    where inserted.next_attempt_at > now()
   `.execute(db);
   return inserted;
 }
