@@ -141,9 +141,6 @@ export function parseJob(payload: JobPayload<'error-ingest'>): ParsedJob {
   };
 }
 
-const later = (a: WritableReport, b: WritableReport): boolean =>
-  Date.parse(a.occurred_at) > Date.parse(b.occurred_at);
-
 const groupKey = (workspaceId: string, fingerprint: string): string =>
   `${workspaceId}\n${fingerprint}`;
 
@@ -155,6 +152,9 @@ interface GroupBatch {
   /** The report with the earliest occurred_at: its release is the group's first (issue 43). */
   earliest: WritableReport;
   firstSeen: string;
+  /** latest's and earliest's occurred_at in ms: each report's time is parsed once (issue 48). */
+  latestAt: number;
+  earliestAt: number;
   /** Reports of the batch in this group. */
   n: number;
   /** The batch's reports in this group per environment named (spike rules filter by it). */
@@ -174,6 +174,7 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
   for (const { workspaceId, report } of placed) {
     const key = groupKey(workspaceId, report.fingerprint);
     const group = groups.get(key);
+    const at = Date.parse(report.occurred_at);
     if (!group) {
       groups.set(key, {
         workspaceId,
@@ -181,6 +182,8 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
         latest: report,
         earliest: report,
         firstSeen: report.occurred_at,
+        latestAt: at,
+        earliestAt: at,
         n: 1,
         environments: new Map(report.environment ? [[report.environment, 1]] : []),
         reports: [report],
@@ -195,10 +198,14 @@ function byGroup(placed: readonly Placed[]): GroupBatch[] {
         (group.environments.get(report.environment) ?? 0) + 1,
       );
     }
-    if (later(report, group.latest)) group.latest = report;
-    if (Date.parse(report.occurred_at) < Date.parse(group.firstSeen)) {
+    if (at > group.latestAt) {
+      group.latest = report;
+      group.latestAt = at;
+    }
+    if (at < group.earliestAt) {
       group.firstSeen = report.occurred_at;
       group.earliest = report;
+      group.earliestAt = at;
     }
   }
   return [...groups.values()].sort((a, b) => compare(a, b));
