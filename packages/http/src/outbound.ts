@@ -26,19 +26,23 @@ export interface PostOptions {
 }
 
 /**
- * Keep-alive pools (undici), one per SSRF policy: a pooled socket is only ever reused by requests
- * under the policy that checked its address when it connected. undici rather than node:http
- * because a delivery is mostly this exchange: undici costs half node:http's CPU per POST (issue
- * 48: 0.05 against 0.11 ms, measured on this host kind), and it closes idle sockets before the
- * receiver's announced keep-alive timeout runs out, so fewer sends meet a socket being closed.
+ * Keep-alive pools (undici), one per SSRF policy and timeout: a pooled socket is only ever reused
+ * by requests under the policy that checked its address when it connected, and its connect is cut
+ * at the sender's own timeout (undici's default would cut it at 10 s, before a longer
+ * WEBHOOK_TIMEOUT_MS). A process has a few: its webhook and wake timeouts are settings. undici
+ * rather than node:http because a delivery is mostly this exchange: undici costs half node:http's
+ * CPU per POST (issue 48: 0.05 against 0.11 ms, measured on this host kind), and it closes idle
+ * sockets before the receiver's announced keep-alive timeout runs out, so fewer sends meet a
+ * socket being closed.
  */
-const dispatchers = new Map<boolean, Agent>();
+const dispatchers = new Map<string, Agent>();
 
-function dispatcherFor(ssrf: SsrfSettings): Agent {
-  let found = dispatchers.get(ssrf.allowPrivateTargets);
+function dispatcherFor({ ssrf, timeoutMs }: PostOptions): Agent {
+  const key = `${ssrf.allowPrivateTargets}:${timeoutMs}`;
+  let found = dispatchers.get(key);
   if (!found) {
-    found = new Agent({ connect: { lookup: guardedLookup(ssrf) } });
-    dispatchers.set(ssrf.allowPrivateTargets, found);
+    found = new Agent({ connect: { lookup: guardedLookup(ssrf), timeout: timeoutMs } });
+    dispatchers.set(key, found);
   }
   return found;
 }
@@ -247,6 +251,6 @@ export function postOutbound(
     body: Buffer.from(body, 'utf8'),
   };
   return new Promise<SendResult>((resolve) => {
-    new OutboundSend(dispatcherFor(options.ssrf), request, options.timeoutMs, resolve).send();
+    new OutboundSend(dispatcherFor(options), request, options.timeoutMs, resolve).send();
   });
 }
