@@ -36,3 +36,12 @@ port.on('message', (message: unknown) => {
   );
 });
 port.postMessage(WRITER_READY);
+
+// Test-only (NODE_ENV=test), like the writer's own crash points (ingest-errors write-errors.ts):
+// FERRY_WRITER_THREAD_FAIL=after-up throws in the thread once it is up, for the test of what its
+// process does then (writer.ts: it ends too, rather than accept reports nothing writes).
+if (process.env.NODE_ENV === 'test' && process.env.FERRY_WRITER_THREAD_FAIL === 'after-up') {
+  setImmediate(() => {
+    throw new Error('the error writer thread failed on purpose (FERRY_WRITER_THREAD_FAIL)');
+  });
+}

@@ -1,11 +1,14 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTestContext,
   entryCommand,
+  freePort,
   killAll,
   startService,
   type ServiceProcess,
   type TestContext,
+  waitFor,
   waitUntil,
 } from '@ferry/testing';
 import { drainsOnSigterm } from './support/drain.js';
@@ -43,5 +46,38 @@ describe('pnpm start drains on SIGTERM', () => {
       "the error writer thread's Redis connection",
     );
     await drainsOnSigterm(ctx, ferry);
+  });
+
+  it('ends the process when its error writer thread dies after start', async () => {
+    // Spawned bare rather than through startService, whose readiness poll would race the exit.
+    const [node, ...args] = entryCommand('services/all/src/main.ts');
+    const child = spawn(node === 'node' ? process.execPath : node!, args, {
+      env: {
+        ...process.env,
+        ...ctx.env,
+        FERRY_PROCESSES: '1',
+        PORT: String(await freePort()),
+        // The line this test reads is a fatal one; the suite's children are silent otherwise.
+        LOG_LEVEL: 'fatal',
+        FERRY_WRITER_THREAD_FAIL: 'after-up',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    let exit: { code: number | null } | undefined;
+    child.once('close', (code: number | null) => (exit = { code }));
+    try {
+      const { code } = await waitFor(
+        () => exit,
+        () => `pnpm start to exit after its error writer thread failed; it wrote:\n${output}`,
+        60_000,
+      );
+      expect(output).toContain('the error writer thread ended unasked; stopping the process');
+      expect(code).toBe(1);
+    } finally {
+      if (!exit) child.kill('SIGKILL');
+    }
   });
 });
