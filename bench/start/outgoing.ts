@@ -40,6 +40,8 @@ export interface OutgoingFigures {
   firstAfterHealthyMs: number;
   cpu: CpuWindow;
   ceilingPerSecond: number;
+  /** The POST loop's own CPU per POST (signing and node:http, this process): a delivery's floor. */
+  ceilingCpuPerPostMs: number;
   loadAfter: string;
 }
 
@@ -100,7 +102,7 @@ export async function measureOutgoing(
     // Which statements Postgres spends its share on: it cost more CPU per delivery than pnpm start
     // itself before the gap check got its index (RESULTS.md), so it is printed with the figures.
     const activity = samplePgActivity(ctx.db);
-    let figures: Omit<OutgoingFigures, 'ceilingPerSecond'>;
+    let figures: Omit<OutgoingFigures, 'ceilingPerSecond' | 'ceilingCpuPerPostMs'>;
     let pg: Awaited<ReturnType<typeof activity.stop>>;
     try {
       const got = await waitReceived(receiverPort, MESSAGES, 600_000);
@@ -139,9 +141,14 @@ export async function measureOutgoing(
     const ceiling = await receiverCeiling(receiverPort, CEILING_MS);
     log(
       `  ceiling: the receiver fed by a signed POST loop (${CEILING_SENDERS} keep-alive senders, ` +
-        `this process): ${perSecond(ceiling.perSecond)}`,
+        `this process): ${perSecond(ceiling.perSecond)}, its CPU per POST ` +
+        `${ceiling.cpuPerPostMs.toFixed(3)} ms`,
     );
-    return { ...figures, ceilingPerSecond: ceiling.perSecond };
+    return {
+      ...figures,
+      ceilingPerSecond: ceiling.perSecond,
+      ceilingCpuPerPostMs: ceiling.cpuPerPostMs,
+    };
   } finally {
     await stopChild(receiver);
   }

@@ -20,6 +20,11 @@ export interface Ceilings {
   incomingClosed: Phase;
   insertRowsPerSecond: number;
   expressInsert: ExpressInsertCeiling;
+  /**
+   * The bare node server's own CPU per report and per post in its open-loop phases: loopback HTTP
+   * and JSON.parse alone, at the product's offered rates. Beside the CPU goals as their floor.
+   */
+  bareCpuMs: { report: number; post: number };
 }
 
 /** Issue 48's incoming ceiling: express + one INSERT per post (bench/webhooks/ceiling-app.ts). */
@@ -165,12 +170,27 @@ function printCpuAndRatios(f: Figures, c: Ceilings): void {
   log();
   log('### Issue 48: CPU per unit (the app / Postgres / Redis), open loop');
   log();
-  log('| unit | goal (the app) | measured |');
-  log('|---|---|---|');
+  log('| unit | goal (the app) | measured | the ceilings’ own CPU per unit, same run |');
+  log('|---|---|---|---|');
+  const floor = (value: number): string => `${value.toFixed(3)} ms`;
   for (const row of [
-    cpuRow('report', CPU_GOALS_MS.report, f.ingestOpen.cpu, f.ingestOpen.outcome.units),
-    cpuRow('incoming post', CPU_GOALS_MS.post, f.incomingOpen.cpu, f.incomingOpen.outcome.units),
-    cpuRow('delivery (backlog)', CPU_GOALS_MS.delivery, f.outgoing.cpu, f.outgoing.deliveries),
+    [
+      ...cpuRow('report', CPU_GOALS_MS.report, f.ingestOpen.cpu, f.ingestOpen.outcome.units),
+      `bare node server (HTTP, JSON.parse) ${floor(c.bareCpuMs.report)}`,
+    ],
+    [
+      ...cpuRow(
+        'incoming post',
+        CPU_GOALS_MS.post,
+        f.incomingOpen.cpu,
+        f.incomingOpen.outcome.units,
+      ),
+      `bare node server ${floor(c.bareCpuMs.post)}; express + one INSERT ${floor(c.expressInsert.cpuPerPostMs)} (closed loop)`,
+    ],
+    [
+      ...cpuRow('delivery (backlog)', CPU_GOALS_MS.delivery, f.outgoing.cpu, f.outgoing.deliveries),
+      `signed POST loop (node:http, the sender alone) ${floor(f.outgoing.ceilingCpuPerPostMs)}`,
+    ],
   ]) {
     log(`| ${row.join(' | ')} |`);
   }

@@ -113,15 +113,30 @@ async function measureCeilings(ctx: TestContext, port: number, keys: Keys): Prom
     await waitHealthy(bare, port);
     const phase = (title: string, load: LoadSpec, warm = true): Promise<Phase> =>
       runPhase({ title, spec: load, warmMs: warm ? WARM_MS : 0 });
+    /** An open-loop phase with the bare server's own CPU per unit (issue 48's floors). */
+    const measured = async (title: string, load: LoadSpec): Promise<[Phase, number]> => {
+      const cpu = treeCpu(bare.pid!);
+      const result = await phase(title, load);
+      // The window holds the warm-up too: per unit of both.
+      const seconds = cpu.since().cpuSeconds.ferry;
+      const perUnitMs = (seconds * 1000) / Math.max(1, result.outcome.units + result.warmUnits);
+      log(
+        `  the bare server's CPU per ${load.surface === 'ingest' ? 'report' : 'post'}: ${perUnitMs.toFixed(3)} ms`,
+      );
+      return [result, perUnitMs];
+    };
+    const [ingestOpen, bareReport] = await measured(
+      'bare node server, ingest bodies, open loop',
+      spec('ingest', 'open', port, keys.ingest),
+    );
+    const [incomingOpen, barePost] = await measured(
+      'bare node server, incoming bodies, open loop',
+      spec('incoming', 'open', port, keys.incoming),
+    );
     ceilings = {
-      ingestOpen: await phase(
-        'bare node server, ingest bodies, open loop',
-        spec('ingest', 'open', port, keys.ingest),
-      ),
-      incomingOpen: await phase(
-        'bare node server, incoming bodies, open loop',
-        spec('incoming', 'open', port, keys.incoming),
-      ),
+      ingestOpen,
+      incomingOpen,
+      bareCpuMs: { report: bareReport, post: barePost },
       ingestClosed: await phase(
         'bare node server, ingest bodies, closed loop',
         spec('ingest', 'closed', port, keys.ingest),

@@ -11,6 +11,7 @@ import {
 import type { JobPayload } from '@ferry/queues';
 import { queuedReportSchema, type QueuedReport } from '../queued.js';
 import { prepareReport, type WritableReport } from '../prepare-report.js';
+import { insertOccurrences } from './insert-occurrences.js';
 import {
   addRetainedOccurrences,
   contextTags,
@@ -141,12 +142,19 @@ export function parseJob(payload: JobPayload<'error-ingest'>): ParsedJob {
   };
 }
 
-const groupKey = (workspaceId: string, fingerprint: string): string =>
-  `${workspaceId}\n${fingerprint}`;
+/**
+ * A group's (workspace, fingerprint) key: merge-lock.ts's, since a merge target is looked up by it.
+ * Made once per report (Placed.key) and per group (GroupBatch.key), not at each lookup: every new
+ * string is flattened and hashed again by the Map, and a batch looks each report up six times
+ * (issue 48: those lookups were a fifth of the writer thread).
+ */
+const groupKey = mergedFingerprintKey;
 
 interface GroupBatch {
   workspaceId: string;
   fingerprint: string;
+  /** groupKey(workspaceId, fingerprint). */
+  key: string;
   /** The report with the latest occurred_at: its class, message and source become the group's. */
   latest: WritableReport;
   /** The report with the earliest occurred_at: its release is the group's first (issue 43). */
@@ -166,19 +174,21 @@ interface GroupBatch {
 interface Placed {
   workspaceId: string;
   report: WritableReport;
+  /** groupKey(workspaceId, report.fingerprint). */
+  key: string;
 }
 
 /** The batch's groups, sorted by (workspace_id, fingerprint): the order every writer locks them in. */
 function byGroup(placed: readonly Placed[]): GroupBatch[] {
   const groups = new Map<string, GroupBatch>();
-  for (const { workspaceId, report } of placed) {
-    const key = groupKey(workspaceId, report.fingerprint);
+  for (const { workspaceId, report, key } of placed) {
     const group = groups.get(key);
     const at = Date.parse(report.occurred_at);
     if (!group) {
       groups.set(key, {
         workspaceId,
         fingerprint: report.fingerprint,
+        key,
         latest: report,
         earliest: report,
         firstSeen: report.occurred_at,
@@ -395,7 +405,7 @@ export async function writeErrorBatch(
   jobs: readonly ParsedJob[],
 ): Promise<WriteResult[]> {
   const results: WriteResult[] = jobs.map(() => ({ inserted: 0, pruned: 0 }));
-  const queued: (Omit<Placed, 'report'> & {
+  const queued: (Omit<Placed, 'report' | 'key'> & {
     queued: QueuedReport;
     job: number;
     visitorId: string | null;
@@ -422,15 +432,15 @@ export async function writeErrorBatch(
     ...new Set(queued.map((one) => one.workspaceId)),
   ]);
   const prepared = await Promise.all(
-    queued.map(async ({ queued: report, ...rest }) => ({
-      ...rest,
-      report: await prepareReport(
+    queued.map(async ({ queued: report, ...rest }) => {
+      const writable = await prepareReport(
         report,
         rest.workspaceId,
         deps.symbolicator,
         fingerprintRules.get(rest.workspaceId),
-      ),
-    })),
+      );
+      return { ...rest, report: writable, key: groupKey(rest.workspaceId, writable.fingerprint) };
+    }),
   );
   const written = jobs.filter((job) => job.reports.length > 0);
   if (prepared.length === 0) return results;
@@ -447,51 +457,43 @@ export async function writeErrorBatch(
     // window alone, not for the whole batch (issue #27 part 3). Groups that exist are only read
     // now; new ones are created now, since the INSERT needs their ids.
     const existing = await existingGroupIds(tx, groups);
-    const missing = groups.filter(
-      (group) => !existing.has(groupKey(group.workspaceId, group.fingerprint)),
-    );
+    const missing = groups.filter((group) => !existing.has(group.key));
     const created = await upsertGroups(tx, missing, spikeWindows, 'create');
     // Created by another batch since the read: counted below with those that existed.
-    const raced = missing.filter(
-      (group) => !created.has(groupKey(group.workspaceId, group.fingerprint)),
-    );
+    const raced = missing.filter((group) => !created.has(group.key));
     for (const [key, id] of await existingGroupIds(tx, raced)) existing.set(key, id);
     const groupIds = new Map(existing);
     for (const [key, row] of created) groupIds.set(key, row.id);
     // This INSERT leaves the workspace counters to addRetainedOccurrences below.
     await sql`select set_config(${WRITER_COUNTS_SETTING}, 'on', true)`.execute(tx);
-    const rows = await tx
-      .insertInto('error_occurrences')
-      .values(
-        placed.map(({ workspaceId, report, visitorId, receivedAt }) => ({
-          id: report.id,
-          workspace_id: workspaceId,
-          group_id: groupIds.get(groupKey(workspaceId, report.fingerprint))!,
-          visitor_id: visitorId,
-          error_class: report.error_class,
-          message: report.message,
-          backtrace: report.backtrace,
-          url: report.url,
-          request_method: report.request_method,
-          request_path: report.request_path,
-          environment: report.environment,
-          app_version: report.app_version,
-          context: JSON.stringify(report.context),
-          detail: report.detail ? JSON.stringify(report.detail) : null,
-          tags: tagsJson(report),
-          source: report.source,
-          occurred_at: report.occurred_at,
-          received_at: receivedAt,
-        })),
-      )
-      .onConflict((oc) => oc.column('id').doNothing())
-      .returning('id')
-      .execute();
+    const rows = await insertOccurrences(
+      tx,
+      placed.map(({ workspaceId, report, key, visitorId, receivedAt }) => ({
+        id: report.id,
+        workspace_id: workspaceId,
+        group_id: groupIds.get(key)!,
+        visitor_id: visitorId,
+        error_class: report.error_class,
+        message: report.message,
+        backtrace: report.backtrace,
+        url: report.url,
+        request_method: report.request_method,
+        request_path: report.request_path,
+        environment: report.environment,
+        app_version: report.app_version,
+        context: JSON.stringify(report.context),
+        detail: report.detail ? JSON.stringify(report.detail) : null,
+        tags: tagsJson(report),
+        source: report.source,
+        occurred_at: report.occurred_at,
+        received_at: receivedAt,
+      })),
+    );
     await crash('after-insert', written.length);
     await deps.afterInsert?.();
     const counted = await upsertGroups(
       tx,
-      groups.filter((group) => existing.has(groupKey(group.workspaceId, group.fingerprint))),
+      groups.filter((group) => existing.has(group.key)),
       spikeWindows,
       'count',
     );
@@ -513,9 +515,9 @@ export async function writeErrorBatch(
     // Issue 45: a widget visitor's occurrence links its group to their tickets around it.
     await linkOccurrencesToTickets(
       tx,
-      inserted.map(({ workspaceId, report, visitorId }) => ({
+      inserted.map(({ workspaceId, report, key, visitorId }) => ({
         workspaceId,
-        groupId: groupIds.get(groupKey(workspaceId, report.fingerprint))!,
+        groupId: groupIds.get(key)!,
         visitorId,
         occurredAt: report.occurred_at,
       })),
@@ -574,15 +576,20 @@ export async function writeErrorBatch(
 async function underMergedTargets<P extends Placed>(tx: Tx, prepared: readonly P[]): Promise<P[]> {
   await holdOffMerges(tx, [...new Set(prepared.map((one) => one.workspaceId))]);
   const pairs = new Map<string, { workspaceId: string; fingerprint: string }>();
-  for (const { workspaceId, report } of prepared) {
-    const key = mergedFingerprintKey(workspaceId, report.fingerprint);
+  for (const { workspaceId, report, key } of prepared) {
     if (!pairs.has(key)) pairs.set(key, { workspaceId, fingerprint: report.fingerprint });
   }
   const targets = await mergedFingerprintTargets(tx, [...pairs.values()]);
   if (targets.size === 0) return [...prepared];
   return prepared.map((one) => {
-    const target = targets.get(mergedFingerprintKey(one.workspaceId, one.report.fingerprint));
-    return target ? { ...one, report: { ...one.report, fingerprint: target } } : one;
+    const target = targets.get(one.key);
+    return target
+      ? {
+          ...one,
+          report: { ...one.report, fingerprint: target },
+          key: groupKey(one.workspaceId, target),
+        }
+      : one;
   });
 }
 
@@ -614,7 +621,7 @@ async function reopenHeldGroups(
   fresh: readonly GroupBatch[],
 ): Promise<void> {
   const held = fresh.flatMap((group) => {
-    const row = upserted.get(groupKey(group.workspaceId, group.fingerprint));
+    const row = upserted.get(group.key);
     if (!row || row.status !== 'resolved' || row.resolved_in_release === null) return [];
     const releases = group.reports.flatMap((report) => occurrenceRelease(report) ?? []);
     return [
@@ -641,14 +648,11 @@ function alertCandidates(
   spikeWindows: ReadonlyMap<string, SpikeWindow>,
   rules: ReadonlyMap<string, unknown>,
 ): AlertCandidate[] {
-  const replays = new Map(
-    replayed.map((group) => [groupKey(group.workspaceId, group.fingerprint), group]),
-  );
+  const replays = new Map(replayed.map((group) => [group.key, group]));
   return fresh.flatMap((group) => {
-    const key = groupKey(group.workspaceId, group.fingerprint);
-    const row = upserted.get(key);
+    const row = upserted.get(group.key);
     if (!row) return [];
-    const replay = replays.get(key);
+    const replay = replays.get(group.key);
     const spikeReplayed = replay ? spikeCounted(replay, spikeWindows.get(group.workspaceId)) : 0;
     return [
       {
@@ -689,8 +693,8 @@ function liveNews(
 ): WorkspaceErrorsWritten[] {
   type Counted = { id: string; n: number; created: boolean; environments: Map<string, number> };
   const workspaces = new Map<string, Map<string, Counted>>();
-  for (const { workspaceId, report } of inserted) {
-    const row = upserted.get(groupKey(workspaceId, report.fingerprint));
+  for (const { workspaceId, report, key } of inserted) {
+    const row = upserted.get(key);
     if (!row) continue;
     let groups = workspaces.get(workspaceId);
     if (!groups) workspaces.set(workspaceId, (groups = new Map<string, Counted>()));
@@ -725,7 +729,7 @@ async function dropEmptyCreated(
   replayed: readonly GroupBatch[],
 ): Promise<void> {
   const ids = replayed.flatMap((group) => {
-    const row = created.get(groupKey(group.workspaceId, group.fingerprint));
+    const row = created.get(group.key);
     return row && Number(row.occurrence_count) === group.n ? [row.id] : [];
   });
   if (ids.length === 0) return;
@@ -744,7 +748,7 @@ async function uncount(
 ): Promise<void> {
   const values = stored.map(
     (group) =>
-      sql`(${groupIds.get(groupKey(group.workspaceId, group.fingerprint))!}::text, ${group.n}::bigint, ${spikeCounted(group, spikeWindows.get(group.workspaceId))}::int)`,
+      sql`(${groupIds.get(group.key)!}::text, ${group.n}::bigint, ${spikeCounted(group, spikeWindows.get(group.workspaceId))}::int)`,
   );
   await sql`
     update error_groups g set occurrence_count = g.occurrence_count - v.n,
