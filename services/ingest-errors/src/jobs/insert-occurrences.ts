@@ -29,12 +29,17 @@ export type OccurrenceInsert = Required<Pick<NewErrorOccurrence, (typeof COLUMNS
 const HEAD = `insert into "error_occurrences" (${COLUMNS.map((column) => `"${column}"`).join(', ')}) values `;
 const TAIL = ' on conflict ("id") do nothing returning "id"';
 
-/** Statement texts by row count: a batch's size repeats, so each is built once. */
+/**
+ * Statement texts by row count: a batch's size repeats (full batches above all), so each is built
+ * once; building one of 1,000 rows takes about a millisecond. Bounded by size: a 1,000-row text is
+ * 135,000 characters, so the cache is emptied when it would pass about 2 MB of them.
+ */
 const texts = new Map<number, string>();
-/** Sizes kept at most (1,000-row batches are the writer's biggest; this bounds odd ones). */
-const TEXTS_KEPT = 256;
+let textChars = 0;
+const TEXT_CHARS_KEPT = 2_000_000;
 
-function statementFor(rows: number): string {
+/** The INSERT text for `rows` rows: $1..$18 the first row's values, $19.. the second's, and so on. */
+export function statementFor(rows: number): string {
   const known = texts.get(rows);
   if (known) return known;
   const tuples: string[] = [];
@@ -44,8 +49,12 @@ function statementFor(rows: number): string {
     tuples.push(`(${slots.join(', ')})`);
   }
   const text = HEAD + tuples.join(', ') + TAIL;
-  if (texts.size >= TEXTS_KEPT) texts.clear();
+  if (textChars + text.length > TEXT_CHARS_KEPT) {
+    texts.clear();
+    textChars = 0;
+  }
   texts.set(rows, text);
+  textChars += text.length;
   return text;
 }
 
