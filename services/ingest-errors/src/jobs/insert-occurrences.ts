@@ -61,9 +61,9 @@ export function statementFor(rows: number): string {
 /**
  * One multi-row INSERT of the batch's occurrences, idempotent on the ids given at accept time (ON
  * CONFLICT DO NOTHING); returns the ids it inserted. The same statement Kysely's insertInto built
- * before, with the text made once per row count and the values passed as they are: building a
- * query tree of 18 nodes per row was a tenth of the writer thread (issue 48). Postgres gets the
- * same statement and parameters, so its work is unchanged.
+ * before, with the text made once per row count and the values passed as they are. Building a
+ * query tree of 18 nodes per row put Kysely at 11.3 % of the writer thread; without it, 6.7 %
+ * (issue 48). Postgres gets the same statement and parameters, so its work is unchanged.
  */
 export async function insertOccurrences(
   tx: Tx,

@@ -146,7 +146,7 @@ export function parseJob(payload: JobPayload<'error-ingest'>): ParsedJob {
  * A group's (workspace, fingerprint) key: merge-lock.ts's, since a merge target is looked up by it.
  * Made once per report (Placed.key) and per group (GroupBatch.key), not at each lookup: every new
  * string is flattened and hashed again by the Map, and a batch looks each report up six times
- * (issue 48: those lookups were a fifth of the writer thread).
+ * (issue 48: hashing and flattening went from 3.7 % to 2.2 % of the writer thread).
  */
 const groupKey = mergedFingerprintKey;
 
